@@ -1,0 +1,32 @@
+// The degpu subcommands. Each registers its options on a CLI11 subcommand and returns the function
+// that runs it (exit code). Errors are thrown (ConfigError / DataError -> exit 2, others -> exit 1).
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "degpu/problem.hpp"
+
+namespace degpu::cli {
+
+// --problem, --dim, --bounds, --shift, --bias: shared by run and eval.
+struct ProblemOptions {
+  std::string problem, dim, bounds, shift, bias;
+  void add_to(CLI::App& app);
+  ProblemSpec spec() const;
+};
+
+using Command = std::function<int()>;
+Command add_run(CLI::App& app);
+Command add_eval(CLI::App& app);
+Command add_list(CLI::App& app);
+
+// Writes `text` to `path` ("-": stdout) through a temporary file renamed into place, so a failed run
+// leaves nothing half-written. DataError when the file cannot be written.
+void write_output(const std::string& path, const std::string& text);
+// Checks early that `path` can be created (so a bad path fails before a long run).
+void check_writable(const std::string& option, const std::string& path);
+
+}  // namespace degpu::cli

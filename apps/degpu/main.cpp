@@ -1,0 +1,47 @@
+// degpu: differential evolution on CPUs and NVIDIA GPUs.
+// Exit codes: 0 success; 2 invalid input (one "error: ..." line on stderr); 1 runtime failure.
+#include <cstdio>
+#include <exception>
+#include <iostream>
+
+#include "commands.hpp"
+#include "degpu/errors.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"degpu: differential evolution on CPUs and NVIDIA GPUs"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "degpu 0.1.0");
+  degpu::cli::Command run, eval, list;
+  try {
+    run = degpu::cli::add_run(*app.add_subcommand("run", "minimise a problem with differential evolution"));
+    eval = degpu::cli::add_eval(*app.add_subcommand("eval", "evaluate a problem at points read from a file"));
+    list = degpu::cli::add_list(*app.add_subcommand("list", "list problems, strategies or engines"));
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
+  try {
+    if (app.got_subcommand("run")) return run();
+    if (app.got_subcommand("eval")) return eval();
+    return list();
+  } catch (const degpu::ConfigError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  } catch (const degpu::DataError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "error: out of memory: use a smaller --np or --dim\n");
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,78 @@
+#include "parse.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include "degpu/errors.hpp"
+
+namespace degpu::cli {
+
+long long parse_integer(const std::string& option, const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE)
+    throw ConfigError(option + " " + text + ": not an integer");
+  return v;
+}
+
+std::uint64_t parse_seed(const std::string& option, const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || text[0] == '-' || end != text.c_str() + text.size() || errno == ERANGE)
+    throw ConfigError(option + " " + text + ": not an integer in [0, 2^64)");
+  return v;
+}
+
+double parse_number(const std::string& option, const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v))
+    throw ConfigError(option + " " + text + ": not a finite number");
+  return v;
+}
+
+Range parse_range(const std::string& option, const std::string& text) {
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) {
+    const double v = parse_number(option, text);
+    return {v, v};
+  }
+  const double lo = parse_number(option, text.substr(0, colon));
+  const double hi = parse_number(option, text.substr(colon + 1));
+  return {lo, hi};
+}
+
+std::pair<double, double> parse_bounds(const std::string& option, const std::string& text) {
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) throw ConfigError(option + " " + text + ": expected LO:HI");
+  const auto num = [&](const std::string& t) {
+    char* end = nullptr;
+    const double v = std::strtod(t.c_str(), &end);
+    if (t.empty() || end != t.c_str() + t.size()) throw ConfigError(option + " " + text + ": expected LO:HI");
+    if (!std::isfinite(v)) throw ConfigError(option + " " + text + ": bounds must be finite");
+    return v;
+  };
+  const double lo = num(text.substr(0, colon)), hi = num(text.substr(colon + 1));
+  if (!(lo < hi)) throw ConfigError(option + " " + text + ": LO must be below HI");
+  return {lo, hi};
+}
+
+ShiftSpec parse_shift(const std::string& text) {
+  ShiftSpec s;
+  if (text == "none") return s;
+  if (text == "random" || text.rfind("random:", 0) == 0) {
+    s.kind = ShiftSpec::Kind::random;
+    if (text.size() > 7) s.seed = parse_seed("--shift", text.substr(7));
+    return s;
+  }
+  if (text.empty()) throw ConfigError("--shift: expected none, random, random:SEED or a file");
+  s.kind = ShiftSpec::Kind::file;
+  s.path = text;
+  return s;
+}
+
+}  // namespace degpu::cli

@@ -1,0 +1,21 @@
+// Parsing of option values into typed values, with "--option VALUE: why" errors (ConfigError).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "degpu/de.hpp"
+#include "degpu/problem.hpp"
+
+namespace degpu::cli {
+
+long long parse_integer(const std::string& option, const std::string& text);
+std::uint64_t parse_seed(const std::string& option, const std::string& text);
+double parse_number(const std::string& option, const std::string& text);
+// "V" -> {V, V};  "LO:HI" -> {LO, HI}
+Range parse_range(const std::string& option, const std::string& text);
+// "LO:HI" (both required)
+std::pair<double, double> parse_bounds(const std::string& option, const std::string& text);
+// "none" | "random" | "random:SEED" | FILE
+ShiftSpec parse_shift(const std::string& text);
+
+}  // namespace degpu::cli

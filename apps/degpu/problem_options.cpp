@@ -1,0 +1,67 @@
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "commands.hpp"
+#include "degpu/errors.hpp"
+#include "parse.hpp"
+
+namespace degpu::cli {
+
+void ProblemOptions::add_to(CLI::App& app) {
+  app.add_option("--problem", problem, "problem name (degpu list problems)")->required();
+  app.add_option("--dim", dim, "dimension D")->required();
+  app.add_option("--bounds", bounds, "LO:HI for every coordinate (default: the function's usual box)");
+  app.add_option("--shift", shift, "none | random | random:SEED | FILE of whitespace-separated numbers");
+  app.add_option("--bias", bias, "f* added to the function (its value at the optimum)");
+}
+
+ProblemSpec ProblemOptions::spec() const {
+  ProblemSpec s;
+  s.name = problem;
+  const long long d = parse_integer("--dim", dim);
+  if (d < 1) throw ConfigError("--dim " + dim + ": must be at least 1");
+  if (d > 2'000'000'000LL) throw ConfigError("--dim " + dim + ": at most 2000000000");
+  s.dim = static_cast<int>(d);
+  if (!bounds.empty()) s.bounds = parse_bounds("--bounds", bounds);
+  if (!shift.empty()) s.shift = parse_shift(shift);
+  if (!bias.empty()) s.bias = parse_number("--bias", bias);
+  return s;
+}
+
+void check_writable(const std::string& option, const std::string& path) {
+  if (path == "-" || path.empty()) return;
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw ConfigError(option + " " + path + ": folder " + dir.string() + " does not exist");
+  if (fs::is_directory(p, ec)) throw ConfigError(option + " " + path + ": is a folder");
+}
+
+void write_output(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text << std::flush;
+    return;
+  }
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw DataError(path + ": cannot write: " + std::strerror(errno));
+    out << text;
+    out.close();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw DataError(path + ": write failed");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw DataError(path + ": cannot write: " + std::strerror(errno));
+  }
+}
+
+}  // namespace degpu::cli

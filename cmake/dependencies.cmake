@@ -1,0 +1,38 @@
+# Dependencies come from Debian's packages (scripts/install-deps.sh). On machines without package
+# access (the GPU machine) the same libraries are taken from DEGPU_DEPS_DIR, made by pack-gpu-deps.sh.
+find_package(OpenMP REQUIRED COMPONENTS CXX)
+
+set(_degpu_dep_include "")
+foreach(hdr Random123/philox.h CLI/CLI.hpp nlohmann/json.hpp)
+  string(MAKE_C_IDENTIFIER "${hdr}" _id)
+  find_path(DEGPU_INC_${_id} NAMES ${hdr} HINTS "${DEGPU_DEPS_DIR}/include")
+  if(NOT DEGPU_INC_${_id})
+    message(FATAL_ERROR "degpu: header ${hdr} not found: run scripts/install-deps.sh "
+                        "(or pack-gpu-deps.sh into ${DEGPU_DEPS_DIR})")
+  endif()
+  list(APPEND _degpu_dep_include "${DEGPU_INC_${_id}}")
+endforeach()
+list(REMOVE_DUPLICATES _degpu_dep_include)
+add_library(degpu_deps INTERFACE)
+target_include_directories(degpu_deps SYSTEM INTERFACE ${_degpu_dep_include})
+
+if(DEGPU_TESTS)
+  find_package(GTest QUIET)
+  if(NOT GTest_FOUND)
+    if(EXISTS "${DEGPU_DEPS_DIR}/src/googletest/CMakeLists.txt")
+      set(INSTALL_GTEST OFF CACHE BOOL "" FORCE)
+      add_subdirectory("${DEGPU_DEPS_DIR}/src/googletest" "${CMAKE_BINARY_DIR}/googletest" EXCLUDE_FROM_ALL)
+      add_library(GTest::gtest_main ALIAS gtest_main)
+    else()
+      message(FATAL_ERROR "degpu: GoogleTest not found: run scripts/install-deps.sh or set -DDEGPU_TESTS=OFF")
+    endif()
+  endif()
+endif()
+
+if(DEGPU_BENCH)
+  find_package(benchmark QUIET)
+  if(NOT benchmark_FOUND)
+    message(STATUS "degpu: Google Benchmark not found; benchmarks are not built")
+    set(DEGPU_BENCH OFF)
+  endif()
+endif()

@@ -1,0 +1,81 @@
+// Differential evolution configuration: strategy DE/x/y/z, F, CR, population size, bounds repair.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace degpu {
+
+// The mutation, the "x/y" of DE/x/y/z. v is the mutant of target i; r0, r1, ... are distinct random
+// indices different from i; b is the best individual; pb a random one of the best ceil(p NP).
+enum class Mutation {
+  rand1,            // v = x_r0 + F (x_r1 - x_r2)
+  rand2,            // v = x_r0 + F (x_r1 - x_r2) + F (x_r3 - x_r4)
+  best1,            // v = x_b + F (x_r0 - x_r1)
+  best2,            // v = x_b + F (x_r0 - x_r1) + F (x_r2 - x_r3)
+  current_to_best1, // v = x_i + F (x_b - x_i) + F (x_r0 - x_r1)
+  current_to_pbest1,// v = x_i + F (x_pb - x_i) + F (x_r0 - x_r1)   (JADE without archive)
+  rand_to_best1,    // v = x_r0 + F (x_b - x_r0) + F (x_r1 - x_r2)  (as scipy's randtobest1)
+};
+
+// The crossover, the "z" of DE/x/y/z.
+enum class Crossover {
+  bin,  // binomial: coordinate j from the mutant when u_j < CR or j = jrand
+  exp,  // exponential, the classic loop: from a random start n, L consecutive (cyclic) coordinates,
+        // L grown one by one while u < CR and L < D
+  nec,  // new exponential crossover (004_762e770b58ad0c6c): the same L drawn in O(1) from the geometric
+        // distribution, L = min(D, ceil(ln u / ln CR)); L = 1 when CR = 0 and L = D when CR = 1
+};
+
+// What happens to a trial coordinate outside [lo, hi].
+enum class Repair {
+  reinit,    // a new uniform value in [lo, hi] (default)
+  midpoint,  // halfway between the parent's value and the violated bound
+  clip,      // the violated bound
+  reflect,   // mirrored back into the box (folded as often as needed)
+};
+
+// How F and CR vary when given as ranges LO:HI.
+enum class Dither {
+  none,        // fixed (LO = HI)
+  generation,  // one draw per generation, shared by all individuals
+  individual,  // one draw per individual and generation
+};
+
+struct Range {
+  double lo, hi;
+  bool fixed() const { return lo == hi; }
+};
+
+struct DEConfig {
+  Mutation mutation = Mutation::rand1;
+  Crossover crossover = Crossover::bin;
+  int np = 0;                    // population size; 0: default_np(dim)
+  Range F{0.5, 0.5};             // in (0, 2]
+  Range CR{0.9, 0.9};            // in [0, 1]
+  Dither dither = Dither::none;  // with ranges, defaults to generation (see resolve())
+  double p = 0.1;                // current-to-pbest: fraction of the population that pb is drawn from
+  Repair repair = Repair::reinit;
+};
+
+// Strategy name DE/x/y/z without the "DE/": "rand/1/bin", "current-to-pbest/1/exp", "rand/1/nec".
+// ConfigError listing the known ones for an unknown name.
+struct Strategy {
+  Mutation mutation;
+  Crossover crossover;
+};
+Strategy parse_strategy(std::string_view name);
+std::string strategy_name(Mutation m, Crossover c);
+std::string_view mutation_name(Mutation m);
+std::string_view crossover_name(Crossover c);
+std::string_view repair_name(Repair r);
+Repair parse_repair(std::string_view name);
+Dither parse_dither(std::string_view name);
+std::string_view dither_name(Dither d);
+std::vector<std::string> list_strategies();
+
+int donors_needed(Mutation m);  // distinct random indices besides i
+int min_np(Mutation m);         // donors_needed + 1
+int default_np(int dim);        // 10 D, clamped to [20, 1000]
+
+}  // namespace degpu

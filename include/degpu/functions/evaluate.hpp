@@ -1,0 +1,83 @@
+// How a benchmark function is written, and the generic evaluator that runs it on one individual.
+//
+// A function is a stateless struct (see classic.hpp) with
+//   static constexpr const char* name, *summary;
+//   static constexpr double lower, upper;          // usual box, the same for every coordinate
+//   static constexpr Pattern pattern;              // what term i reads (below)
+//   static constexpr int sums;                     // how many of Terms::s0, s1 it uses (0..2)
+//   static constexpr bool product;                 // whether it uses Terms::p
+//   template <class T> DEGPU_HD static Terms<T> term(T z, T znext, int i, int D);
+//   template <class A> DEGPU_HD static A finish(A s0, A s1, A p, int D);
+// where z = x - o is the shifted coordinate (the optimum is at x = o, f = bias). The value is
+//   finish(sum_i term_i.s0, sum_i term_i.s1, prod_i term_i.p, D) + bias.
+// This split (per-element term, sum/product reduction, finaliser) is what lets an engine spread one
+// individual over a warp, a block or a grid: any partition of i may be reduced in any order.
+//
+// Pattern says what term i sees:
+//   elementwise  z = z_i                           (znext unused)
+//   neighbour    z = z_i, znext = z_{i+1}, i < D-1 (no term for i = D-1)
+//   cyclic       z = z_i, znext = z_{(i+1) mod D}
+//   prefix       z = z_0 + ... + z_i               (a scan; Schwefel 1.2)
+#pragma once
+#include <cmath>
+
+#include "degpu/config.hpp"
+
+namespace degpu::fn {
+
+enum class Pattern { elementwise, neighbour, cyclic, prefix };
+
+template <class T>
+struct Terms {
+  T s0 = 0, s1 = 0, p = 1;
+};
+
+// Sums whose error does not grow with D: terms are added in chunks of kChunk in A, and the chunk sums
+// are added with Neumaier's compensated summation.
+template <class A>
+struct CompensatedSum {
+  A sum = 0, c = 0;
+  DEGPU_HD_INLINE void add(A v) {
+    const A t = sum + v;
+    if (std::fabs(sum) >= std::fabs(v)) c += (sum - t) + v;
+    else c += (v - t) + sum;
+    sum = t;
+  }
+  DEGPU_HD_INLINE A value() const { return sum + c; }
+};
+
+// Evaluates function F at x (length D) with shift o (nullptr: no shift), returning f(x) without bias.
+// Terms are computed in T and accumulated in A.
+template <class F, class T, class A = double>
+DEGPU_HD A evaluate(const T* x, const T* o, int D) {
+  constexpr int kChunk = 64;
+  auto z = [&](int i) -> T { return o ? static_cast<T>(x[i] - o[i]) : x[i]; };
+  CompensatedSum<A> s0, s1;
+  A p = 1;
+  const int nterms = (F::pattern == Pattern::neighbour) ? D - 1 : D;
+  A prefix = 0;
+  for (int begin = 0; begin < nterms; begin += kChunk) {
+    const int end = begin + kChunk < nterms ? begin + kChunk : nterms;
+    A c0 = 0, c1 = 0;
+    for (int i = begin; i < end; ++i) {
+      T zi, zn = 0;
+      if constexpr (F::pattern == Pattern::prefix) {
+        prefix += static_cast<A>(z(i));
+        zi = static_cast<T>(prefix);
+      } else {
+        zi = z(i);
+        if constexpr (F::pattern == Pattern::neighbour) zn = z(i + 1);
+        if constexpr (F::pattern == Pattern::cyclic) zn = z(i + 1 == D ? 0 : i + 1);
+      }
+      const Terms<T> t = F::template term<T>(zi, zn, i, D);
+      if constexpr (F::sums >= 1) c0 += static_cast<A>(t.s0);
+      if constexpr (F::sums >= 2) c1 += static_cast<A>(t.s1);
+      if constexpr (F::product) p *= static_cast<A>(t.p);
+    }
+    if constexpr (F::sums >= 1) s0.add(c0);
+    if constexpr (F::sums >= 2) s1.add(c1);
+  }
+  return F::template finish<A>(s0.value(), s1.value(), p, D);
+}
+
+}  // namespace degpu::fn

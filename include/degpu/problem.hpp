@@ -1,0 +1,93 @@
+// Problem: what is minimised. A dimension, a box, an objective and, where known, the optimum.
+//
+// Two kinds: the built-in benchmark functions (functions/classic.hpp), which every engine (CPU and GPU)
+// evaluates from the same functor, with an optional shift o and bias f* (f(o) = f*); and user objectives,
+// any callable on a double vector, evaluated on the CPU.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "degpu/functions/classic.hpp"
+
+namespace degpu {
+
+// How a built-in problem is shifted.
+struct ShiftSpec {
+  enum class Kind { none, random, file };
+  Kind kind = Kind::none;
+  std::uint64_t seed = 0;  // random: o_j uniform in the central 80% of [lo_j, hi_j], from this seed
+  std::string path;        // file: whitespace-separated numbers; the first D are used
+};
+
+// What a user names on the command line; make_problem() turns it into a Problem (and validates it).
+struct ProblemSpec {
+  std::string name;                                   // "rastrigin", "qin:f4", "lastra:griewank" ...
+  int dim = 0;
+  std::optional<std::pair<double, double>> bounds;    // LO:HI for every coordinate; default: the function's
+  std::optional<ShiftSpec> shift;                     // default: none (suites set their own)
+  std::optional<double> bias;                         // default: 0 (suites set their own)
+};
+
+using Objective = std::function<double(std::span<const double>)>;
+
+class Problem {
+ public:
+  // A user objective on the box [lower, upper]. `optimum_f`, when given, enables target-error stops
+  // and best_error in results.
+  Problem(std::string name, std::vector<double> lower, std::vector<double> upper, Objective objective,
+          std::optional<double> optimum_f = std::nullopt);
+
+  // A built-in function. `shift` empty: unshifted. Throws ConfigError on a bad dimension or box.
+  static Problem builtin(fn::Classic function, int dim, std::vector<double> lower, std::vector<double> upper,
+                         std::vector<double> shift = {}, double bias = 0.0, std::string name = {});
+
+  const std::string& name() const { return name_; }
+  int dim() const { return static_cast<int>(lower_.size()); }
+  const std::vector<double>& lower() const { return lower_; }
+  const std::vector<double>& upper() const { return upper_; }
+
+  // f* and x*, when the optimum is known and lies inside the box.
+  const std::optional<double>& optimum_f() const { return optimum_f_; }
+  const std::optional<std::vector<double>>& optimum_x() const { return optimum_x_; }
+
+  bool is_builtin() const { return builtin_.has_value(); }
+  fn::Classic function() const { return *builtin_; }  // requires is_builtin()
+  const std::vector<double>& shift() const { return shift_; }
+  double bias() const { return bias_; }
+
+  // f(x) for x of length dim(). Built-ins compute their terms in T and accumulate in double.
+  template <class T>
+  T evaluate(const T* x) const;
+
+ private:
+  Problem() = default;
+  std::string name_;
+  std::vector<double> lower_, upper_;
+  std::optional<double> optimum_f_;
+  std::optional<std::vector<double>> optimum_x_;
+  std::optional<fn::Classic> builtin_;
+  std::vector<double> shift_;
+  std::vector<float> shift_f_;
+  double bias_ = 0.0;
+  Objective objective_;
+};
+
+// Builds a problem from its name and options (validating them: ConfigError / DataError).
+Problem make_problem(const ProblemSpec& spec);
+
+// Every problem name make_problem() knows, with a one-line summary, for `degpu list problems`.
+struct ProblemInfo {
+  std::string name, summary;
+  double lower, upper;
+};
+std::vector<ProblemInfo> list_problems();
+
+// Reads whitespace-separated numbers (a shift file); DataError "FILE:LINE: ..." on a bad token, or when
+// fewer than `need` numbers are present. Returns the first `need`.
+std::vector<double> read_numbers(const std::string& path, std::size_t need);
+
+}  // namespace degpu

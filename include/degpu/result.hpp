@@ -1,0 +1,27 @@
+// Result of a run.
+#pragma once
+#include <optional>
+#include <vector>
+
+#include "degpu/stop.hpp"
+
+namespace degpu {
+
+struct HistoryPoint {
+  long long generation = 0, evals = 0;
+  double best_f = 0, wall_s = 0;
+};
+
+struct Result {
+  std::vector<double> best_x;
+  double best_f = 0;
+  std::optional<double> best_error;  // best_f - f*, when the optimum is known
+  long long evals = 0;               // objective evaluations, the initial population included
+  long long generations = 0;         // generations after the initial population
+  long long nan_evals = 0;           // evaluations that returned NaN (ranked worse than any number)
+  StopReason stop_reason = StopReason::max_evals;
+  double wall_s = 0;
+  std::vector<HistoryPoint> history;  // sampled as RunOptions::history_every says
+};
+
+}  // namespace degpu

@@ -1,0 +1,122 @@
+// Counter-based random streams shared by CPU and GPU code.
+//
+// Every random number degpu draws is a pure function of
+//     (seed, trial, purpose, generation, individual, index)
+// computed with Philox4x32-10 (Random123). No engine keeps generator state, so CPU and GPU engines
+// draw identical numbers whatever the thread count or launch shape.
+//
+// Counter layout (pinned by tests/cpu/test_rng.cpp; changing it changes every result):
+//     key     = { seed & 0xffffffff, seed >> 32 }
+//     counter = { block, individual, generation, (purpose << 24) | trial }
+// One Philox call yields a block of four 32-bit words; word k of a stream is word (k & 3) of block
+// (k >> 2). A 53-bit uniform ("pair" k) takes words 2k and 2k+1.
+//
+// What each purpose draws (generation 0 is the initial population; generation g >= 1 makes the g-th
+// offspring population; `individual` is the target index i unless said otherwise):
+//   init       gen 0       pair j      coordinate j of the initial individual: lo + u (hi - lo)
+//   donors     gen g       word m      m-th distinct donor index (m = 0..4), stepping over those taken
+//                          word 7      rank of the p-best individual (current-to-pbest)
+//   crossover  gen g       word 0      bin: jrand; exp, nec: first crossed coordinate n
+//                          word 1      nec: the uniform that gives the crossed length L
+//                          word 4+j    bin: the uniform of coordinate j;  exp: the j-th loop draw
+//   dither     gen g       word 0, 1   F and CR; individual = i (per individual) or kAllIndividuals
+//   repair     gen g       pair j      reinit: the new value of violated coordinate j
+//   shift      gen 0, individual 0, trial 0, pair j: coordinate j of a random shift (its own seed)
+#pragma once
+#include <Random123/philox.h>
+
+#include <cstdint>
+
+#include "degpu/config.hpp"
+
+namespace degpu::rng {
+
+enum class Purpose : std::uint32_t {
+  init = 1,
+  donors = 2,
+  crossover = 3,
+  dither = 4,
+  repair = 5,
+  shift = 6,
+};
+
+// `individual` value for draws made once per generation.
+inline constexpr std::uint32_t kAllIndividuals = 0xffffffffu;
+// Largest trial index the counter holds.
+inline constexpr std::uint32_t kMaxTrials = 1u << 24;
+
+struct Block {
+  std::uint32_t w[4];
+};
+
+// Uniform integer in [0, n) from one word: floor(w * n / 2^32). No rejection loop; the bias is below
+// n / 2^32 (2.3e-7 for n = 1000), far under anything a DE run can detect.
+DEGPU_HD_INLINE std::uint32_t uniform_below(std::uint32_t word, std::uint32_t n) {
+  return static_cast<std::uint32_t>((static_cast<std::uint64_t>(word) * n) >> 32);
+}
+
+// u in [0, 1) with 32 random bits (exact in double).
+DEGPU_HD_INLINE double unit_from_word(std::uint32_t word) { return word * 0x1p-32; }
+
+// u in (0, 1), never 0 or 1: (w + 1/2) / 2^32. Used where log(u) must be finite.
+DEGPU_HD_INLINE double open_unit_from_word(std::uint32_t word) { return (word + 0.5) * 0x1p-32; }
+
+// u in [0, 1) with 53 random bits from two words.
+DEGPU_HD_INLINE double unit53(std::uint32_t hi, std::uint32_t lo) {
+  return ((static_cast<std::uint64_t>(hi >> 5) << 26) | (lo >> 6)) * 0x1p-53;
+}
+
+// One stream: fixed (seed, trial, purpose, generation, individual), indexed by word or pair.
+class Stream {
+ public:
+  DEGPU_HD Stream(std::uint64_t seed, std::uint32_t trial, Purpose purpose, std::uint32_t generation,
+                  std::uint32_t individual)
+      : key_{{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)}},
+        individual_(individual),
+        generation_(generation),
+        tag_((static_cast<std::uint32_t>(purpose) << 24) | (trial & (kMaxTrials - 1))) {}
+
+  DEGPU_HD_INLINE Block block(std::uint32_t b) const {
+    r123::Philox4x32::ctr_type ctr = {{b, individual_, generation_, tag_}};
+    r123::Philox4x32 philox;
+    const auto out = philox(ctr, key_);
+    return Block{{out.v[0], out.v[1], out.v[2], out.v[3]}};
+  }
+  DEGPU_HD_INLINE std::uint32_t word(std::uint64_t k) const {
+    return block(static_cast<std::uint32_t>(k >> 2)).w[k & 3];
+  }
+  // 53-bit uniform in [0, 1) from words 2k and 2k+1.
+  DEGPU_HD_INLINE double unit_pair(std::uint64_t k) const {
+    const Block b = block(static_cast<std::uint32_t>(k >> 1));
+    const unsigned o = static_cast<unsigned>(k & 1) * 2;
+    return unit53(b.w[o], b.w[o + 1]);
+  }
+
+ private:
+  r123::Philox4x32::key_type key_;
+  std::uint32_t individual_, generation_, tag_;
+};
+
+// Draws `count` distinct indices from [0, n) \ {exclude}, in draw order, into out[0..count).
+// Draw m is uniform over the n - 1 - m indices still free: word m of `s` picks a rank in that shrinking
+// range and the rank steps over the indices already taken (kept sorted). No rejection loop.
+// Requires count + 1 <= n and count <= 7.
+DEGPU_HD_INLINE void distinct_indices(const Stream& s, std::uint32_t n, std::uint32_t exclude, int count,
+                                      std::uint32_t* out) {
+  std::uint32_t taken[8];
+  int ntaken = 1;
+  taken[0] = exclude;
+  const Block b0 = s.block(0), b1 = s.block(1);
+  for (int m = 0; m < count; ++m) {
+    const std::uint32_t w = m < 4 ? b0.w[m] : b1.w[m - 4];
+    std::uint32_t r = uniform_below(w, n - static_cast<std::uint32_t>(ntaken));
+    int pos = 0;
+    for (; pos < ntaken && taken[pos] <= r; ++pos) ++r;
+    for (int q = ntaken; q > pos; --q) taken[q] = taken[q - 1];
+    taken[pos] = r;
+    ++ntaken;
+    out[m] = r;
+  }
+}
+
+}  // namespace degpu::rng

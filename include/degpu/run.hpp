@@ -1,0 +1,59 @@
+// minimize(): the entry point. Runs DE on a problem with the chosen engine.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include "degpu/de.hpp"
+#include "degpu/problem.hpp"
+#include "degpu/result.hpp"
+#include "degpu/stop.hpp"
+
+namespace degpu {
+
+// Execution models of the same algorithm. Every engine draws the same random numbers (rng.hpp), so for
+// one seed the CPU engines give identical results, bit for bit, whatever the thread count.
+enum class Engine {
+  serial,   // the reference: one individual after another
+  threads,  // OpenMP over the population
+  matrix,   // whole-population array operations: crossover mask first, mutate only where it is set
+  gpu_eval, gpu_kernels, gpu_fused, gpu,  // CUDA engines: NotCompiled in a build without CUDA
+};
+Engine parse_engine(std::string_view name);
+std::string_view engine_name(Engine e);
+std::vector<std::string_view> list_engines();
+bool is_cuda_engine(Engine e);
+
+enum class Precision { f32, f64 };
+Precision parse_precision(std::string_view name);
+std::string_view precision_name(Precision p);
+
+struct Progress {
+  long long generation, evals;
+  double best_f, elapsed_s;
+};
+
+struct RunOptions {
+  Engine engine = Engine::threads;
+  int threads = 0;  // threads and matrix engines: 0 = all cores
+  Precision precision = Precision::f64;
+  std::uint64_t seed = 1;
+  int history_every = 0;  // > 0: record the best every that many generations (and the first and last)
+  std::function<void(const Progress&)> progress;  // called once per generation, on the calling thread
+};
+
+// Checks every value (ConfigError naming the option and value). minimize() calls it first.
+void validate(const Problem& problem, const DEConfig& de, const StopCriteria& stop, const RunOptions& options);
+
+// The effective configuration: np and max_evals defaults filled in, dither defaulted for ranges.
+struct Resolved {
+  DEConfig de;
+  StopCriteria stop;
+};
+Resolved resolve(const Problem& problem, const DEConfig& de, const StopCriteria& stop);
+
+Result minimize(const Problem& problem, const DEConfig& de, const StopCriteria& stop,
+                const RunOptions& options = {});
+
+}  // namespace degpu

@@ -1,0 +1,189 @@
+// The DE operators on one individual, written once for every engine (host and device). Each takes the
+// counter-based streams of rng.hpp, so every engine makes the same decisions for the same seed.
+// Decisions (crossover, donor choice, F and CR) are computed in double whatever the precision T, so
+// f32 and f64 runs and CPU and GPU runs choose alike; vector arithmetic is done in T.
+#pragma once
+#include <cmath>
+#include <cstdint>
+
+#include "degpu/config.hpp"
+#include "degpu/de.hpp"
+#include "degpu/rng.hpp"
+
+namespace degpu::ops {
+
+using rng::Purpose;
+using rng::Stream;
+
+// What every operator needs to know about the run, flattened for device code.
+struct Params {
+  std::uint64_t seed;
+  std::uint32_t trial;
+  int D, np;
+  Mutation mutation;
+  Crossover crossover;
+  Repair repair;
+  Dither dither;
+  Range F, CR;
+  int pbest_count;  // current-to-pbest: pb is drawn from the best pbest_count individuals
+};
+
+// F and CR of individual i in generation g.
+DEGPU_HD_INLINE void draw_f_cr(const Params& p, std::uint32_t g, std::uint32_t i, double& F, double& CR) {
+  if (p.dither == Dither::none) {
+    F = p.F.lo;
+    CR = p.CR.lo;
+    return;
+  }
+  const Stream s(p.seed, p.trial, Purpose::dither, g, p.dither == Dither::generation ? rng::kAllIndividuals : i);
+  const rng::Block b = s.block(0);
+  F = p.F.lo + rng::unit_from_word(b.w[0]) * (p.F.hi - p.F.lo);
+  CR = p.CR.lo + rng::unit_from_word(b.w[1]) * (p.CR.hi - p.CR.lo);
+}
+
+// Donor indices r[0..donors_needed) (distinct, != i) and, for current-to-pbest, the rank of pb among the
+// best pbest_count individuals.
+struct Donors {
+  std::uint32_t r[5];
+  std::uint32_t pbest_rank;
+};
+DEGPU_HD_INLINE Donors draw_donors(const Params& p, std::uint32_t g, std::uint32_t i) {
+  Donors d{};
+  const Stream s(p.seed, p.trial, Purpose::donors, g, i);
+  rng::distinct_indices(s, static_cast<std::uint32_t>(p.np), i, donors_needed(p.mutation), d.r);
+  d.pbest_rank = p.mutation == Mutation::current_to_pbest1
+                     ? rng::uniform_below(s.block(1).w[3], static_cast<std::uint32_t>(p.pbest_count))
+                     : 0;
+  return d;
+}
+
+// u < CR for u = w / 2^32 is exactly w < ceil(CR 2^32): an integer compare, the same on every device.
+DEGPU_HD_INLINE std::uint64_t crossover_threshold(double CR) {
+  return static_cast<std::uint64_t>(std::ceil(CR * 4294967296.0));
+}
+
+// Crossover of one individual: bin uses `first` as jrand; exp and nec cross the `length` coordinates
+// first, first+1, ... (mod D).
+struct CrossoverDraw {
+  std::uint32_t first, length;
+  std::uint64_t threshold;
+};
+
+// NEC: L = min(D, ceil(ln u / ln CR)), u in (0, 1); CR = 0 gives 1 and CR = 1 gives D.
+DEGPU_HD_INLINE std::uint32_t nec_length(double CR, std::uint32_t word, int D) {
+  if (CR <= 0.0) return 1;
+  if (CR >= 1.0) return static_cast<std::uint32_t>(D);
+  const double q = std::ceil(std::log(rng::open_unit_from_word(word)) / std::log(CR));
+  if (!(q < D)) return static_cast<std::uint32_t>(D);
+  return q < 1.0 ? 1u : static_cast<std::uint32_t>(q);
+}
+
+// The classic exponential crossover loop: L grows by one while the next draw is below CR and L < D.
+// Draw m (m = 0, 1, ...) is word 4 + m of the crossover stream.
+DEGPU_HD_INLINE std::uint32_t exp_loop_length(const Stream& s, std::uint64_t threshold, int D) {
+  std::uint32_t L = 1;
+  rng::Block b = s.block(1);
+  for (std::uint32_t m = 0; L < static_cast<std::uint32_t>(D); ++m) {
+    if ((m & 3) == 0 && m) b = s.block(1 + (m >> 2));
+    if (!(b.w[m & 3] < threshold)) break;
+    ++L;
+  }
+  return L;
+}
+
+DEGPU_HD_INLINE CrossoverDraw draw_crossover(const Params& p, const Stream& s, double CR) {
+  const rng::Block b0 = s.block(0);
+  CrossoverDraw c{};
+  c.first = rng::uniform_below(b0.w[0], static_cast<std::uint32_t>(p.D));
+  c.threshold = crossover_threshold(CR);
+  switch (p.crossover) {
+    case Crossover::bin: c.length = 0; break;
+    case Crossover::exp: c.length = exp_loop_length(s, c.threshold, p.D); break;
+    case Crossover::nec: c.length = nec_length(CR, b0.w[1], p.D); break;
+  }
+  return c;
+}
+
+// Binomial crossover: calls fn(j, crossed) for j = 0..D-1 in order (crossed: u_j < CR or j = jrand).
+template <class Fn>
+DEGPU_HD_INLINE void for_each_bin(const Stream& s, const CrossoverDraw& c, int D, Fn&& fn) {
+  for (int j0 = 0; j0 < D; j0 += 4) {
+    const rng::Block b = s.block(1 + static_cast<std::uint32_t>(j0 >> 2));
+    const int n = D - j0 < 4 ? D - j0 : 4;
+    for (int k = 0; k < n; ++k) {
+      const int j = j0 + k;
+      fn(j, b.w[k] < c.threshold || static_cast<std::uint32_t>(j) == c.first);
+    }
+  }
+}
+
+// The rows a mutation reads.
+template <class T>
+struct MutationRows {
+  const T* xi;   // target
+  const T* xb;   // best
+  const T* xpb;  // p-best
+  const T* r[5];
+};
+
+template <class T>
+DEGPU_HD_INLINE T mutate(Mutation m, T F, const MutationRows<T>& R, int j) {
+  switch (m) {
+    case Mutation::rand1: return R.r[0][j] + F * (R.r[1][j] - R.r[2][j]);
+    case Mutation::rand2: return R.r[0][j] + F * (R.r[1][j] - R.r[2][j]) + F * (R.r[3][j] - R.r[4][j]);
+    case Mutation::best1: return R.xb[j] + F * (R.r[0][j] - R.r[1][j]);
+    case Mutation::best2: return R.xb[j] + F * (R.r[0][j] - R.r[1][j]) + F * (R.r[2][j] - R.r[3][j]);
+    case Mutation::current_to_best1: return R.xi[j] + F * (R.xb[j] - R.xi[j]) + F * (R.r[0][j] - R.r[1][j]);
+    case Mutation::current_to_pbest1: return R.xi[j] + F * (R.xpb[j] - R.xi[j]) + F * (R.r[0][j] - R.r[1][j]);
+    case Mutation::rand_to_best1: return R.r[0][j] + F * (R.xb[j] - R.r[0][j]) + F * (R.r[1][j] - R.r[2][j]);
+  }
+  return R.xi[j];
+}
+
+template <class T>
+DEGPU_HD_INLINE T clamp_to(T v, T lo, T hi) {
+  return v < lo ? lo : (v > hi ? hi : v);
+}
+
+// A uniform value in [lo, hi] from a 53-bit uniform (init and reinit).
+template <class T>
+DEGPU_HD_INLINE T uniform_in(double u, T lo, T hi) {
+  return clamp_to(static_cast<T>(static_cast<double>(lo) + u * (static_cast<double>(hi) - static_cast<double>(lo))),
+                  lo, hi);
+}
+
+// Bounds repair of trial coordinate j (value v, parent value `parent`). `s` is the repair stream of the
+// individual and generation.
+template <class T>
+DEGPU_HD_INLINE T repair(Repair r, T v, T parent, T lo, T hi, const Stream& s, int j) {
+  if (v >= lo && v <= hi) return v;
+  switch (r) {
+    case Repair::reinit: return uniform_in(s.unit_pair(static_cast<std::uint64_t>(j)), lo, hi);
+    case Repair::midpoint: return clamp_to(v < lo ? (parent + lo) / T(2) : (parent + hi) / T(2), lo, hi);
+    case Repair::clip: return v < lo ? lo : hi;
+    case Repair::reflect: {
+      if (v != v) return clamp_to(parent, lo, hi);
+      const T w = hi - lo;
+      T y = std::fmod(v - lo, T(2) * w);
+      if (y < 0) y += T(2) * w;
+      return clamp_to(y <= w ? lo + y : lo + (T(2) * w - y), lo, hi);
+    }
+  }
+  return v;
+}
+
+// Orderings in which NaN is worse than any number.
+template <class T>
+DEGPU_HD_INLINE bool better(T a, T b) {  // a strictly better than b
+  if (a != a) return false;
+  if (b != b) return true;
+  return a < b;
+}
+template <class T>
+DEGPU_HD_INLINE bool no_worse(T a, T b) {  // selection: the trial a replaces the target b
+  if (a != a) return b != b;
+  if (b != b) return true;
+  return a <= b;
+}
+
+}  // namespace degpu::ops

@@ -1,0 +1,142 @@
+// Names of strategies, repairs, engines ... and their parsing. Unknown names raise ConfigError listing
+// the known ones.
+#include <algorithm>
+#include <array>
+#include <string>
+#include <utility>
+
+#include "degpu/de.hpp"
+#include "degpu/errors.hpp"
+#include "degpu/run.hpp"
+#include "degpu/stop.hpp"
+
+namespace degpu {
+namespace {
+
+template <class E, std::size_t N>
+E parse_named(std::string_view name, const std::array<std::pair<E, std::string_view>, N>& table,
+              std::string_view what, std::string_view option) {
+  for (const auto& [e, n] : table)
+    if (n == name) return e;
+  std::string known;
+  for (const auto& [e, n] : table) known += (known.empty() ? "" : ", ") + std::string(n);
+  throw ConfigError(std::string(option) + " " + std::string(name) + ": unknown " + std::string(what) +
+                    " (known: " + known + ")");
+}
+
+template <class E, std::size_t N>
+std::string_view name_of(E e, const std::array<std::pair<E, std::string_view>, N>& table) {
+  for (const auto& [v, n] : table)
+    if (v == e) return n;
+  return "?";
+}
+
+constexpr std::array<std::pair<Mutation, std::string_view>, 7> kMutations{{
+    {Mutation::rand1, "rand/1"},
+    {Mutation::rand2, "rand/2"},
+    {Mutation::best1, "best/1"},
+    {Mutation::best2, "best/2"},
+    {Mutation::current_to_best1, "current-to-best/1"},
+    {Mutation::current_to_pbest1, "current-to-pbest/1"},
+    {Mutation::rand_to_best1, "rand-to-best/1"},
+}};
+constexpr std::array<std::pair<Crossover, std::string_view>, 3> kCrossovers{{
+    {Crossover::bin, "bin"}, {Crossover::exp, "exp"}, {Crossover::nec, "nec"}}};
+constexpr std::array<std::pair<Repair, std::string_view>, 4> kRepairs{{
+    {Repair::reinit, "reinit"}, {Repair::midpoint, "midpoint"}, {Repair::clip, "clip"}, {Repair::reflect, "reflect"}}};
+constexpr std::array<std::pair<Dither, std::string_view>, 3> kDithers{{
+    {Dither::none, "none"}, {Dither::generation, "generation"}, {Dither::individual, "individual"}}};
+constexpr std::array<std::pair<Engine, std::string_view>, 7> kEngines{{
+    {Engine::serial, "serial"},
+    {Engine::threads, "threads"},
+    {Engine::matrix, "matrix"},
+    {Engine::gpu_eval, "gpu-eval"},
+    {Engine::gpu_kernels, "gpu-kernels"},
+    {Engine::gpu_fused, "gpu-fused"},
+    {Engine::gpu, "gpu"},
+}};
+constexpr std::array<std::pair<Precision, std::string_view>, 2> kPrecisions{{
+    {Precision::f32, "f32"}, {Precision::f64, "f64"}}};
+constexpr std::array<std::pair<StopReason, std::string_view>, 4> kStopReasons{{
+    {StopReason::max_evals, "max_evals"},
+    {StopReason::max_gens, "max_gens"},
+    {StopReason::target, "target"},
+    {StopReason::max_time, "max_time"},
+}};
+
+}  // namespace
+
+Strategy parse_strategy(std::string_view name) {
+  const auto slash = name.rfind('/');
+  const auto known = [] {
+    std::string s;
+    for (const auto& n : list_strategies()) s += (s.empty() ? "" : ", ") + n;
+    return s;
+  };
+  if (slash == std::string_view::npos)
+    throw ConfigError("--strategy " + std::string(name) + ": unknown strategy, expected x/y/z (known: " +
+                      known() + ")");
+  const std::string_view m = name.substr(0, slash), c = name.substr(slash + 1);
+  for (const auto& [mv, mn] : kMutations)
+    if (mn == m)
+      for (const auto& [cv, cn] : kCrossovers)
+        if (cn == c) return {mv, cv};
+  bool mutation_known = std::any_of(kMutations.begin(), kMutations.end(), [&](auto& p) { return p.second == m; });
+  if (mutation_known) {
+    std::string cs;
+    for (const auto& [cv, cn] : kCrossovers) cs += (cs.empty() ? "" : ", ") + std::string(cn);
+    throw ConfigError("--strategy " + std::string(name) + ": unknown crossover '" + std::string(c) +
+                      "' (known: " + cs + ")");
+  }
+  throw ConfigError("--strategy " + std::string(name) + ": unknown strategy (known: " + known() + ")");
+}
+
+std::vector<std::string> list_strategies() {
+  std::vector<std::string> out;
+  for (const auto& [mv, mn] : kMutations)
+    for (const auto& [cv, cn] : kCrossovers) out.push_back(std::string(mn) + "/" + std::string(cn));
+  return out;
+}
+
+std::string strategy_name(Mutation m, Crossover c) {
+  return std::string(mutation_name(m)) + "/" + std::string(crossover_name(c));
+}
+std::string_view mutation_name(Mutation m) { return name_of(m, kMutations); }
+std::string_view crossover_name(Crossover c) { return name_of(c, kCrossovers); }
+std::string_view repair_name(Repair r) { return name_of(r, kRepairs); }
+Repair parse_repair(std::string_view name) { return parse_named(name, kRepairs, "repair", "--repair"); }
+Dither parse_dither(std::string_view name) { return parse_named(name, kDithers, "dither mode", "--dither"); }
+std::string_view dither_name(Dither d) { return name_of(d, kDithers); }
+
+Engine parse_engine(std::string_view name) { return parse_named(name, kEngines, "engine", "--engine"); }
+std::string_view engine_name(Engine e) { return name_of(e, kEngines); }
+std::vector<std::string_view> list_engines() {
+  std::vector<std::string_view> out;
+  for (const auto& [e, n] : kEngines) out.push_back(n);
+  return out;
+}
+bool is_cuda_engine(Engine e) {
+  return e == Engine::gpu_eval || e == Engine::gpu_kernels || e == Engine::gpu_fused || e == Engine::gpu;
+}
+Precision parse_precision(std::string_view name) {
+  return parse_named(name, kPrecisions, "precision", "--precision");
+}
+std::string_view precision_name(Precision p) { return name_of(p, kPrecisions); }
+std::string_view stop_reason_name(StopReason r) { return name_of(r, kStopReasons); }
+
+int donors_needed(Mutation m) {
+  switch (m) {
+    case Mutation::rand1: return 3;
+    case Mutation::rand2: return 5;
+    case Mutation::best1: return 2;
+    case Mutation::best2: return 4;
+    case Mutation::current_to_best1: return 2;
+    case Mutation::current_to_pbest1: return 2;
+    case Mutation::rand_to_best1: return 3;
+  }
+  return 3;
+}
+int min_np(Mutation m) { return donors_needed(m) + 1; }
+int default_np(int dim) { return std::clamp(10 * dim, 20, 1000); }
+
+}  // namespace degpu

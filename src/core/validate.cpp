@@ -1,0 +1,74 @@
+// The one place where a configuration is checked. Every invalid value raises ConfigError naming the
+// command-line option and the value.
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "degpu/errors.hpp"
+#include "degpu/run.hpp"
+
+namespace degpu {
+namespace {
+
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+std::string range(Range r) { return r.fixed() ? num(r.lo) : num(r.lo) + ":" + num(r.hi); }
+
+}  // namespace
+
+Resolved resolve(const Problem& problem, const DEConfig& de, const StopCriteria& stop) {
+  Resolved r{de, stop};
+  if (r.de.np == 0) r.de.np = std::max(default_np(problem.dim()), min_np(de.mutation));
+  if (r.de.dither == Dither::none && (!de.F.fixed() || !de.CR.fixed())) r.de.dither = Dither::generation;
+  if (!r.stop.max_evals && !r.stop.max_gens) r.stop.max_evals = 10000LL * problem.dim();
+  return r;
+}
+
+void validate(const Problem& problem, const DEConfig& de, const StopCriteria& stop, const RunOptions& options) {
+  if (problem.dim() < 1) throw ConfigError("--dim " + std::to_string(problem.dim()) + ": must be at least 1");
+  if (de.np < 0) throw ConfigError("--np " + std::to_string(de.np) + ": must be positive");
+  if (de.np != 0 && de.np < min_np(de.mutation))
+    throw ConfigError("--np " + std::to_string(de.np) + ": " + std::string(mutation_name(de.mutation)) +
+                      " needs at least " + std::to_string(min_np(de.mutation)) + " individuals");
+  if (de.np > 100'000'000) throw ConfigError("--np " + std::to_string(de.np) + ": at most 100000000");
+  const auto check_range = [](Range r, const char* opt, double lo, double hi, bool lo_open) {
+    const bool bad_lo = lo_open ? !(r.lo > lo) : !(r.lo >= lo);
+    if (!std::isfinite(r.lo) || !std::isfinite(r.hi) || bad_lo || !(r.hi <= hi))
+      throw ConfigError(std::string(opt) + " " + range(r) + ": must be in " + (lo_open ? "(" : "[") + num(lo) +
+                        ", " + num(hi) + "]");
+    if (r.lo > r.hi) throw ConfigError(std::string(opt) + " " + range(r) + ": LO must not exceed HI");
+  };
+  check_range(de.F, "--F", 0.0, 2.0, true);
+  check_range(de.CR, "--CR", 0.0, 1.0, false);
+  if (!(de.p > 0.0 && de.p <= 1.0)) throw ConfigError("--p " + num(de.p) + ": must be in (0, 1]");
+
+  const Resolved r = resolve(problem, de, stop);
+  if (stop.max_evals) {
+    if (*stop.max_evals < r.de.np)
+      throw ConfigError("--max-evals " + std::to_string(*stop.max_evals) +
+                        ": below the population size " + std::to_string(r.de.np) +
+                        " (the initial population alone takes NP evaluations)");
+  }
+  if (stop.max_gens && *stop.max_gens < 1)
+    throw ConfigError("--max-gens " + std::to_string(*stop.max_gens) + ": must be at least 1");
+  if (stop.target_error) {
+    if (!std::isfinite(*stop.target_error) || *stop.target_error < 0)
+      throw ConfigError("--target-error " + num(*stop.target_error) + ": must be a finite number >= 0");
+    if (!problem.optimum_f())
+      throw ConfigError("--target-error " + num(*stop.target_error) + ": problem " + problem.name() +
+                        " has no known optimum inside its bounds");
+  }
+  if (stop.max_time_s && !(std::isfinite(*stop.max_time_s) && *stop.max_time_s > 0))
+    throw ConfigError("--max-time " + num(*stop.max_time_s) + ": must be a positive number of seconds");
+  if (options.threads < 0) throw ConfigError("--threads " + std::to_string(options.threads) + ": must be >= 0");
+  if (options.threads > 1 && options.engine == Engine::serial)
+    throw ConfigError("--threads " + std::to_string(options.threads) +
+                      ": the serial engine runs on one thread (use --engine threads or matrix)");
+  if (options.history_every < 0)
+    throw ConfigError("--history-every " + std::to_string(options.history_every) + ": must be >= 1");
+}
+
+}  // namespace degpu

@@ -1,0 +1,206 @@
+// The generational DE loop shared by the CPU engines. An engine supplies an executor (how a loop over
+// the population runs: in order, or OpenMP) and a trial maker (per individual, or whole-population
+// phases); the driver owns initialisation, selection, the best, history and the stop criteria.
+#pragma once
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "core/de_ops.hpp"
+#include "degpu/run.hpp"
+
+namespace degpu::cpu {
+
+// Runs f(i) for i in [0, n) one after another.
+struct SerialExec {
+  template <class F>
+  void for_each(int n, F&& f) const {
+    for (int i = 0; i < n; ++i) f(i);
+  }
+};
+
+// Runs f(i) for i in [0, n) on `threads` OpenMP threads (0: the OpenMP default), static schedule.
+struct OmpExec {
+  int threads = 0;
+  template <class F>
+  void for_each(int n, F&& f) const {
+    const int nt = threads > 0 ? threads : 0;
+    if (nt > 0) {
+#pragma omp parallel for schedule(static) num_threads(nt)
+      for (int i = 0; i < n; ++i) f(i);
+    } else {
+#pragma omp parallel for schedule(static)
+      for (int i = 0; i < n; ++i) f(i);
+    }
+  }
+};
+
+// Population state of one run, row-major (individual i is row i).
+template <class T>
+struct Population {
+  int D = 0, np = 0;
+  std::vector<T> x, trial;      // np x D
+  std::vector<T> f, ftrial;     // np
+  std::vector<T> lo, hi;        // D
+  std::uint32_t best = 0;
+  std::vector<std::uint32_t> ranking;  // indices by fitness (current-to-pbest only)
+  T* row(int i) { return x.data() + static_cast<std::size_t>(i) * D; }
+  const T* row(int i) const { return x.data() + static_cast<std::size_t>(i) * D; }
+  T* trial_row(int i) { return trial.data() + static_cast<std::size_t>(i) * D; }
+};
+
+ops::Params make_params(const Problem& problem, const Resolved& r, const RunOptions& o);
+
+// The rows read by the mutation of target i with donors d.
+template <class T>
+ops::MutationRows<T> mutation_rows(const Population<T>& P, std::uint32_t i, const ops::Donors& d, int nd) {
+  ops::MutationRows<T> R{};
+  R.xi = P.row(static_cast<int>(i));
+  R.xb = P.row(static_cast<int>(P.best));
+  R.xpb = P.ranking.empty() ? R.xb : P.row(static_cast<int>(P.ranking[d.pbest_rank]));
+  for (int k = 0; k < nd; ++k) R.r[k] = P.row(static_cast<int>(d.r[k]));
+  return R;
+}
+
+// Makes trial i of generation g into P.trial_row(i): mutation only where the crossover says, then repair.
+template <class T>
+void make_trial(const ops::Params& p, Population<T>& P, std::uint32_t g, std::uint32_t i) {
+  double Fd, CR;
+  ops::draw_f_cr(p, g, i, Fd, CR);
+  const T F = static_cast<T>(Fd);
+  const ops::Donors d = ops::draw_donors(p, g, i);
+  const ops::MutationRows<T> R = mutation_rows(P, i, d, donors_needed(p.mutation));
+  const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, i);
+  const ops::Stream rs(p.seed, p.trial, ops::Purpose::repair, g, i);
+  const ops::CrossoverDraw c = ops::draw_crossover(p, cs, CR);
+  const T* parent = R.xi;
+  T* u = P.trial_row(static_cast<int>(i));
+  const int D = p.D;
+  const auto crossed_value = [&](int j) {
+    return ops::repair(p.repair, ops::mutate(p.mutation, F, R, j), parent[j], P.lo[j], P.hi[j], rs, j);
+  };
+  if (p.crossover == Crossover::bin) {
+    ops::for_each_bin(cs, c, D, [&](int j, bool crossed) { u[j] = crossed ? crossed_value(j) : parent[j]; });
+  } else {
+    std::copy(parent, parent + D, u);
+    int j = static_cast<int>(c.first);
+    for (std::uint32_t k = 0; k < c.length; ++k) {
+      u[j] = crossed_value(j);
+      if (++j == D) j = 0;
+    }
+  }
+}
+
+// Initial individual i (generation 0).
+template <class T>
+void init_individual(const ops::Params& p, Population<T>& P, int i) {
+  const ops::Stream s(p.seed, p.trial, ops::Purpose::init, 0, static_cast<std::uint32_t>(i));
+  T* xi = P.row(i);
+  for (int j = 0; j < p.D; ++j) xi[j] = ops::uniform_in(s.unit_pair(static_cast<std::uint64_t>(j)), P.lo[j], P.hi[j]);
+}
+
+// The engine interface the driver calls once per generation: fill P.trial and P.ftrial.
+template <class T, class Exec>
+struct PerIndividualTrials {
+  Exec exec;
+  void operator()(const ops::Params& p, const Problem& problem, Population<T>& P, std::uint32_t g) const {
+    exec.for_each(P.np, [&](int i) {
+      make_trial(p, P, g, static_cast<std::uint32_t>(i));
+      P.ftrial[i] = problem.evaluate<T>(P.trial_row(i));
+    });
+  }
+};
+
+template <class T, class Exec, class Trials>
+Result run_generational(const Problem& problem, const Resolved& r, const RunOptions& o, const Exec& exec,
+                        const Trials& trials) {
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  const auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - t0).count(); };
+  const ops::Params p = make_params(problem, r, o);
+  Population<T> P;
+  P.D = p.D;
+  P.np = p.np;
+  const std::size_t n = static_cast<std::size_t>(p.np) * p.D;
+  P.x.resize(n);
+  P.trial.resize(n);
+  P.f.resize(p.np);
+  P.ftrial.resize(p.np);
+  P.lo.assign(problem.lower().begin(), problem.lower().end());
+  P.hi.assign(problem.upper().begin(), problem.upper().end());
+
+  Result res;
+  const auto count_nan = [&](const std::vector<T>& f) {
+    long long k = 0;
+    for (T v : f) k += (v != v);
+    return k;
+  };
+  const auto find_best = [&] {
+    std::uint32_t b = 0;
+    for (int i = 1; i < p.np; ++i)
+      if (ops::better(P.f[i], P.f[b])) b = static_cast<std::uint32_t>(i);
+    P.best = b;
+  };
+  const auto rank = [&] {
+    if (p.mutation != Mutation::current_to_pbest1) return;
+    P.ranking.resize(p.np);
+    std::iota(P.ranking.begin(), P.ranking.end(), 0u);
+    std::stable_sort(P.ranking.begin(), P.ranking.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return ops::better(P.f[a], P.f[b]); });
+  };
+  const auto record = [&](long long g) {
+    res.history.push_back({g, res.evals, static_cast<double>(P.f[P.best]), elapsed()});
+  };
+
+  exec.for_each(p.np, [&](int i) {
+    init_individual(p, P, i);
+    P.f[i] = problem.evaluate<T>(P.row(i));
+  });
+  res.evals = p.np;
+  res.nan_evals = count_nan(P.f);
+  find_best();
+  if (o.history_every > 0) record(0);
+
+  const auto fstar = problem.optimum_f();
+  const auto& stop = r.stop;
+  const auto should_stop = [&](long long g) -> std::optional<StopReason> {
+    const double bf = static_cast<double>(P.f[P.best]);
+    if (stop.target_error && fstar && bf - *fstar <= *stop.target_error) return StopReason::target;
+    if (stop.max_evals && res.evals + p.np > *stop.max_evals) return StopReason::max_evals;
+    if (stop.max_gens && g >= *stop.max_gens) return StopReason::max_gens;
+    if (stop.max_time_s && elapsed() >= *stop.max_time_s) return StopReason::max_time;
+    return std::nullopt;
+  };
+
+  long long g = 0;
+  std::optional<StopReason> reason = should_stop(0);
+  while (!reason) {
+    ++g;
+    rank();
+    trials(p, problem, P, static_cast<std::uint32_t>(g));
+    exec.for_each(p.np, [&](int i) {
+      if (ops::no_worse(P.ftrial[i], P.f[i])) {
+        std::copy(P.trial_row(i), P.trial_row(i) + p.D, P.row(i));
+        P.f[i] = P.ftrial[i];
+      }
+    });
+    res.evals += p.np;
+    res.nan_evals += count_nan(P.ftrial);
+    find_best();
+    reason = should_stop(g);
+    if (o.history_every > 0 && (g % o.history_every == 0 || reason)) record(g);
+    if (o.progress) o.progress(Progress{g, res.evals, static_cast<double>(P.f[P.best]), elapsed()});
+  }
+  res.generations = g;
+  res.stop_reason = *reason;
+  res.best_f = static_cast<double>(P.f[P.best]);
+  res.best_x.assign(P.row(static_cast<int>(P.best)), P.row(static_cast<int>(P.best)) + p.D);
+  if (fstar) res.best_error = res.best_f - *fstar;
+  res.wall_s = elapsed();
+  return res;
+}
+
+}  // namespace degpu::cpu

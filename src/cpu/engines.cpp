@@ -1,0 +1,106 @@
+// The CPU engines: serial (the reference), threads (OpenMP over the population) and matrix
+// (whole-population phases: parameters and donors, crossover mask, mutation where the mask is set,
+// evaluation). All three make the same arithmetic on the same random numbers, so they agree bit for bit.
+#include "cpu/engines.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "cpu/driver.hpp"
+
+namespace degpu::cpu {
+
+ops::Params make_params(const Problem& problem, const Resolved& r, const RunOptions& o) {
+  ops::Params p{};
+  p.seed = o.seed;
+  p.trial = 0;
+  p.D = problem.dim();
+  p.np = r.de.np;
+  p.mutation = r.de.mutation;
+  p.crossover = r.de.crossover;
+  p.repair = r.de.repair;
+  p.dither = r.de.dither;
+  p.F = r.de.F;
+  p.CR = r.de.CR;
+  p.pbest_count = std::max(1, static_cast<int>(std::ceil(r.de.p * r.de.np)));
+  return p;
+}
+
+namespace {
+
+// Whole-population phases, as in 004_762e770b58ad0c6c.txt Algorithm 2: the crossover mask is made
+// first and the mutation computed only where it is set.
+template <class T>
+struct MatrixTrials {
+  OmpExec exec;
+  mutable std::vector<std::uint8_t> mask;
+  mutable std::vector<T> F;
+  mutable std::vector<ops::Donors> donors;
+
+  void operator()(const ops::Params& p, const Problem& problem, Population<T>& P, std::uint32_t g) const {
+    const int np = p.np, D = p.D;
+    mask.resize(static_cast<std::size_t>(np) * D);
+    F.resize(np);
+    donors.resize(np);
+    // Phase 1 and 2: F, donors and the crossover mask of every individual.
+    exec.for_each(np, [&](int i) {
+      const auto ui = static_cast<std::uint32_t>(i);
+      double Fd, CR;
+      ops::draw_f_cr(p, g, ui, Fd, CR);
+      F[i] = static_cast<T>(Fd);
+      donors[i] = ops::draw_donors(p, g, ui);
+      const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, ui);
+      const ops::CrossoverDraw c = ops::draw_crossover(p, cs, CR);
+      std::uint8_t* m = mask.data() + static_cast<std::size_t>(i) * D;
+      if (p.crossover == Crossover::bin) {
+        ops::for_each_bin(cs, c, D, [&](int j, bool crossed) { m[j] = crossed; });
+      } else {
+        std::fill(m, m + D, std::uint8_t{0});
+        const std::uint32_t first_run = std::min<std::uint32_t>(c.length, static_cast<std::uint32_t>(D) - c.first);
+        std::fill(m + c.first, m + c.first + first_run, std::uint8_t{1});
+        std::fill(m, m + (c.length - first_run), std::uint8_t{1});
+      }
+    });
+    // Phase 3 and 4: mutation where the mask is set, repair, evaluation.
+    exec.for_each(np, [&](int i) {
+      const auto ui = static_cast<std::uint32_t>(i);
+      const ops::MutationRows<T> R = mutation_rows(P, ui, donors[i], donors_needed(p.mutation));
+      const ops::Stream rs(p.seed, p.trial, ops::Purpose::repair, g, ui);
+      const std::uint8_t* m = mask.data() + static_cast<std::size_t>(i) * D;
+      T* u = P.trial_row(i);
+      const T Fi = F[i];
+      for (int j = 0; j < D; ++j)
+        u[j] = m[j] ? ops::repair(p.repair, ops::mutate(p.mutation, Fi, R, j), R.xi[j], P.lo[j], P.hi[j], rs, j)
+                    : R.xi[j];
+      P.ftrial[i] = problem.evaluate<T>(u);
+    });
+  }
+};
+
+template <class T>
+Result run_cpu(const Problem& problem, const Resolved& r, const RunOptions& o) {
+  switch (o.engine) {
+    case Engine::serial: {
+      const SerialExec exec;
+      return run_generational<T>(problem, r, o, exec, PerIndividualTrials<T, SerialExec>{exec});
+    }
+    case Engine::threads: {
+      const OmpExec exec{o.threads};
+      return run_generational<T>(problem, r, o, exec, PerIndividualTrials<T, OmpExec>{exec});
+    }
+    case Engine::matrix: {
+      const OmpExec exec{o.threads};
+      return run_generational<T>(problem, r, o, exec, MatrixTrials<T>{exec, {}, {}, {}});
+    }
+    default: break;
+  }
+  throw ConfigError("--engine " + std::string(engine_name(o.engine)) + ": not a CPU engine");
+}
+
+}  // namespace
+
+Result minimize_cpu(const Problem& problem, const Resolved& r, const RunOptions& o) {
+  return o.precision == Precision::f32 ? run_cpu<float>(problem, r, o) : run_cpu<double>(problem, r, o);
+}
+
+}  // namespace degpu::cpu

@@ -1,0 +1,205 @@
+// Problem: construction, evaluation of built-in functions and user objectives, and the name registry.
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "degpu/errors.hpp"
+#include "degpu/problem.hpp"
+#include "degpu/rng.hpp"
+
+namespace degpu {
+namespace {
+
+std::string num(double v) {
+  std::ostringstream s;
+  s.precision(10);
+  s << v;
+  return s.str();
+}
+
+void check_box(const std::vector<double>& lo, const std::vector<double>& hi) {
+  if (lo.empty()) throw ConfigError("--dim 0: must be at least 1");
+  if (lo.size() != hi.size()) throw ConfigError("bounds: lower and upper have different lengths");
+  for (std::size_t j = 0; j < lo.size(); ++j) {
+    if (!std::isfinite(lo[j]) || !std::isfinite(hi[j]))
+      throw ConfigError("--bounds " + num(lo[j]) + ":" + num(hi[j]) + ": bounds must be finite");
+    if (!(lo[j] < hi[j]))
+      throw ConfigError("--bounds " + num(lo[j]) + ":" + num(hi[j]) + ": LO must be below HI");
+  }
+}
+
+struct Alias {
+  const char* name;
+  fn::Classic function;
+  double lower, upper, bias;
+  const char* summary;
+};
+// Named problems of the papers. Their shift is random (seed 0) unless --shift says otherwise.
+constexpr Alias kAliases[] = {
+    {"qin:f1", fn::Classic::sphere, -100, 100, 0, "Qin et al. 2012 F1: shifted sphere (CEC 2005 F1 box)"},
+    {"qin:f2", fn::Classic::rosenbrock, -100, 100, 0, "Qin et al. 2012 F2: shifted Rosenbrock (CEC 2005 F6 box)"},
+    {"qin:f3", fn::Classic::griewank, -600, 600, 0, "Qin et al. 2012 F3: shifted Griewank"},
+    {"qin:f4", fn::Classic::rastrigin, -5, 5, 0, "Qin et al. 2012 F4: shifted Rastrigin (CEC 2005 F9 box)"},
+    {"lastra:rastrigin", fn::Classic::rastrigin, -5.12, 5.12, -330, "Lastra et al. 2015: shifted Rastrigin, fBias -330"},
+    {"lastra:griewank", fn::Classic::griewank, -600, 600, -330, "Lastra et al. 2015: shifted Griewank, fBias -330"},
+    {"lastra:salomon", fn::Classic::salomon, -100, 100, -330, "Lastra et al. 2015: shifted Salomon, fBias -330"},
+    {"lastra:discus", fn::Classic::discus, -100, 100, -330, "Lastra et al. 2015: shifted Discus, fBias -330"},
+    {"lastra:sumsquares", fn::Classic::sumsquares, -10, 10, -330, "Lastra et al. 2015: shifted Sum Squares, fBias -330"},
+    {"lastra:schwefel12", fn::Classic::schwefel12, -100, 100, -330, "Lastra et al. 2015: shifted Schwefel 1.2, fBias -330"},
+};
+
+struct ClassicInfo {
+  fn::Classic id;
+  const char* name;
+  const char* summary;
+  double lower, upper;
+};
+std::vector<ClassicInfo> classic_infos() {
+  std::vector<ClassicInfo> v;
+#define DEGPU_X(e, T) v.push_back({fn::Classic::e, fn::T::name, fn::T::summary, fn::T::lower, fn::T::upper});
+  DEGPU_CLASSIC_FUNCTIONS(DEGPU_X)
+#undef DEGPU_X
+  return v;
+}
+
+}  // namespace
+
+Problem::Problem(std::string name, std::vector<double> lower, std::vector<double> upper, Objective objective,
+                 std::optional<double> optimum_f)
+    : name_(std::move(name)), lower_(std::move(lower)), upper_(std::move(upper)), optimum_f_(optimum_f),
+      objective_(std::move(objective)) {
+  check_box(lower_, upper_);
+  if (!objective_) throw ConfigError("problem " + name_ + ": no objective given");
+}
+
+Problem Problem::builtin(fn::Classic function, int dim, std::vector<double> lower, std::vector<double> upper,
+                         std::vector<double> shift, double bias, std::string name) {
+  if (dim < 1) throw ConfigError("--dim " + std::to_string(dim) + ": must be at least 1");
+  if (static_cast<int>(lower.size()) != dim || static_cast<int>(upper.size()) != dim)
+    throw ConfigError("bounds: " + std::to_string(lower.size()) + " values for --dim " + std::to_string(dim));
+  check_box(lower, upper);
+  if (!shift.empty() && static_cast<int>(shift.size()) != dim)
+    throw ConfigError("--shift: " + std::to_string(shift.size()) + " values for --dim " + std::to_string(dim));
+  if (!std::isfinite(bias)) throw ConfigError("--bias " + num(bias) + ": must be finite");
+  for (double o : shift)
+    if (!std::isfinite(o)) throw ConfigError("--shift: a shift value is not finite");
+  Problem p;
+  p.builtin_ = function;
+  p.name_ = name.empty() ? std::string(fn::visit(function, [](auto f) { return decltype(f)::name; })) : name;
+  p.lower_ = std::move(lower);
+  p.upper_ = std::move(upper);
+  p.shift_ = std::move(shift);
+  p.shift_f_.assign(p.shift_.begin(), p.shift_.end());
+  p.bias_ = bias;
+  std::vector<double> x = p.shift_.empty() ? std::vector<double>(dim, 0.0) : p.shift_;
+  bool inside = true;
+  for (int j = 0; j < dim; ++j) inside = inside && x[j] >= p.lower_[j] && x[j] <= p.upper_[j];
+  if (inside) {
+    p.optimum_f_ = bias;
+    p.optimum_x_ = std::move(x);
+  }
+  return p;
+}
+
+template <class T>
+T Problem::evaluate(const T* x) const {
+  if (builtin_) {
+    const T* o = nullptr;
+    if (!shift_.empty()) {
+      if constexpr (std::is_same_v<T, float>) o = shift_f_.data();
+      else o = shift_.data();
+    }
+    const int D = dim();
+    return fn::visit(*builtin_, [&](auto f) {
+      return static_cast<T>(fn::evaluate<decltype(f), T, double>(x, o, D) + bias_);
+    });
+  }
+  if constexpr (std::is_same_v<T, double>) {
+    return objective_(std::span<const double>(x, lower_.size()));
+  } else {
+    std::vector<double> xd(x, x + lower_.size());
+    return static_cast<T>(objective_(std::span<const double>(xd)));
+  }
+}
+template float Problem::evaluate<float>(const float*) const;
+template double Problem::evaluate<double>(const double*) const;
+
+std::vector<double> read_numbers(const std::string& path, std::size_t need) {
+  std::ifstream in(path);
+  if (!in) throw DataError(path + ": cannot open: " + std::strerror(errno));
+  std::vector<double> out;
+  std::string line;
+  long lineno = 0;
+  while (out.size() < need && std::getline(in, line)) {
+    ++lineno;
+    std::istringstream tokens(line);
+    std::string tok;
+    while (out.size() < need && tokens >> tok) {
+      char* end = nullptr;
+      errno = 0;
+      const double v = std::strtod(tok.c_str(), &end);
+      if (end != tok.c_str() + tok.size() || !std::isfinite(v) || errno == ERANGE)
+        throw DataError(path + ":" + std::to_string(lineno) + ": expected a number, got '" + tok + "'");
+      out.push_back(v);
+    }
+  }
+  if (out.size() < need)
+    throw DataError(path + ":" + std::to_string(lineno) + ": holds " + std::to_string(out.size()) + " numbers, " +
+                    std::to_string(need) + " needed");
+  return out;
+}
+
+Problem make_problem(const ProblemSpec& spec) {
+  std::optional<fn::Classic> id;
+  double lo = 0, hi = 0, bias = 0;
+  std::optional<ShiftSpec> shift;
+  for (const auto& c : classic_infos())
+    if (spec.name == c.name) {
+      id = c.id;
+      lo = c.lower;
+      hi = c.upper;
+    }
+  for (const auto& a : kAliases)
+    if (spec.name == a.name) {
+      id = a.function;
+      lo = a.lower;
+      hi = a.upper;
+      bias = a.bias;
+      shift = ShiftSpec{ShiftSpec::Kind::random, 0, {}};
+    }
+  if (!id) {
+    std::string known;
+    for (const auto& p : list_problems()) known += (known.empty() ? "" : ", ") + p.name;
+    throw ConfigError("--problem " + spec.name + ": unknown problem (known: " + known + ")");
+  }
+  if (spec.dim < 1) throw ConfigError("--dim " + std::to_string(spec.dim) + ": must be at least 1");
+  if (spec.bounds) std::tie(lo, hi) = *spec.bounds;
+  if (!std::isfinite(lo) || !std::isfinite(hi))
+    throw ConfigError("--bounds " + num(lo) + ":" + num(hi) + ": bounds must be finite");
+  if (!(lo < hi)) throw ConfigError("--bounds " + num(lo) + ":" + num(hi) + ": LO must be below HI");
+  if (spec.bias) bias = *spec.bias;
+  if (spec.shift) shift = spec.shift;
+  const auto D = static_cast<std::size_t>(spec.dim);
+  std::vector<double> o;
+  if (shift && shift->kind == ShiftSpec::Kind::file) {
+    o = read_numbers(shift->path, D);
+  } else if (shift && shift->kind == ShiftSpec::Kind::random) {
+    const rng::Stream s(shift->seed, 0, rng::Purpose::shift, 0, 0);
+    o.resize(D);
+    for (std::size_t j = 0; j < D; ++j) o[j] = lo + (0.1 + 0.8 * s.unit_pair(j)) * (hi - lo);
+  }
+  return Problem::builtin(*id, spec.dim, std::vector<double>(D, lo), std::vector<double>(D, hi), std::move(o), bias,
+                          spec.name);
+}
+
+std::vector<ProblemInfo> list_problems() {
+  std::vector<ProblemInfo> out;
+  for (const auto& c : classic_infos()) out.push_back({c.name, c.summary, c.lower, c.upper});
+  for (const auto& a : kAliases) out.push_back({a.name, a.summary, a.lower, a.upper});
+  return out;
+}
+
+}  // namespace degpu
