@@ -76,6 +76,6 @@ std::vector<std::string> list_strategies();
 
 int donors_needed(Mutation m);  // distinct random indices besides i
 int min_np(Mutation m);         // donors_needed + 1
-int default_np(int dim);        // 10 D, clamped to [20, 1000]
+int default_np(int dim);        // 5 D, clamped to [20, 500] (Storn and Price advise 5 D to 10 D)
 
 }  // namespace degpu

@@ -137,6 +137,6 @@ int donors_needed(Mutation m) {
   return 3;
 }
 int min_np(Mutation m) { return donors_needed(m) + 1; }
-int default_np(int dim) { return std::clamp(10 * dim, 20, 1000); }
+int default_np(int dim) { return std::clamp(5 * dim, 20, 500); }
 
 }  // namespace degpu

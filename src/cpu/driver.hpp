@@ -22,13 +22,17 @@ struct SerialExec {
   }
 };
 
-// Runs f(i) for i in [0, n) on `threads` OpenMP threads (0: the OpenMP default), static schedule.
+// Runs f(i) for i in [0, n) on `threads` OpenMP threads (0: the OpenMP default), static schedule;
+// in order on the calling thread when `parallel` is false (work too small to pay for a fork and join).
 struct OmpExec {
   int threads = 0;
+  bool parallel = true;
   template <class F>
   void for_each(int n, F&& f) const {
     const int nt = threads > 0 ? threads : 0;
-    if (nt > 0) {
+    if (!parallel || nt == 1) {
+      for (int i = 0; i < n; ++i) f(i);
+    } else if (nt > 0) {
 #pragma omp parallel for schedule(static) num_threads(nt)
       for (int i = 0; i < n; ++i) f(i);
     } else {

@@ -77,19 +77,25 @@ struct MatrixTrials {
   }
 };
 
+// A population of built-in function values smaller than this (NP x D) is processed on one thread: a
+// fork and join (microseconds) would cost more than the work. User objectives may be expensive, so
+// they are always spread over the threads.
+constexpr long long kMinParallelWork = 4096;
+
 template <class T>
 Result run_cpu(const Problem& problem, const Resolved& r, const RunOptions& o) {
+  const bool parallel = !problem.is_builtin() || static_cast<long long>(r.de.np) * problem.dim() >= kMinParallelWork;
   switch (o.engine) {
     case Engine::serial: {
       const SerialExec exec;
       return run_generational<T>(problem, r, o, exec, PerIndividualTrials<T, SerialExec>{exec});
     }
     case Engine::threads: {
-      const OmpExec exec{o.threads};
+      const OmpExec exec{o.threads, parallel};
       return run_generational<T>(problem, r, o, exec, PerIndividualTrials<T, OmpExec>{exec});
     }
     case Engine::matrix: {
-      const OmpExec exec{o.threads};
+      const OmpExec exec{o.threads, parallel};
       return run_generational<T>(problem, r, o, exec, MatrixTrials<T>{exec, {}, {}, {}});
     }
     default: break;
