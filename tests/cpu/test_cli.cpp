@@ -1,0 +1,231 @@
+// The degpu command: results, output files, and every bad input (one "error: ..." line, exit 2,
+// nothing written).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Out {
+  int code;
+  std::string out, err;
+};
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("degpu_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+            std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  void write(const std::string& name, const std::string& text) const { std::ofstream(path(name)) << text; }
+  static std::string read(const std::string& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+  Out run(const std::string& args, const std::string& input = "") const {
+    const std::string in = path("stdin"), out = path("stdout"), err = path("stderr");
+    std::ofstream(in) << input;
+    const std::string cmd = std::string(DEGPU_CLI) + " " + args + " <" + in + " >" + out + " 2>" + err;
+    const int st = std::system(cmd.c_str());
+    return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, read(out), read(err)};
+  }
+
+  // Bad input: exit 2, exactly one line on stderr starting "error: " and containing `needle`,
+  // nothing on stdout, and no output file left behind.
+  void expect_invalid(const std::string& args, const std::string& needle, const std::string& input = "") const {
+    const std::string json = path("result.json");
+    const bool is_run = args.rfind("run", 0) == 0;
+    const Out o = run(is_run ? args + " --json " + json : args, input);
+    EXPECT_EQ(o.code, 2) << args << "\n" << o.err;
+    EXPECT_EQ(o.err.rfind("error: ", 0), 0u) << o.err;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+    EXPECT_NE(o.err.find(needle), std::string::npos) << "'" << needle << "' not in: " << o.err;
+    EXPECT_TRUE(o.out.empty()) << o.out;
+    EXPECT_FALSE(fs::exists(json));
+    EXPECT_FALSE(fs::exists(json + ".tmp"));
+  }
+
+  fs::path dir_;
+};
+
+const std::string kRun = "run --problem sphere --dim 5 --max-gens 5 --quiet";
+
+}  // namespace
+
+TEST_F(Cli, RunWritesTheResultAsJson) {
+  const Out o = run("run --problem rastrigin --dim 6 --np 20 --max-evals 2000 --seed 7 --json " + path("r.json") +
+                    " --history " + path("h.csv") + " --quiet");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_TRUE(o.out.empty());
+  const auto j = nlohmann::json::parse(read(path("r.json")));
+  for (const char* key : {"problem", "dim", "strategy", "np", "F", "CR", "seed", "engine", "precision", "best_f",
+                          "best_error", "best_x", "evals", "generations", "stop_reason", "wall_s"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["problem"], "rastrigin");
+  EXPECT_EQ(j["dim"], 6);
+  EXPECT_EQ(j["strategy"], "rand/1/bin");
+  EXPECT_EQ(j["np"], 20);
+  EXPECT_EQ(j["seed"], 7);
+  EXPECT_EQ(j["evals"], 2000);
+  EXPECT_EQ(j["generations"], 99);
+  EXPECT_EQ(j["stop_reason"], "max_evals");
+  EXPECT_EQ(j["best_x"].size(), 6u);
+  EXPECT_DOUBLE_EQ(j["best_error"].get<double>(), j["best_f"].get<double>());
+  const std::string csv = read(path("h.csv"));
+  EXPECT_EQ(csv.rfind("generation,evals,best_f,best_error,wall_s\n", 0), 0u);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 101);  // header + generations 0..99
+}
+
+TEST_F(Cli, SameSeedSameResultOnEveryEngine) {
+  std::string first;
+  for (const char* engine : {"serial", "threads --threads 2", "matrix --threads 3"}) {
+    const Out o = run("run --problem griewank --dim 70 --np 64 --max-gens 30 --strategy current-to-pbest/1/nec --json - "
+                      "--engine " + std::string(engine));
+    ASSERT_EQ(o.code, 0) << o.err;
+    auto j = nlohmann::json::parse(o.out);
+    const std::string key = j["best_x"].dump() + j["best_f"].dump();
+    if (first.empty()) first = key;
+    EXPECT_EQ(key, first) << engine;
+  }
+}
+
+TEST_F(Cli, UnknownOptimumGivesNullError) {
+  // sphere's optimum (the origin) lies outside [1, 2]: best_error is null
+  const Out o = run("run --problem sphere --dim 3 --bounds 1:2 --max-gens 5 --json -");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_TRUE(nlohmann::json::parse(o.out)["best_error"].is_null());
+}
+
+TEST_F(Cli, ShiftAndBias) {
+  write("shift.txt", "1.5 -2\r\n0.25 9 9 9\n");
+  const Out o = run("eval --problem sphere --dim 3 --shift " + path("shift.txt") + " --bias -330",
+                    "1.5 -2 0.25\n2.5 -2 0.25\n");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out, "-330\n-329\n");
+  // random shifts are seeded and stay inside the box
+  const Out a = run("eval --problem sphere --dim 4 --shift random:3", "0 0 0 0\n");
+  const Out b = run("eval --problem sphere --dim 4 --shift random:3", "0 0 0 0\n");
+  const Out c = run("eval --problem sphere --dim 4 --shift random:4", "0 0 0 0\n");
+  ASSERT_EQ(a.code, 0);
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_NE(a.out, c.out);
+  EXPECT_NE(a.out, "0\n");
+  // f(0) = |o|^2 <= 4 * 80^2 for o inside the central 80% of [-100, 100]
+  EXPECT_LE(std::stod(a.out), 4 * 80.0 * 80.0);
+}
+
+TEST_F(Cli, EvalPrintsSeventeenDigits) {
+  const Out o = run("eval --problem rastrigin --dim 2", "0 0\n\n0.5 -0.25\n");
+  ASSERT_EQ(o.code, 0) << o.err;
+  // (0.25 - 10 cos(pi) + 10) + (0.0625 - 10 cos(pi/2) + 10)
+  EXPECT_EQ(o.out, "0\n30.3125\n");
+  const Out f = run("eval --problem sphere --dim 1 --precision f32", "0.1\n");
+  EXPECT_EQ(f.out, "0.010000000707805157\n");
+  write("pts.txt", "3 4\n");
+  EXPECT_EQ(run("eval --problem sphere --dim 2 --points " + path("pts.txt")).out, "25\n");
+}
+
+TEST_F(Cli, Lists) {
+  Out p = run("list problems");
+  p.out = "\n" + p.out;
+  EXPECT_EQ(p.code, 0);
+  for (const char* name : {"sphere", "elliptic", "rosenbrock", "rastrigin", "griewank", "ackley", "schwefel",
+                           "schwefel12", "zakharov", "salomon", "discus", "sumsquares", "bentcigar", "weierstrass",
+                           "hgbat", "happycat", "katsuura", "escaffer6", "griewrosen", "levy", "qin:f1", "qin:f4",
+                           "lastra:rastrigin", "lastra:schwefel12"})
+    EXPECT_NE(p.out.find(std::string("\n") + name + " "), std::string::npos) << name;
+  EXPECT_NE(run("list strategies").out.find("current-to-pbest/1/exp\n"), std::string::npos);
+  EXPECT_NE(run("list engines").out.find("matrix"), std::string::npos);
+  EXPECT_EQ(run("list colours").code, 2);
+}
+
+TEST_F(Cli, HelpAndMissingArguments) {
+  EXPECT_EQ(run("--help").code, 0);
+  EXPECT_EQ(run("run --help").code, 0);
+  const Out none = run("");
+  EXPECT_EQ(none.code, 2);
+  EXPECT_EQ(none.err.rfind("error: ", 0), 0u);
+  expect_invalid("run --dim 5", "--problem");
+  expect_invalid("run --problem sphere", "--dim");
+  expect_invalid(kRun + " --bogus 1", "--bogus");
+}
+
+TEST_F(Cli, BadProblemOptions) {
+  expect_invalid("run --problem sphere --dim 0 --max-gens 5", "--dim 0");
+  expect_invalid("run --problem sphere --dim -3 --max-gens 5", "--dim -3");
+  expect_invalid("run --problem sphere --dim x --max-gens 5", "--dim x");
+  expect_invalid(kRun + " --bounds 5:1", "--bounds 5:1");
+  expect_invalid(kRun + " --bounds 1:1", "LO must be below HI");
+  expect_invalid(kRun + " --bounds nan:1", "finite");
+  expect_invalid(kRun + " --bounds -inf:1", "finite");
+  expect_invalid(kRun + " --bounds 3", "LO:HI");
+  expect_invalid("run --problem spheer --dim 5", "unknown problem (known: sphere, elliptic");
+  expect_invalid(kRun + " --bias abc", "--bias abc");
+}
+
+TEST_F(Cli, BadAlgorithmOptions) {
+  expect_invalid(kRun + " --np 3", "rand/1 needs at least 4");
+  expect_invalid(kRun + " --np 5 --strategy rand/2/bin", "rand/2 needs at least 6");
+  expect_invalid(kRun + " --np 2 --strategy best/1/exp", "best/1 needs at least 3");
+  expect_invalid(kRun + " --np 0", "--np 0");
+  expect_invalid(kRun + " --F 0", "--F 0");
+  expect_invalid(kRun + " --F -0.5", "--F -0.5");
+  expect_invalid(kRun + " --F 0.9:0.5", "LO must not exceed HI");
+  expect_invalid(kRun + " --CR 1.5", "--CR 1.5");
+  expect_invalid(kRun + " --CR -0.1", "--CR -0.1");
+  expect_invalid(kRun + " --strategy rand/1", "--strategy rand/1: unknown strategy");
+  expect_invalid(kRun + " --strategy rand/1/binn", "unknown crossover 'binn' (known: bin, exp, nec)");
+  expect_invalid(kRun + " --strategy worst/1/bin", "unknown strategy (known: rand/1/bin");
+  expect_invalid(kRun + " --repair bounce", "unknown repair (known: reinit, midpoint, clip, reflect)");
+  expect_invalid(kRun + " --engine quantum", "unknown engine (known: serial, threads, matrix");
+  expect_invalid(kRun + " --precision f16", "unknown precision");
+  expect_invalid(kRun + " --dither sometimes", "unknown dither mode");
+  expect_invalid(kRun + " --engine serial --threads 4", "--threads 4");
+  expect_invalid(kRun + " --threads 0", "--threads 0");
+  expect_invalid(kRun + " --seed -1", "--seed -1");
+  expect_invalid(kRun + " --p 0", "--p 0");
+}
+
+TEST_F(Cli, BadStopOptions) {
+  expect_invalid("run --problem sphere --dim 5 --np 20 --max-evals 10", "below the population size 20");
+  expect_invalid("run --problem sphere --dim 5 --max-gens 0", "--max-gens 0");
+  expect_invalid(kRun + " --max-time 0", "--max-time 0");
+  expect_invalid(kRun + " --target-error -1", "--target-error -1");
+  expect_invalid(kRun + " --bounds 1:2 --target-error 1e-8", "has no known optimum");
+  expect_invalid(kRun + " --history-every 3", "needs --history");
+  expect_invalid(kRun + " --history /nonexistent/dir/h.csv", "does not exist");
+}
+
+TEST_F(Cli, BadShiftFiles) {
+  expect_invalid(kRun + " --shift " + path("missing.txt"), "missing.txt: cannot open");
+  write("bad.txt", "1 2\n3 x4 5\n");
+  expect_invalid(kRun + " --shift " + path("bad.txt"), "bad.txt:2: expected a number, got 'x4'");
+  write("short.txt", "1 2\n3\n");
+  expect_invalid(kRun + " --shift " + path("short.txt"), "holds 3 numbers, 5 needed");
+  expect_invalid(kRun + " --shift random:abc", "--shift");
+}
+
+TEST_F(Cli, BadPoints) {
+  expect_invalid("eval --problem sphere --dim 3", "<stdin>:2: expected 3 numbers, got 2", "1 2 3\n4 5\n");
+  expect_invalid("eval --problem sphere --dim 3", "<stdin>:1: expected a number, got 'a'", "1 a 3\n");
+  write("pts.txt", "1 2 3\n1 2 3\n\n1 2 3 4\n");
+  expect_invalid("eval --problem sphere --dim 3 --points " + path("pts.txt"), "pts.txt:4: expected 3 numbers, got 4");
+  expect_invalid("eval --problem sphere --dim 3 --points " + path("nope.txt"), "nope.txt: cannot open");
+}

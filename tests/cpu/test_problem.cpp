@@ -1,0 +1,164 @@
+// Problem construction: names, suites, shifts, biases, the known optimum, data files, user objectives.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "degpu/errors.hpp"
+#include "degpu/problem.hpp"
+#include "degpu/run.hpp"
+
+using namespace degpu;
+
+namespace {
+ProblemSpec spec(const std::string& name, int dim) {
+  ProblemSpec s;
+  s.name = name;
+  s.dim = dim;
+  return s;
+}
+std::string temp_file(const std::string& name, const std::string& text) {
+  const auto p = std::filesystem::temp_directory_path() / ("degpu_problem_" + name);
+  std::ofstream(p) << text;
+  return p.string();
+}
+}  // namespace
+
+TEST(Problem, EveryListedNameBuildsAndIsOptimalAtItsOptimum) {
+  for (const auto& info : list_problems()) {
+    const int D = 10;
+    const Problem p = make_problem(spec(info.name, D));
+    EXPECT_EQ(p.dim(), D);
+    EXPECT_EQ(p.name(), info.name);
+    EXPECT_EQ(p.lower()[0], info.lower);
+    EXPECT_EQ(p.upper()[0], info.upper);
+    ASSERT_TRUE(p.optimum_f()) << info.name;
+    ASSERT_TRUE(p.optimum_x()) << info.name;
+    const double f = p.evaluate<double>(p.optimum_x()->data());
+    // modified Schwefel's optimum is 1.3e-4 per coordinate above 0 (its constant is rounded)
+    const double tol = info.name == "schwefel" ? 2e-3 : 1e-9;
+    EXPECT_NEAR(f, *p.optimum_f(), tol) << info.name;
+    for (int j = 0; j < D; ++j) {
+      EXPECT_GE((*p.optimum_x())[j], p.lower()[j]);
+      EXPECT_LE((*p.optimum_x())[j], p.upper()[j]);
+    }
+  }
+}
+
+TEST(Problem, PaperSuites) {
+  const Problem q = make_problem(spec("qin:f4", 10));
+  EXPECT_EQ(q.function(), fn::Classic::rastrigin);
+  EXPECT_EQ(q.lower()[0], -5.0);
+  EXPECT_EQ(q.bias(), 0.0);
+  EXPECT_EQ(q.shift().size(), 10u);  // shifted (random, seed 0)
+  for (const char* name : {"lastra:rastrigin", "lastra:griewank", "lastra:salomon", "lastra:discus",
+                           "lastra:sumsquares", "lastra:schwefel12"}) {
+    const Problem l = make_problem(spec(name, 1000));
+    EXPECT_EQ(l.bias(), -330.0) << name;
+    EXPECT_EQ(*l.optimum_f(), -330.0);
+    EXPECT_NEAR(l.evaluate<double>(l.optimum_x()->data()), -330.0, 1e-9) << name;
+  }
+  ProblemSpec s = spec("lastra:rastrigin", 5);
+  s.bias = 0;
+  s.shift = ShiftSpec{};  // none
+  const Problem u = make_problem(s);
+  EXPECT_TRUE(u.shift().empty());
+  EXPECT_EQ(*u.optimum_f(), 0.0);
+}
+
+TEST(Problem, RandomShiftIsSeededAndInsideTheCentralBox) {
+  ProblemSpec s = spec("sphere", 500);
+  s.shift = ShiftSpec{ShiftSpec::Kind::random, 11, {}};
+  const Problem a = make_problem(s), b = make_problem(s);
+  s.shift->seed = 12;
+  const Problem c = make_problem(s);
+  EXPECT_EQ(a.shift(), b.shift());
+  EXPECT_NE(a.shift(), c.shift());
+  double lo = 1e9, hi = -1e9;
+  for (double o : a.shift()) {
+    lo = std::min(lo, o);
+    hi = std::max(hi, o);
+  }
+  EXPECT_GE(lo, -80.0);
+  EXPECT_LE(hi, 80.0);
+  EXPECT_LT(lo, -70.0);  // spread over the central box, not clustered
+  EXPECT_GT(hi, 70.0);
+  // a user box moves the random shift with it
+  s.bounds = std::make_pair(10.0, 20.0);
+  const Problem moved = make_problem(s);
+  for (double o : moved.shift()) {
+    EXPECT_GE(o, 11.0);
+    EXPECT_LE(o, 19.0);
+  }
+}
+
+TEST(Problem, ShiftFileInCecFormat) {
+  // CEC files: CRLF, e+001 exponents, more numbers than D
+  const std::string f = temp_file("cec_shift.txt", "  -3.5000000000000000e+001   1.2500000000000000e+000\r\n 4.0e-001 7 7\r\n");
+  ProblemSpec s = spec("sphere", 3);
+  s.shift = ShiftSpec{ShiftSpec::Kind::file, 0, f};
+  s.bias = 100;
+  const Problem p = make_problem(s);
+  EXPECT_EQ(p.shift(), (std::vector<double>{-35.0, 1.25, 0.4}));
+  const double x[3] = {-35.0, 1.25, 1.4};
+  EXPECT_DOUBLE_EQ(p.evaluate<double>(x), 101.0);
+  EXPECT_EQ(read_numbers(f, 5).size(), 5u);
+  EXPECT_THROW(read_numbers(f, 6), DataError);
+}
+
+TEST(Problem, OptimumOutsideTheBoxIsUnknown) {
+  ProblemSpec s = spec("sphere", 3);
+  s.bounds = std::make_pair(1.0, 2.0);
+  const Problem p = make_problem(s);
+  EXPECT_FALSE(p.optimum_f());
+  EXPECT_FALSE(p.optimum_x());
+  StopCriteria stop;
+  stop.target_error = 1e-3;
+  EXPECT_THROW(validate(p, DEConfig{}, stop, RunOptions{}), ConfigError);
+}
+
+TEST(Problem, BadSpecs) {
+  EXPECT_THROW(make_problem(spec("nosuch", 3)), ConfigError);
+  EXPECT_THROW(make_problem(spec("sphere", 0)), ConfigError);
+  EXPECT_THROW(make_problem(spec("sphere", -1)), ConfigError);
+  ProblemSpec s = spec("sphere", 3);
+  s.bounds = std::make_pair(2.0, 1.0);
+  EXPECT_THROW(make_problem(s), ConfigError);
+  s.bounds = std::make_pair(-INFINITY, 1.0);
+  EXPECT_THROW(make_problem(s), ConfigError);
+  s.bounds.reset();
+  s.shift = ShiftSpec{ShiftSpec::Kind::file, 0, "/nonexistent/shift.txt"};
+  EXPECT_THROW(make_problem(s), DataError);
+  s.shift->path = temp_file("bad_shift.txt", "1 2\nnan 3\n");
+  try {
+    make_problem(s);
+    FAIL();
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad_shift.txt:2: expected a number, got 'nan'"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Problem, UserObjective) {
+  const Problem p("shifted-sum", {-1.0, -1.0}, {1.0, 1.0}, [](std::span<const double> x) { return x[0] + 2 * x[1]; },
+                  -3.0);
+  const double x[2] = {0.5, 0.25};
+  EXPECT_DOUBLE_EQ(p.evaluate<double>(x), 1.0);
+  const float xf[2] = {0.5f, 0.25f};
+  EXPECT_FLOAT_EQ(p.evaluate<float>(xf), 1.0f);
+  EXPECT_EQ(*p.optimum_f(), -3.0);
+  EXPECT_FALSE(p.is_builtin());
+  EXPECT_THROW(Problem("empty", {}, {}, [](std::span<const double>) { return 0.0; }), ConfigError);
+  EXPECT_THROW(Problem("inverted", {1.0}, {0.0}, [](std::span<const double>) { return 0.0; }), ConfigError);
+  EXPECT_THROW(Problem("none", {0.0}, {1.0}, Objective{}), ConfigError);
+}
+
+TEST(Problem, FloatEvaluationIsCloseToDouble) {
+  const Problem p = make_problem(spec("lastra:griewank", 100));
+  std::vector<double> x(100);
+  std::vector<float> xf(100);
+  for (int j = 0; j < 100; ++j) xf[j] = static_cast<float>(x[j] = 3.0 * std::sin(j + 1.0));
+  for (int j = 0; j < 100; ++j) x[j] = xf[j];
+  EXPECT_NEAR(p.evaluate<float>(xf.data()), p.evaluate<double>(x.data()), 1e-3);
+}
