@@ -160,7 +160,7 @@ Command add_run(CLI::App& app) {
   a->problem.add_to(app);
   app.add_option("--strategy", a->strategy, "DE/x/y/z without DE/: rand/1/bin, current-to-pbest/1/exp, rand/1/nec ...")
       ->capture_default_str();
-  app.add_option("--np", a->np, "population size (default 10 D, clamped to [20, 1000])");
+  app.add_option("--np", a->np, "population size (default 5 D, clamped to [20, 500])");
   app.add_option("--F", a->F, "scale factor, or LO:HI to dither")->capture_default_str();
   app.add_option("--CR", a->CR, "crossover rate, or LO:HI to dither")->capture_default_str();
   app.add_option("--dither", a->dither, "none | generation | individual (default generation when F or CR is a range)");
