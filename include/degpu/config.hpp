@@ -7,5 +7,5 @@
 #define DEGPU_HD_INLINE __host__ __device__ __forceinline__
 #else
 #define DEGPU_HD
-#define DEGPU_HD_INLINE inline
+#define DEGPU_HD_INLINE inline __attribute__((always_inline))
 #endif

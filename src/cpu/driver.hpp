@@ -83,19 +83,23 @@ void make_trial(const ops::Params& p, Population<T>& P, std::uint32_t g, std::ui
   const T* parent = R.xi;
   T* u = P.trial_row(static_cast<int>(i));
   const int D = p.D;
-  const auto crossed_value = [&](int j) {
-    return ops::repair(p.repair, ops::mutate(p.mutation, F, R, j), parent[j], P.lo[j], P.hi[j], rs, j);
-  };
-  if (p.crossover == Crossover::bin) {
-    ops::for_each_bin(cs, c, D, [&](int j, bool crossed) { u[j] = crossed ? crossed_value(j) : parent[j]; });
-  } else {
-    std::copy(parent, parent + D, u);
-    int j = static_cast<int>(c.first);
-    for (std::uint32_t k = 0; k < c.length; ++k) {
-      u[j] = crossed_value(j);
-      if (++j == D) j = 0;
+  const T* lo = P.lo.data();
+  const T* hi = P.hi.data();
+  ops::visit_mutation(p.mutation, [&](auto M) {
+    const auto crossed_value = [&](int j) {
+      return ops::repair(p.repair, ops::mutate<decltype(M)::value>(F, R, j), parent[j], lo[j], hi[j], rs, j);
+    };
+    if (p.crossover == Crossover::bin) {
+      ops::for_each_bin(cs, c, D, [&](int j, bool crossed) { u[j] = crossed ? crossed_value(j) : parent[j]; });
+    } else {
+      std::copy(parent, parent + D, u);
+      int j = static_cast<int>(c.first);
+      for (std::uint32_t k = 0; k < c.length; ++k) {
+        u[j] = crossed_value(j);
+        if (++j == D) j = 0;
+      }
     }
-  }
+  });
 }
 
 // Initial individual i (generation 0).

@@ -69,9 +69,12 @@ struct MatrixTrials {
       const std::uint8_t* m = mask.data() + static_cast<std::size_t>(i) * D;
       T* u = P.trial_row(i);
       const T Fi = F[i];
-      for (int j = 0; j < D; ++j)
-        u[j] = m[j] ? ops::repair(p.repair, ops::mutate(p.mutation, Fi, R, j), R.xi[j], P.lo[j], P.hi[j], rs, j)
-                    : R.xi[j];
+      ops::visit_mutation(p.mutation, [&](auto M) {
+        for (int j = 0; j < D; ++j)
+          u[j] = m[j] ? ops::repair(p.repair, ops::mutate<decltype(M)::value>(Fi, R, j), R.xi[j], P.lo[j], P.hi[j],
+                                    rs, j)
+                      : R.xi[j];
+      });
       P.ftrial[i] = problem.evaluate<T>(u);
     });
   }

@@ -7,6 +7,8 @@
 #include <set>
 #include <vector>
 
+#include <Random123/philox.h>
+
 #include "degpu/rng.hpp"
 
 using namespace degpu::rng;
@@ -48,6 +50,17 @@ TEST(Rng, CounterLayout) {
     for (int k = 0; k < 4; ++k) EXPECT_EQ(got.w[k], want.v[k]) << "block " << blk << " word " << k;
   }
   for (std::uint64_t k = 0; k < 40; ++k) EXPECT_EQ(s.word(k), s.block(static_cast<std::uint32_t>(k >> 2)).w[k & 3]);
+}
+
+TEST(Rng, BlocksInLockStepEqualSingleBlocks) {
+  const Stream s(0xfeedfacecafebeefULL, 3, Purpose::repair, 123456, 789);
+  Block four[4], seven[7];
+  s.blocks<4>(1000, four);
+  s.blocks<7>(0xfffffffdu, seven);  // the block counter wraps
+  for (int n = 0; n < 4; ++n)
+    for (int k = 0; k < 4; ++k) EXPECT_EQ(four[n].w[k], s.block(1000 + n).w[k]);
+  for (int n = 0; n < 7; ++n)
+    for (int k = 0; k < 4; ++k) EXPECT_EQ(seven[n].w[k], s.block(0xfffffffdu + static_cast<std::uint32_t>(n)).w[k]);
 }
 
 TEST(Rng, PinnedValues) {

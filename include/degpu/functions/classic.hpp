@@ -15,6 +15,31 @@ inline constexpr double kPi = 3.14159265358979323846;
 inline constexpr double kE = 2.71828182845904523536;
 template <class T>
 DEGPU_HD_INLINE T sq(T v) { return v * v; }
+
+// sin(pi z) up to sign: sin(pi r) with r = z - nearest integer, in [-1/2, 1/2] (exact), by its Taylor
+// polynomial to degree 21 (truncation below 2e-18). Branch-free and libm-free, so the same on host and
+// device and ~4x faster than sin() on the host; the sign is that of sin(pi r), which squares remove.
+template <class T>
+DEGPU_HD_INLINE T sin_pi_reduced(T z) {
+  constexpr T kRound = sizeof(T) == 8 ? T(0x1.8p52) : T(0x1.8p23);  // adding it rounds to an integer
+  constexpr T kExact = sizeof(T) == 8 ? T(0x1p51) : T(0x1p22);      // beyond this every value is an integer
+  T r = z - ((z + kRound) - kRound);
+  r = std::fabs(z) < kExact ? r : T(0);
+  // Taylor coefficients (-1)^k pi^(2k+1) / (2k+1)!, k = 10 .. 0, by Horner's rule.
+  const T r2 = r * r;
+  T p = T(5.392664662608125e-10);
+  p = p * r2 + T(-2.2948428997269856e-08);
+  p = p * r2 + T(7.952054001475508e-07);
+  p = p * r2 + T(-2.1915353447830204e-05);
+  p = p * r2 + T(0.00046630280576761234);
+  p = p * r2 + T(-0.007370430945714348);
+  p = p * r2 + T(0.08214588661112819);
+  p = p * r2 + T(-0.5992645293207919);
+  p = p * r2 + T(2.550164039877345);
+  p = p * r2 + T(-5.167712780049969);
+  p = p * r2 + T(3.141592653589793);
+  return r * p;
+}
 }  // namespace detail
 
 #define DEGPU_FN_HEADER(NAME, SUMMARY, LO, HI, PATTERN, SUMS, PRODUCT) \
@@ -56,7 +81,7 @@ struct Rastrigin {
   // 10 - 10 cos(2 pi z) written as 20 sin^2(pi z): equal in exact arithmetic, but without the
   // cancellation near z = 0 that keeps a float run from resolving errors below ~1e-5.
   template <class T> DEGPU_HD static Terms<T> term(T z, T, int, int) {
-    const T s = std::sin(T(detail::kPi) * z);
+    const T s = detail::sin_pi_reduced(z);
     return {z * z + T(20) * s * s};
   }
   template <class A> DEGPU_HD static A finish(A s0, A, A, int) { return s0; }

@@ -47,37 +47,61 @@ struct CompensatedSum {
 };
 
 // Evaluates function F at x (length D) with shift o (nullptr: no shift), returning f(x) without bias.
-// Terms are computed in T and accumulated in A.
-template <class F, class T, class A = double>
-DEGPU_HD A evaluate(const T* x, const T* o, int D) {
-  constexpr int kChunk = 64;
-  auto z = [&](int i) -> T { return o ? static_cast<T>(x[i] - o[i]) : x[i]; };
+// Terms are computed in T and accumulated in A. Within a chunk, term i goes to lane i mod 4 (summed
+// (l0 + l1) + (l2 + l3) at the chunk's end): independent lanes let the compiler overlap, and vectorise,
+// consecutive terms without reordering any sum itself.
+namespace detail {
+template <class F, class T, class A, bool kShifted>
+DEGPU_HD A evaluate(const T* __restrict__ x, const T* __restrict__ o, int D) {
+  constexpr int kChunk = 64, kLanes = 4;
+  auto z = [&](int i) -> T {
+    if constexpr (kShifted) return static_cast<T>(x[i] - o[i]);
+    else return x[i];
+  };
   CompensatedSum<A> s0, s1;
   A p = 1;
   const int nterms = (F::pattern == Pattern::neighbour) ? D - 1 : D;
   A prefix = 0;
+  auto term = [&](int i) -> Terms<T> {
+    T zi, zn = 0;
+    if constexpr (F::pattern == Pattern::prefix) {
+      prefix += static_cast<A>(z(i));
+      zi = static_cast<T>(prefix);
+    } else {
+      zi = z(i);
+      if constexpr (F::pattern == Pattern::neighbour) zn = z(i + 1);
+      if constexpr (F::pattern == Pattern::cyclic) zn = z(i + 1 == D ? 0 : i + 1);
+    }
+    return F::template term<T>(zi, zn, i, D);
+  };
   for (int begin = 0; begin < nterms; begin += kChunk) {
     const int end = begin + kChunk < nterms ? begin + kChunk : nterms;
-    A c0 = 0, c1 = 0;
-    for (int i = begin; i < end; ++i) {
-      T zi, zn = 0;
-      if constexpr (F::pattern == Pattern::prefix) {
-        prefix += static_cast<A>(z(i));
-        zi = static_cast<T>(prefix);
-      } else {
-        zi = z(i);
-        if constexpr (F::pattern == Pattern::neighbour) zn = z(i + 1);
-        if constexpr (F::pattern == Pattern::cyclic) zn = z(i + 1 == D ? 0 : i + 1);
+    A c0[kLanes] = {}, c1[kLanes] = {};
+    int i = begin;
+    for (; i + kLanes <= end; i += kLanes) {
+      for (int l = 0; l < kLanes; ++l) {
+        const Terms<T> t = term(i + l);
+        if constexpr (F::sums >= 1) c0[l] += static_cast<A>(t.s0);
+        if constexpr (F::sums >= 2) c1[l] += static_cast<A>(t.s1);
+        if constexpr (F::product) p *= static_cast<A>(t.p);
       }
-      const Terms<T> t = F::template term<T>(zi, zn, i, D);
-      if constexpr (F::sums >= 1) c0 += static_cast<A>(t.s0);
-      if constexpr (F::sums >= 2) c1 += static_cast<A>(t.s1);
+    }
+    for (; i < end; ++i) {
+      const Terms<T> t = term(i);
+      if constexpr (F::sums >= 1) c0[0] += static_cast<A>(t.s0);
+      if constexpr (F::sums >= 2) c1[0] += static_cast<A>(t.s1);
       if constexpr (F::product) p *= static_cast<A>(t.p);
     }
-    if constexpr (F::sums >= 1) s0.add(c0);
-    if constexpr (F::sums >= 2) s1.add(c1);
+    if constexpr (F::sums >= 1) s0.add((c0[0] + c0[1]) + (c0[2] + c0[3]));
+    if constexpr (F::sums >= 2) s1.add((c1[0] + c1[1]) + (c1[2] + c1[3]));
   }
   return F::template finish<A>(s0.value(), s1.value(), p, D);
+}
+}  // namespace detail
+
+template <class F, class T, class A = double>
+DEGPU_HD A evaluate(const T* x, const T* o, int D) {
+  return o ? detail::evaluate<F, T, A, true>(x, o, D) : detail::evaluate<F, T, A, false>(x, o, D);
 }
 
 }  // namespace degpu::fn
