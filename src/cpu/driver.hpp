@@ -42,18 +42,20 @@ struct OmpExec {
   }
 };
 
-// Population state of one run, row-major (individual i is row i).
+// Population state of one run. Two NP x D buffers: individual i is row i of buffer side[i], and its
+// trial is made in row i of the other buffer, so selection flips side[i] instead of copying a row.
 template <class T>
 struct Population {
   int D = 0, np = 0;
-  std::vector<T> x, trial;      // np x D
-  std::vector<T> f, ftrial;     // np
-  std::vector<T> lo, hi;        // D
+  std::vector<T> buffer[2];
+  std::vector<std::uint8_t> side;  // np
+  std::vector<T> f, ftrial;        // np
+  std::vector<T> lo, hi;           // D
   std::uint32_t best = 0;
   std::vector<std::uint32_t> ranking;  // indices by fitness (current-to-pbest only)
-  T* row(int i) { return x.data() + static_cast<std::size_t>(i) * D; }
-  const T* row(int i) const { return x.data() + static_cast<std::size_t>(i) * D; }
-  T* trial_row(int i) { return trial.data() + static_cast<std::size_t>(i) * D; }
+  T* row(int i) { return buffer[side[i]].data() + static_cast<std::size_t>(i) * D; }
+  const T* row(int i) const { return buffer[side[i]].data() + static_cast<std::size_t>(i) * D; }
+  T* trial_row(int i) { return buffer[side[i] ^ 1].data() + static_cast<std::size_t>(i) * D; }
 };
 
 ops::Params make_params(const Problem& problem, const Resolved& r, const RunOptions& o);
@@ -110,7 +112,7 @@ void init_individual(const ops::Params& p, Population<T>& P, int i) {
   for (int j = 0; j < p.D; ++j) xi[j] = ops::uniform_in(s.unit_pair(static_cast<std::uint64_t>(j)), P.lo[j], P.hi[j]);
 }
 
-// The engine interface the driver calls once per generation: fill P.trial and P.ftrial.
+// The engine interface the driver calls once per generation: fill every trial_row(i) and P.ftrial.
 template <class T, class Exec>
 struct PerIndividualTrials {
   Exec exec;
@@ -133,8 +135,9 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
   P.D = p.D;
   P.np = p.np;
   const std::size_t n = static_cast<std::size_t>(p.np) * p.D;
-  P.x.resize(n);
-  P.trial.resize(n);
+  P.buffer[0].resize(n);
+  P.buffer[1].resize(n);
+  P.side.assign(p.np, 0);
   P.f.resize(p.np);
   P.ftrial.resize(p.np);
   P.lo.assign(problem.lower().begin(), problem.lower().end());
@@ -189,12 +192,11 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
     ++g;
     rank();
     trials(p, problem, P, static_cast<std::uint32_t>(g));
-    exec.for_each(p.np, [&](int i) {
+    for (int i = 0; i < p.np; ++i)
       if (ops::no_worse(P.ftrial[i], P.f[i])) {
-        std::copy(P.trial_row(i), P.trial_row(i) + p.D, P.row(i));
+        P.side[i] ^= 1;
         P.f[i] = P.ftrial[i];
       }
-    });
     res.evals += p.np;
     res.nan_evals += count_nan(P.ftrial);
     find_best();
