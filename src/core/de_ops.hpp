@@ -129,6 +129,21 @@ DEGPU_HD_INLINE void for_each_bin(const Stream& s, const CrossoverDraw& c, int D
   }
 }
 
+// The crossover mask of one individual (m[j] = 1 where coordinate j comes from the mutant), as the
+// matrix engine makes it: bin draws every coordinate; exp and nec fill one cyclic run.
+DEGPU_HD_INLINE void crossover_mask(const Params& p, const Stream& cs, const CrossoverDraw& c, std::uint8_t* m) {
+  const int D = p.D;
+  if (p.crossover == Crossover::bin) {
+    for_each_bin(cs, c, D, [&](int j, bool crossed) { m[j] = crossed; });
+    return;
+  }
+  for (int j = 0; j < D; ++j) m[j] = 0;
+  const std::uint32_t room = static_cast<std::uint32_t>(D) - c.first;
+  const std::uint32_t first_run = c.length < room ? c.length : room;
+  for (std::uint32_t k = 0; k < first_run; ++k) m[c.first + k] = 1;
+  for (std::uint32_t k = 0; k < c.length - first_run; ++k) m[k] = 1;
+}
+
 // The rows a mutation reads.
 template <class T>
 struct MutationRows {

@@ -51,15 +51,7 @@ struct MatrixTrials {
       donors[i] = ops::draw_donors(p, g, ui);
       const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, ui);
       const ops::CrossoverDraw c = ops::draw_crossover(p, cs, CR);
-      std::uint8_t* m = mask.data() + static_cast<std::size_t>(i) * D;
-      if (p.crossover == Crossover::bin) {
-        ops::for_each_bin(cs, c, D, [&](int j, bool crossed) { m[j] = crossed; });
-      } else {
-        std::fill(m, m + D, std::uint8_t{0});
-        const std::uint32_t first_run = std::min<std::uint32_t>(c.length, static_cast<std::uint32_t>(D) - c.first);
-        std::fill(m + c.first, m + c.first + first_run, std::uint8_t{1});
-        std::fill(m, m + (c.length - first_run), std::uint8_t{1});
-      }
+      ops::crossover_mask(p, cs, c, mask.data() + static_cast<std::size_t>(i) * D);
     });
     // Phase 3 and 4: mutation where the mask is set, repair, evaluation.
     exec.for_each(np, [&](int i) {
