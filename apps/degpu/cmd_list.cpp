@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/run.hpp"
 
@@ -18,7 +19,8 @@ int list(const std::string& what) {
   } else if (what == "engines") {
     for (auto e : list_engines()) {
       const bool cuda = is_cuda_engine(parse_engine(e));
-      std::printf("%-12s %s\n", std::string(e).c_str(), cuda ? "CUDA (not in this build)" : "CPU");
+      std::printf("%-12s %s\n", std::string(e).c_str(),
+                  !cuda ? "CPU" : (cuda_compiled() ? "CUDA" : "CUDA (not in this build)"));
     }
   } else {
     throw ConfigError("list " + what + ": unknown list (known: problems, strategies, engines)");
@@ -26,7 +28,25 @@ int list(const std::string& what) {
   return 0;
 }
 
+int devices() {
+  std::string why;
+  const auto list = list_devices(&why);
+  if (list.empty()) {
+    std::printf("no CUDA device: %s\n", why.c_str());
+    return 0;
+  }
+  for (const auto& d : list)
+    std::printf("%d  %s  sm_%d%d  %d SMs  %.1f GiB (%.1f free)  L2 %.0f MiB\n", d.index, d.name.c_str(), d.cc_major,
+                d.cc_minor, d.multiprocessors, d.global_memory / 1073741824.0, d.free_memory / 1073741824.0,
+                d.l2_bytes / 1048576.0);
+  return 0;
+}
+
 }  // namespace
+
+Command add_devices(CLI::App&) {
+  return [] { return devices(); };
+}
 
 Command add_list(CLI::App& app) {
   auto what = std::make_shared<std::string>();

@@ -22,6 +22,7 @@ using Command = std::function<int()>;
 Command add_run(CLI::App& app);
 Command add_eval(CLI::App& app);
 Command add_list(CLI::App& app);
+Command add_devices(CLI::App& app);
 
 // Writes `text` to `path` ("-": stdout) through a temporary file renamed into place, so a failed run
 // leaves nothing half-written. DataError when the file cannot be written.

@@ -11,11 +11,12 @@ int main(int argc, char** argv) {
   CLI::App app{"degpu: differential evolution on CPUs and NVIDIA GPUs"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "degpu 0.1.0");
-  degpu::cli::Command run, eval, list;
+  degpu::cli::Command run, eval, list, devices;
   try {
     run = degpu::cli::add_run(*app.add_subcommand("run", "minimise a problem with differential evolution"));
     eval = degpu::cli::add_eval(*app.add_subcommand("eval", "evaluate a problem at points read from a file"));
     list = degpu::cli::add_list(*app.add_subcommand("list", "list problems, strategies or engines"));
+    devices = degpu::cli::add_devices(*app.add_subcommand("devices", "list the CUDA devices"));
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("run")) return run();
     if (app.got_subcommand("eval")) return eval();
+    if (app.got_subcommand("devices")) return devices();
     return list();
   } catch (const degpu::ConfigError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

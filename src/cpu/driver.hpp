@@ -166,10 +166,14 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
     res.history.push_back({g, res.evals, static_cast<double>(P.f[P.best]), elapsed()});
   };
 
-  exec.for_each(p.np, [&](int i) {
-    init_individual(p, P, i);
-    P.f[i] = problem.evaluate<T>(P.row(i));
-  });
+  if constexpr (requires { trials.init(p, problem, P); }) {
+    trials.init(p, problem, P);  // an engine that evaluates elsewhere (gpu-eval)
+  } else {
+    exec.for_each(p.np, [&](int i) {
+      init_individual(p, P, i);
+      P.f[i] = problem.evaluate<T>(P.row(i));
+    });
+  }
   res.evals = p.np;
   res.nan_evals = count_nan(P.f);
   find_best();

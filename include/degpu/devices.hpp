@@ -1,0 +1,24 @@
+// The CUDA devices this process can use.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace degpu {
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int multiprocessors = 0;
+  std::size_t global_memory = 0, free_memory = 0;
+  std::size_t l2_bytes = 0, shared_per_block_optin = 0;
+};
+
+// Whether this build contains the CUDA engines.
+bool cuda_compiled();
+// The usable CUDA devices; empty without a driver, without a device, or in a build without CUDA.
+// `why`, when given, receives the reason there are none.
+std::vector<DeviceInfo> list_devices(std::string* why = nullptr);
+
+}  // namespace degpu

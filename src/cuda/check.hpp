@@ -1,0 +1,22 @@
+// Every CUDA call is checked: DEGPU_CUDA_TRY(call) throws CudaError with the file, the line and CUDA's
+// message. Only for CUDA sources.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "degpu/errors.hpp"
+
+namespace degpu::cuda {
+[[noreturn]] inline void throw_cuda(cudaError_t e, const char* what, const char* file, int line) {
+  throw CudaError(std::string("CUDA error: ") + cudaGetErrorString(e) + " (" + what + " at " + file + ":" +
+                  std::to_string(line) + ")");
+}
+}  // namespace degpu::cuda
+
+#define DEGPU_CUDA_TRY(call)                                                             \
+  do {                                                                                   \
+    const cudaError_t degpu_cuda_status_ = (call);                                       \
+    if (degpu_cuda_status_ != cudaSuccess)                                               \
+      ::degpu::cuda::throw_cuda(degpu_cuda_status_, #call, __FILE__, __LINE__);          \
+  } while (0)

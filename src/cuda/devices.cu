@@ -1,0 +1,36 @@
+#include <cuda_runtime.h>
+
+#include "degpu/devices.hpp"
+
+namespace degpu {
+
+bool cuda_compiled() { return true; }
+
+std::vector<DeviceInfo> list_devices(std::string* why) {
+  std::vector<DeviceInfo> out;
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    if (why) *why = e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device found";
+    return out;
+  }
+  for (int d = 0; d < count; ++d) {
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) continue;
+    DeviceInfo info;
+    info.index = d;
+    info.name = prop.name;
+    info.cc_major = prop.major;
+    info.cc_minor = prop.minor;
+    info.multiprocessors = prop.multiProcessorCount;
+    info.global_memory = prop.totalGlobalMem;
+    info.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
+    info.shared_per_block_optin = prop.sharedMemPerBlockOptin;
+    std::size_t free_bytes = 0, total = 0;
+    if (cudaSetDevice(d) == cudaSuccess && cudaMemGetInfo(&free_bytes, &total) == cudaSuccess) info.free_memory = free_bytes;
+    out.push_back(info);
+  }
+  return out;
+}
+
+}  // namespace degpu

@@ -1,0 +1,59 @@
+// The CUDA engines' entry point. gpu-eval (population and operators on the host, every generation's
+// evaluation on the GPU: 001_4fa57c347dbcd9f9.txt section 5.1) is built on the CPU driver, so it makes
+// exactly the CPU engines' trials; the other CUDA engines are not written yet.
+#include "cuda/engines.hpp"
+
+#include <memory>
+#include <string>
+
+#include "cpu/driver.hpp"
+#include "cuda/batch_evaluator.hpp"
+#include "degpu/errors.hpp"
+
+namespace degpu::cuda {
+namespace {
+
+template <class T>
+struct GpuEvalTrials {
+  cpu::OmpExec exec;
+  std::shared_ptr<BatchEvaluator<T>> gpu;
+  std::shared_ptr<std::vector<T>> staging;
+
+  // Gathers the np rows given by row(i) into one host block and evaluates it on the GPU.
+  template <class Row>
+  void evaluate(int np, int D, Row row, T* f) const {
+    staging->resize(static_cast<std::size_t>(np) * D);
+    exec.for_each(np, [&](int i) {
+      const T* r = row(i);
+      std::copy(r, r + D, staging->data() + static_cast<std::size_t>(i) * D);
+    });
+    gpu->evaluate(staging->data(), np, f);
+  }
+  void init(const ops::Params& p, const Problem&, cpu::Population<T>& P) const {
+    exec.for_each(p.np, [&](int i) { cpu::init_individual(p, P, i); });
+    evaluate(p.np, p.D, [&](int i) { return P.row(i); }, P.f.data());
+  }
+  void operator()(const ops::Params& p, const Problem&, cpu::Population<T>& P, std::uint32_t g) const {
+    exec.for_each(p.np, [&](int i) { cpu::make_trial(p, P, g, static_cast<std::uint32_t>(i)); });
+    evaluate(p.np, p.D, [&](int i) { return P.trial_row(i); }, P.ftrial.data());
+  }
+};
+
+template <class T>
+Result run_gpu_eval(const Problem& problem, const Resolved& r, const RunOptions& o) {
+  const cpu::OmpExec exec{o.threads, true};
+  GpuEvalTrials<T> trials{exec, std::make_shared<BatchEvaluator<T>>(problem, r.de.np),
+                          std::make_shared<std::vector<T>>()};
+  return cpu::run_generational<T>(problem, r, o, exec, trials);
+}
+
+}  // namespace
+
+Result minimize_cuda(const Problem& problem, const Resolved& r, const RunOptions& o) {
+  if (o.engine == Engine::gpu_eval)
+    return o.precision == Precision::f32 ? run_gpu_eval<float>(problem, r, o) : run_gpu_eval<double>(problem, r, o);
+  throw NotCompiled("--engine " + std::string(engine_name(o.engine)) +
+                    ": not written yet (the CUDA engines issue); use --engine gpu-eval, serial, threads or matrix");
+}
+
+}  // namespace degpu::cuda

@@ -1,0 +1,30 @@
+// A build without CUDA: the device part of the CUDA engines says so.
+#include "cuda/batch_evaluator.hpp"
+#include "degpu/devices.hpp"
+#include "degpu/errors.hpp"
+
+namespace degpu {
+
+bool cuda_compiled() { return false; }
+
+std::vector<DeviceInfo> list_devices(std::string* why) {
+  if (why) *why = "this build of degpu has no CUDA engines";
+  return {};
+}
+
+namespace cuda {
+template <class T>
+struct BatchEvaluator<T>::Impl {};
+template <class T>
+BatchEvaluator<T>::BatchEvaluator(const Problem&, int) {
+  throw NotCompiled("this build of degpu has no CUDA engines; use --engine serial, threads or matrix");
+}
+template <class T>
+BatchEvaluator<T>::~BatchEvaluator() = default;
+template <class T>
+void BatchEvaluator<T>::evaluate(const T*, int, T*) {}
+template class BatchEvaluator<float>;
+template class BatchEvaluator<double>;
+}  // namespace cuda
+
+}  // namespace degpu
