@@ -4,6 +4,8 @@
 #include <string_view>
 #include <vector>
 
+#include "degpu/config.hpp"
+
 namespace degpu {
 
 // The mutation, the "x/y" of DE/x/y/z. v is the mutant of target i; r0, r1, ... are distinct random
@@ -74,8 +76,20 @@ Dither parse_dither(std::string_view name);
 std::string_view dither_name(Dither d);
 std::vector<std::string> list_strategies();
 
-int donors_needed(Mutation m);  // distinct random indices besides i
-int min_np(Mutation m);         // donors_needed + 1
+// Distinct random indices besides i that mutation m reads (host and device).
+DEGPU_HD constexpr int donors_needed(Mutation m) {
+  switch (m) {
+    case Mutation::rand1: return 3;
+    case Mutation::rand2: return 5;
+    case Mutation::best1: return 2;
+    case Mutation::best2: return 4;
+    case Mutation::current_to_best1: return 2;
+    case Mutation::current_to_pbest1: return 2;
+    case Mutation::rand_to_best1: return 3;
+  }
+  return 3;
+}
+DEGPU_HD constexpr int min_np(Mutation m) { return donors_needed(m) + 1; }
 int default_np(int dim);        // 5 D, clamped to [20, 500] (Storn and Price advise 5 D to 10 D)
 
 }  // namespace degpu

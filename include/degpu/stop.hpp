@@ -17,4 +17,10 @@ struct StopCriteria {
 enum class StopReason { max_evals, max_gens, target, max_time };
 std::string_view stop_reason_name(StopReason r);
 
+// The stop decision every engine makes after generation g (0: the initial population): the first
+// criterion met, in the order target, max_evals (another generation of np would exceed it), max_gens,
+// max_time; nullopt to go on.
+std::optional<StopReason> check_stop(const StopCriteria& stop, const std::optional<double>& optimum_f, double best_f,
+                                     long long evals, int np, long long generation, double elapsed_s);
+
 }  // namespace degpu

@@ -124,19 +124,15 @@ Precision parse_precision(std::string_view name) {
 std::string_view precision_name(Precision p) { return name_of(p, kPrecisions); }
 std::string_view stop_reason_name(StopReason r) { return name_of(r, kStopReasons); }
 
-int donors_needed(Mutation m) {
-  switch (m) {
-    case Mutation::rand1: return 3;
-    case Mutation::rand2: return 5;
-    case Mutation::best1: return 2;
-    case Mutation::best2: return 4;
-    case Mutation::current_to_best1: return 2;
-    case Mutation::current_to_pbest1: return 2;
-    case Mutation::rand_to_best1: return 3;
-  }
-  return 3;
+std::optional<StopReason> check_stop(const StopCriteria& stop, const std::optional<double>& optimum_f, double best_f,
+                                     long long evals, int np, long long generation, double elapsed_s) {
+  if (stop.target_error && optimum_f && best_f - *optimum_f <= *stop.target_error) return StopReason::target;
+  if (stop.max_evals && evals + np > *stop.max_evals) return StopReason::max_evals;
+  if (stop.max_gens && generation >= *stop.max_gens) return StopReason::max_gens;
+  if (stop.max_time_s && elapsed_s >= *stop.max_time_s) return StopReason::max_time;
+  return std::nullopt;
 }
-int min_np(Mutation m) { return donors_needed(m) + 1; }
+
 int default_np(int dim) { return std::clamp(5 * dim, 20, 500); }
 
 }  // namespace degpu

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/de_ops.hpp"
+#include "core/params.hpp"
 #include "degpu/run.hpp"
 
 namespace degpu::cpu {
@@ -57,8 +58,6 @@ struct Population {
   const T* row(int i) const { return buffer[side[i]].data() + static_cast<std::size_t>(i) * D; }
   T* trial_row(int i) { return buffer[side[i] ^ 1].data() + static_cast<std::size_t>(i) * D; }
 };
-
-ops::Params make_params(const Problem& problem, const Resolved& r, const RunOptions& o);
 
 // The rows read by the mutation of target i with donors d.
 template <class T>
@@ -130,7 +129,7 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - t0).count(); };
-  const ops::Params p = make_params(problem, r, o);
+  const ops::Params p = ops::make_params(problem, r, o);
   Population<T> P;
   P.D = p.D;
   P.np = p.np;
@@ -180,14 +179,8 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
   if (o.history_every > 0) record(0);
 
   const auto fstar = problem.optimum_f();
-  const auto& stop = r.stop;
-  const auto should_stop = [&](long long g) -> std::optional<StopReason> {
-    const double bf = static_cast<double>(P.f[P.best]);
-    if (stop.target_error && fstar && bf - *fstar <= *stop.target_error) return StopReason::target;
-    if (stop.max_evals && res.evals + p.np > *stop.max_evals) return StopReason::max_evals;
-    if (stop.max_gens && g >= *stop.max_gens) return StopReason::max_gens;
-    if (stop.max_time_s && elapsed() >= *stop.max_time_s) return StopReason::max_time;
-    return std::nullopt;
+  const auto should_stop = [&](long long g) {
+    return check_stop(r.stop, fstar, static_cast<double>(P.f[P.best]), res.evals, p.np, g, elapsed());
   };
 
   long long g = 0;

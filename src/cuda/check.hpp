@@ -3,6 +3,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <string>
 
 #include "degpu/errors.hpp"
@@ -12,6 +13,11 @@ namespace degpu::cuda {
   throw CudaError(std::string("CUDA error: ") + cudaGetErrorString(e) + " (" + what + " at " + file + ":" +
                   std::to_string(line) + ")");
 }
+
+// Selects device 0 and checks that `bytes` of device memory are free. CudaError "no CUDA device: ..."
+// or "out of GPU memory: N bytes needed, M available" otherwise (devices.cu).
+void use_device(std::size_t bytes);
+
 }  // namespace degpu::cuda
 
 #define DEGPU_CUDA_TRY(call)                                                             \

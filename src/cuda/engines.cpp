@@ -1,6 +1,6 @@
 // The CUDA engines' entry point. gpu-eval (population and operators on the host, every generation's
 // evaluation on the GPU: 001_4fa57c347dbcd9f9.txt section 5.1) is built on the CPU driver, so it makes
-// exactly the CPU engines' trials; the other CUDA engines are not written yet.
+// exactly the CPU engines' trials; gpu-kernels is in gpu_kernels.cu; gpu-fused and gpu are not written yet.
 #include "cuda/engines.hpp"
 
 #include <memory>
@@ -8,6 +8,7 @@
 
 #include "cpu/driver.hpp"
 #include "cuda/batch_evaluator.hpp"
+#include "cuda/engines_cuda.hpp"
 #include "degpu/errors.hpp"
 
 namespace degpu::cuda {
@@ -52,8 +53,12 @@ Result run_gpu_eval(const Problem& problem, const Resolved& r, const RunOptions&
 Result minimize_cuda(const Problem& problem, const Resolved& r, const RunOptions& o) {
   if (o.engine == Engine::gpu_eval)
     return o.precision == Precision::f32 ? run_gpu_eval<float>(problem, r, o) : run_gpu_eval<double>(problem, r, o);
+#if defined(DEGPU_HAVE_CUDA)
+  if (o.engine == Engine::gpu_kernels) return minimize_gpu_kernels(problem, r, o);
+#endif
+  if (o.engine == Engine::gpu_kernels) return run_gpu_eval<float>(problem, r, o);  // throws NotCompiled
   throw NotCompiled("--engine " + std::string(engine_name(o.engine)) +
-                    ": not written yet (the CUDA engines issue); use --engine gpu-eval, serial, threads or matrix");
+                    ": not written yet (the CUDA engines issue); use --engine gpu-kernels, gpu-eval, serial, threads or matrix");
 }
 
 }  // namespace degpu::cuda

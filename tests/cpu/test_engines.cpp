@@ -268,17 +268,19 @@ TEST(Engines, CudaEnginesWithoutADeviceSaySo) {
   if (!list_devices().empty()) GTEST_SKIP() << "a CUDA device is present: tests/gpu covers the CUDA engines";
   const Problem p = classic("sphere", 4);
   RunOptions o;
-  o.engine = Engine::gpu_eval;
   // no device (CudaError, "no CUDA device") or no CUDA in this build (NotCompiled): a runtime failure
-  try {
-    minimize(p, DEConfig{}, StopCriteria{}, o);
-    FAIL() << "gpu-eval ran without a device";
-  } catch (const ConfigError&) {
-    FAIL() << "a missing device is not invalid input";
-  } catch (const Error& e) {
-    EXPECT_TRUE(dynamic_cast<const CudaError*>(&e) || dynamic_cast<const NotCompiled*>(&e)) << e.what();
+  for (Engine e : {Engine::gpu_eval, Engine::gpu_kernels}) {
+    o.engine = e;
+    try {
+      minimize(p, DEConfig{}, StopCriteria{}, o);
+      FAIL() << engine_name(e) << " ran without a device";
+    } catch (const ConfigError&) {
+      FAIL() << "a missing device is not invalid input";
+    } catch (const Error& err) {
+      EXPECT_TRUE(dynamic_cast<const CudaError*>(&err) || dynamic_cast<const NotCompiled*>(&err)) << err.what();
+    }
   }
-  for (Engine e : {Engine::gpu_kernels, Engine::gpu_fused, Engine::gpu}) {
+  for (Engine e : {Engine::gpu_fused, Engine::gpu}) {
     o.engine = e;
     EXPECT_THROW(minimize(p, DEConfig{}, StopCriteria{}, o), NotCompiled);
   }

@@ -1,0 +1,215 @@
+// The gpu-kernels engine (003_04289d69f9125e01.txt's design): everything on the GPU, one kernel per DE
+// operation: initialise (a block per individual, a thread per coordinate), evaluate (a warp per
+// individual), make trials (donors and crossover drawn by one thread, then a thread per coordinate:
+// mutation where crossed, repair), select, find the best. The host reads the best value after each
+// generation to decide whether to stop. The operators are those of the CPU engines (core/de_ops.hpp),
+// on the same counter-based streams, so the GPU takes the same decisions for the same seed.
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <vector>
+
+#include "core/params.hpp"
+#include "cuda/check.hpp"
+#include "cuda/engines_cuda.hpp"
+#include "cuda/evaluate_rows.cuh"
+#include "degpu/errors.hpp"
+
+namespace degpu::cuda {
+namespace {
+
+template <class T>
+__global__ void init_population(ops::Params p, T* x, const T* lo, const T* hi) {
+  const std::uint32_t i = blockIdx.x;
+  const ops::Stream s(p.seed, p.trial, ops::Purpose::init, 0, i);
+  T* xi = x + static_cast<std::size_t>(i) * p.D;
+  for (int j = threadIdx.x; j < p.D; j += blockDim.x) xi[j] = ops::uniform_in(s.unit_pair(j), lo[j], hi[j]);
+}
+
+template <class T>
+__global__ void make_trials(ops::Params p, std::uint32_t g, const T* __restrict__ x, const std::uint32_t* best,
+                            const std::uint32_t* ranking, const T* __restrict__ lo, const T* __restrict__ hi,
+                            T* __restrict__ trial) {
+  const std::uint32_t i = blockIdx.x;
+  const int D = p.D;
+  __shared__ T sF;
+  __shared__ ops::Donors sd;
+  __shared__ ops::CrossoverDraw sc;
+  __shared__ std::uint32_t sbest, spbest;
+  const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, i);
+  if (threadIdx.x == 0) {
+    double F, CR;
+    ops::draw_f_cr(p, g, i, F, CR);
+    sF = static_cast<T>(F);
+    sd = ops::draw_donors(p, g, i);
+    sc = ops::draw_crossover(p, cs, CR);
+    sbest = *best;
+    spbest = ranking ? ranking[sd.pbest_rank] : sbest;
+  }
+  __syncthreads();
+  ops::MutationRows<T> R{};
+  R.xi = x + static_cast<std::size_t>(i) * D;
+  R.xb = x + static_cast<std::size_t>(sbest) * D;
+  R.xpb = x + static_cast<std::size_t>(spbest) * D;
+  for (int k = 0; k < donors_needed(p.mutation); ++k) R.r[k] = x + static_cast<std::size_t>(sd.r[k]) * D;
+  const ops::Stream rs(p.seed, p.trial, ops::Purpose::repair, g, i);
+  T* u = trial + static_cast<std::size_t>(i) * D;
+  for (int j = threadIdx.x; j < D; j += blockDim.x) {
+    bool crossed;
+    if (p.crossover == Crossover::bin) {
+      crossed = cs.word(4 + static_cast<std::uint64_t>(j)) < sc.threshold || static_cast<std::uint32_t>(j) == sc.first;
+    } else {
+      const std::uint32_t offset = (static_cast<std::uint32_t>(j) + D - sc.first) % static_cast<std::uint32_t>(D);
+      crossed = offset < sc.length;
+    }
+    u[j] = crossed ? ops::repair(p.repair, ops::mutate(p.mutation, sF, R, j), R.xi[j], lo[j], hi[j], rs, j) : R.xi[j];
+  }
+}
+
+template <class T>
+__global__ void select_survivors(int D, T* __restrict__ x, T* __restrict__ f, const T* __restrict__ trial,
+                                 const T* __restrict__ ftrial, unsigned long long* nan_count) {
+  const std::uint32_t i = blockIdx.x;
+  const bool take = ops::no_worse(ftrial[i], f[i]);
+  __syncthreads();  // every thread has read f[i] before thread 0 replaces it
+  if (take) {
+    const T* src = trial + static_cast<std::size_t>(i) * D;
+    T* dst = x + static_cast<std::size_t>(i) * D;
+    for (int j = threadIdx.x; j < D; j += blockDim.x) dst[j] = src[j];
+  }
+  if (threadIdx.x == 0) {
+    if (take) f[i] = ftrial[i];
+    if (ftrial[i] != ftrial[i]) atomicAdd(nan_count, 1ull);
+  }
+}
+
+// The best: lowest value, NaN last, ties to the lowest index (as the CPU engines).
+constexpr int kBestThreads = 1024;
+template <class T>
+__global__ void find_best(int np, const T* __restrict__ f, std::uint32_t* best, T* best_f) {
+  __shared__ T sf[kBestThreads];
+  __shared__ std::uint32_t si[kBestThreads];
+  std::uint32_t b = threadIdx.x < static_cast<unsigned>(np) ? threadIdx.x : 0;
+  for (int i = threadIdx.x + kBestThreads; i < np; i += kBestThreads)
+    if (ops::better(f[i], f[b])) b = static_cast<std::uint32_t>(i);
+  sf[threadIdx.x] = f[b];
+  si[threadIdx.x] = b;
+  __syncthreads();
+  for (int s = kBestThreads / 2; s > 0; s /= 2) {
+    if (threadIdx.x < s) {
+      const T fa = sf[threadIdx.x], fb = sf[threadIdx.x + s];
+      const std::uint32_t ia = si[threadIdx.x], ib = si[threadIdx.x + s];
+      if (ops::better(fb, fa) || (!ops::better(fa, fb) && ib < ia)) {
+        sf[threadIdx.x] = fb;
+        si[threadIdx.x] = ib;
+      }
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    *best = si[0];
+    *best_f = sf[0];
+  }
+}
+
+template <class T>
+struct DeviceArray {
+  T* ptr = nullptr;
+  explicit DeviceArray(std::size_t n) { DEGPU_CUDA_TRY(cudaMalloc(&ptr, std::max<std::size_t>(n, 1) * sizeof(T))); }
+  ~DeviceArray() { cudaFree(ptr); }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+};
+
+int threads_for(int D) { return D >= 256 ? 256 : ((D + 31) / 32) * 32; }
+
+template <class T>
+Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  const auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - t0).count(); };
+  if (!problem.is_builtin())
+    throw ConfigError("problem " + problem.name() + ": user objectives run on the CPU engines (serial, threads, matrix)");
+  const ops::Params p = ops::make_params(problem, r, o);
+  const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np);
+  use_device((2 * np * D + 2 * np + 3 * D + 1) * sizeof(T) + np * sizeof(std::uint32_t) + 64);
+  DeviceArray<T> x(np * D), trial(np * D), f(np), ftrial(np), lo(D), hi(D), shift(D), best_f(1);
+  DeviceArray<std::uint32_t> best(1), ranking(np);
+  DeviceArray<unsigned long long> nan_count(1);
+  const std::vector<T> lo_h(problem.lower().begin(), problem.lower().end()),
+      hi_h(problem.upper().begin(), problem.upper().end()), shift_h(problem.shift().begin(), problem.shift().end());
+  DEGPU_CUDA_TRY(cudaMemcpy(lo.ptr, lo_h.data(), D * sizeof(T), cudaMemcpyHostToDevice));
+  DEGPU_CUDA_TRY(cudaMemcpy(hi.ptr, hi_h.data(), D * sizeof(T), cudaMemcpyHostToDevice));
+  if (!shift_h.empty()) DEGPU_CUDA_TRY(cudaMemcpy(shift.ptr, shift_h.data(), D * sizeof(T), cudaMemcpyHostToDevice));
+  const T* o_dev = shift_h.empty() ? nullptr : shift.ptr;
+  DEGPU_CUDA_TRY(cudaMemset(nan_count.ptr, 0, sizeof(unsigned long long)));
+  const int tpb = threads_for(p.D);
+  const unsigned grid = static_cast<unsigned>(np);
+  cudaStream_t stream = 0;
+
+  Result res;
+  T bf = 0;
+  std::vector<T> f_h;
+  std::vector<std::uint32_t> rank_h;
+  const auto read_best = [&] {
+    find_best<T><<<1, kBestThreads, 0, stream>>>(p.np, f.ptr, best.ptr, best_f.ptr);
+    DEGPU_CUDA_TRY(cudaGetLastError());
+    DEGPU_CUDA_TRY(cudaMemcpy(&bf, best_f.ptr, sizeof(T), cudaMemcpyDeviceToHost));
+  };
+  const auto record = [&](long long g) { res.history.push_back({g, res.evals, static_cast<double>(bf), elapsed()}); };
+
+  init_population<T><<<grid, tpb, 0, stream>>>(p, x.ptr, lo.ptr, hi.ptr);
+  launch_evaluate_rows<T>(problem.function(), x.ptr, o_dev, p.D, p.np, problem.bias(), f.ptr, stream);
+  DEGPU_CUDA_TRY(cudaGetLastError());
+  read_best();
+  res.evals = p.np;
+  if (o.history_every > 0) record(0);
+  const bool pbest = p.mutation == Mutation::current_to_pbest1;
+  long long g = 0;
+  std::optional<StopReason> reason = check_stop(r.stop, problem.optimum_f(), static_cast<double>(bf), res.evals, p.np, 0, elapsed());
+  while (!reason) {
+    ++g;
+    if (pbest) {  // the ranking on the host, as the CPU engines make it
+      f_h.resize(np);
+      rank_h.resize(np);
+      DEGPU_CUDA_TRY(cudaMemcpy(f_h.data(), f.ptr, np * sizeof(T), cudaMemcpyDeviceToHost));
+      std::iota(rank_h.begin(), rank_h.end(), 0u);
+      std::stable_sort(rank_h.begin(), rank_h.end(), [&](std::uint32_t a, std::uint32_t b) { return ops::better(f_h[a], f_h[b]); });
+      DEGPU_CUDA_TRY(cudaMemcpy(ranking.ptr, rank_h.data(), np * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+    }
+    make_trials<T><<<grid, tpb, 0, stream>>>(p, static_cast<std::uint32_t>(g), x.ptr, best.ptr, pbest ? ranking.ptr : nullptr,
+                                             lo.ptr, hi.ptr, trial.ptr);
+    DEGPU_CUDA_TRY(cudaGetLastError());
+    launch_evaluate_rows<T>(problem.function(), trial.ptr, o_dev, p.D, p.np, problem.bias(), ftrial.ptr, stream);
+    DEGPU_CUDA_TRY(cudaGetLastError());
+    select_survivors<T><<<grid, tpb, 0, stream>>>(p.D, x.ptr, f.ptr, trial.ptr, ftrial.ptr, nan_count.ptr);
+    DEGPU_CUDA_TRY(cudaGetLastError());
+    read_best();
+    res.evals += p.np;
+    reason = check_stop(r.stop, problem.optimum_f(), static_cast<double>(bf), res.evals, p.np, g, elapsed());
+    if (o.history_every > 0 && (g % o.history_every == 0 || reason)) record(g);
+    if (o.progress) o.progress(Progress{g, res.evals, static_cast<double>(bf), elapsed()});
+  }
+  std::uint32_t b = 0;
+  unsigned long long nans = 0;
+  DEGPU_CUDA_TRY(cudaMemcpy(&b, best.ptr, sizeof(b), cudaMemcpyDeviceToHost));
+  DEGPU_CUDA_TRY(cudaMemcpy(&nans, nan_count.ptr, sizeof(nans), cudaMemcpyDeviceToHost));
+  std::vector<T> bx(D);
+  DEGPU_CUDA_TRY(cudaMemcpy(bx.data(), x.ptr + static_cast<std::size_t>(b) * D, D * sizeof(T), cudaMemcpyDeviceToHost));
+  res.generations = g;
+  res.stop_reason = *reason;
+  res.best_f = static_cast<double>(bf);
+  res.best_x.assign(bx.begin(), bx.end());
+  res.nan_evals = static_cast<long long>(nans);
+  if (problem.optimum_f()) res.best_error = res.best_f - *problem.optimum_f();
+  res.wall_s = elapsed();
+  return res;
+}
+
+}  // namespace
+
+Result minimize_gpu_kernels(const Problem& problem, const Resolved& r, const RunOptions& o) {
+  return o.precision == Precision::f32 ? run<float>(problem, r, o) : run<double>(problem, r, o);
+}
+
+}  // namespace degpu::cuda
