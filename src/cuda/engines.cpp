@@ -1,6 +1,7 @@
 // The CUDA engines' entry point. gpu-eval (population and operators on the host, every generation's
 // evaluation on the GPU: 001_4fa57c347dbcd9f9.txt section 5.1) is built on the CPU driver, so it makes
-// exactly the CPU engines' trials; gpu-kernels is in gpu_kernels.cu; gpu-fused and gpu are not written yet.
+// exactly the CPU engines' trials. gpu-kernels is in gpu_kernels.cu, gpu in gpu_persistent.cu; gpu-fused
+// is not written yet.
 #include "cuda/engines.hpp"
 
 #include <memory>
@@ -55,10 +56,12 @@ Result minimize_cuda(const Problem& problem, const Resolved& r, const RunOptions
     return o.precision == Precision::f32 ? run_gpu_eval<float>(problem, r, o) : run_gpu_eval<double>(problem, r, o);
 #if defined(DEGPU_HAVE_CUDA)
   if (o.engine == Engine::gpu_kernels) return minimize_gpu_kernels(problem, r, o);
+  if (o.engine == Engine::gpu) return minimize_gpu(problem, r, o);
 #endif
-  if (o.engine == Engine::gpu_kernels) return run_gpu_eval<float>(problem, r, o);  // throws NotCompiled
+  if (o.engine == Engine::gpu_kernels || o.engine == Engine::gpu)
+    return run_gpu_eval<float>(problem, r, o);  // without CUDA: throws NotCompiled
   throw NotCompiled("--engine " + std::string(engine_name(o.engine)) +
-                    ": not written yet (the CUDA engines issue); use --engine gpu-kernels, gpu-eval, serial, threads or matrix");
+                    ": not written yet (the CUDA engines issue); use --engine gpu, gpu-kernels, gpu-eval, serial, threads or matrix");
 }
 
 }  // namespace degpu::cuda

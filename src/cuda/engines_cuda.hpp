@@ -4,4 +4,5 @@
 
 namespace degpu::cuda {
 Result minimize_gpu_kernels(const Problem& problem, const Resolved& r, const RunOptions& o);
+Result minimize_gpu(const Problem& problem, const Resolved& r, const RunOptions& o);
 }

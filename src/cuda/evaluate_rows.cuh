@@ -10,16 +10,11 @@ namespace degpu::cuda {
 
 constexpr int kWarpSize = 32;
 
+// f(x_i) + bias by the lanes of one warp; the value is valid in lane 0.
 template <class F, class T>
-__global__ void evaluate_rows(const T* __restrict__ x, const T* __restrict__ o, int D, int n, double bias,
-                              T* __restrict__ f) {
-  const int row = static_cast<int>((static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarpSize);
-  const int lane = static_cast<int>(threadIdx.x % kWarpSize);
-  if (row >= n) return;  // whole warps leave together: n rows = whole warps
-  const T* xi = x + static_cast<std::size_t>(row) * D;
-  double value;
+__device__ double warp_evaluate(const T* __restrict__ xi, const T* __restrict__ o, int D, int lane) {
   if constexpr (F::pattern == fn::Pattern::prefix) {
-    value = lane == 0 ? fn::evaluate<F, T, double>(xi, o, D) : 0.0;
+    return lane == 0 ? fn::evaluate<F, T, double>(xi, o, D) : 0.0;
   } else {
     auto z = [&](int i) -> T { return o ? static_cast<T>(xi[i] - o[i]) : xi[i]; };
     const int nterms = F::pattern == fn::Pattern::neighbour ? D - 1 : D;
@@ -38,11 +33,19 @@ __global__ void evaluate_rows(const T* __restrict__ x, const T* __restrict__ o, 
       s1 += __shfl_down_sync(0xffffffffu, s1, off);
       p *= __shfl_down_sync(0xffffffffu, p, off);
     }
-    value = F::template finish<double>(s0, s1, p, D);
+    return F::template finish<double>(s0, s1, p, D);
   }
-  if (lane == 0) f[row] = static_cast<T>(value + bias);
 }
 
+template <class F, class T>
+__global__ void evaluate_rows(const T* __restrict__ x, const T* __restrict__ o, int D, int n, double bias,
+                              T* __restrict__ f) {
+  const int row = static_cast<int>((static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarpSize);
+  const int lane = static_cast<int>(threadIdx.x % kWarpSize);
+  if (row >= n) return;  // whole warps leave together
+  const double value = warp_evaluate<F, T>(x + static_cast<std::size_t>(row) * D, o, D, lane);
+  if (lane == 0) f[row] = static_cast<T>(value + bias);
+}
 
 // Launches evaluate_rows for the problem's function over n rows (n warps).
 template <class T>

@@ -11,6 +11,8 @@
 
 #include "core/params.hpp"
 #include "cuda/check.hpp"
+#include "cuda/device_array.cuh"
+#include "cuda/de_blocks.cuh"
 #include "cuda/engines_cuda.hpp"
 #include "cuda/evaluate_rows.cuh"
 #include "degpu/errors.hpp"
@@ -20,106 +22,24 @@ namespace {
 
 template <class T>
 __global__ void init_population(ops::Params p, T* x, const T* lo, const T* hi) {
-  const std::uint32_t i = blockIdx.x;
-  const ops::Stream s(p.seed, p.trial, ops::Purpose::init, 0, i);
-  T* xi = x + static_cast<std::size_t>(i) * p.D;
-  for (int j = threadIdx.x; j < p.D; j += blockDim.x) xi[j] = ops::uniform_in(s.unit_pair(j), lo[j], hi[j]);
+  block_init(p, blockIdx.x, x, lo, hi);
 }
-
 template <class T>
 __global__ void make_trials(ops::Params p, std::uint32_t g, const T* __restrict__ x, const std::uint32_t* best,
                             const std::uint32_t* ranking, const T* __restrict__ lo, const T* __restrict__ hi,
                             T* __restrict__ trial) {
-  const std::uint32_t i = blockIdx.x;
-  const int D = p.D;
-  __shared__ T sF;
-  __shared__ ops::Donors sd;
-  __shared__ ops::CrossoverDraw sc;
-  __shared__ std::uint32_t sbest, spbest;
-  const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, i);
-  if (threadIdx.x == 0) {
-    double F, CR;
-    ops::draw_f_cr(p, g, i, F, CR);
-    sF = static_cast<T>(F);
-    sd = ops::draw_donors(p, g, i);
-    sc = ops::draw_crossover(p, cs, CR);
-    sbest = *best;
-    spbest = ranking ? ranking[sd.pbest_rank] : sbest;
-  }
-  __syncthreads();
-  ops::MutationRows<T> R{};
-  R.xi = x + static_cast<std::size_t>(i) * D;
-  R.xb = x + static_cast<std::size_t>(sbest) * D;
-  R.xpb = x + static_cast<std::size_t>(spbest) * D;
-  for (int k = 0; k < donors_needed(p.mutation); ++k) R.r[k] = x + static_cast<std::size_t>(sd.r[k]) * D;
-  const ops::Stream rs(p.seed, p.trial, ops::Purpose::repair, g, i);
-  T* u = trial + static_cast<std::size_t>(i) * D;
-  for (int j = threadIdx.x; j < D; j += blockDim.x) {
-    bool crossed;
-    if (p.crossover == Crossover::bin) {
-      crossed = cs.word(4 + static_cast<std::uint64_t>(j)) < sc.threshold || static_cast<std::uint32_t>(j) == sc.first;
-    } else {
-      const std::uint32_t offset = (static_cast<std::uint32_t>(j) + D - sc.first) % static_cast<std::uint32_t>(D);
-      crossed = offset < sc.length;
-    }
-    u[j] = crossed ? ops::repair(p.repair, ops::mutate(p.mutation, sF, R, j), R.xi[j], lo[j], hi[j], rs, j) : R.xi[j];
-  }
+  block_make_trial(p, g, blockIdx.x, x, best, ranking, lo, hi, trial);
 }
-
 template <class T>
 __global__ void select_survivors(int D, T* __restrict__ x, T* __restrict__ f, const T* __restrict__ trial,
                                  const T* __restrict__ ftrial, unsigned long long* nan_count) {
-  const std::uint32_t i = blockIdx.x;
-  const bool take = ops::no_worse(ftrial[i], f[i]);
-  __syncthreads();  // every thread has read f[i] before thread 0 replaces it
-  if (take) {
-    const T* src = trial + static_cast<std::size_t>(i) * D;
-    T* dst = x + static_cast<std::size_t>(i) * D;
-    for (int j = threadIdx.x; j < D; j += blockDim.x) dst[j] = src[j];
-  }
-  if (threadIdx.x == 0) {
-    if (take) f[i] = ftrial[i];
-    if (ftrial[i] != ftrial[i]) atomicAdd(nan_count, 1ull);
-  }
+  block_select(D, blockIdx.x, x, f, trial, ftrial, nan_count);
 }
-
-// The best: lowest value, NaN last, ties to the lowest index (as the CPU engines).
 constexpr int kBestThreads = 1024;
 template <class T>
 __global__ void find_best(int np, const T* __restrict__ f, std::uint32_t* best, T* best_f) {
-  __shared__ T sf[kBestThreads];
-  __shared__ std::uint32_t si[kBestThreads];
-  std::uint32_t b = threadIdx.x < static_cast<unsigned>(np) ? threadIdx.x : 0;
-  for (int i = threadIdx.x + kBestThreads; i < np; i += kBestThreads)
-    if (ops::better(f[i], f[b])) b = static_cast<std::uint32_t>(i);
-  sf[threadIdx.x] = f[b];
-  si[threadIdx.x] = b;
-  __syncthreads();
-  for (int s = kBestThreads / 2; s > 0; s /= 2) {
-    if (threadIdx.x < s) {
-      const T fa = sf[threadIdx.x], fb = sf[threadIdx.x + s];
-      const std::uint32_t ia = si[threadIdx.x], ib = si[threadIdx.x + s];
-      if (ops::better(fb, fa) || (!ops::better(fa, fb) && ib < ia)) {
-        sf[threadIdx.x] = fb;
-        si[threadIdx.x] = ib;
-      }
-    }
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) {
-    *best = si[0];
-    *best_f = sf[0];
-  }
+  block_find_best<kBestThreads>(np, f, best, best_f);
 }
-
-template <class T>
-struct DeviceArray {
-  T* ptr = nullptr;
-  explicit DeviceArray(std::size_t n) { DEGPU_CUDA_TRY(cudaMalloc(&ptr, std::max<std::size_t>(n, 1) * sizeof(T))); }
-  ~DeviceArray() { cudaFree(ptr); }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-};
 
 int threads_for(int D) { return D >= 256 ? 256 : ((D + 31) / 32) * 32; }
 

@@ -1,5 +1,6 @@
-// The gpu-kernels engine against the serial engine: the same random numbers and operators, so the same
-// run up to the rounding of the evaluation's sums. Skipped with a message where no CUDA device exists.
+// The all-GPU engines (gpu-kernels, gpu) against the serial engine: the same random numbers and
+// operators, so the same run up to the rounding of the evaluation's sums. Skipped with a message where
+// no CUDA device exists.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -19,7 +20,9 @@ bool have_device() {
 }
 }  // namespace
 
-TEST(GpuKernels, EveryStrategyMatchesTheSerialEngine) {
+class AllGpu : public ::testing::TestWithParam<Engine> {};
+
+TEST_P(AllGpu, EveryStrategyMatchesTheSerialEngine) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
   const Repair repairs[] = {Repair::reinit, Repair::midpoint, Repair::clip, Repair::reflect};
   int k = 0;
@@ -43,9 +46,11 @@ TEST(GpuKernels, EveryStrategyMatchesTheSerialEngine) {
       RunOptions cpu, gpu;
       cpu.engine = Engine::serial;
       cpu.precision = gpu.precision = prec;
-      gpu.engine = Engine::gpu_kernels;
+      gpu.engine = GetParam();
       const Result a = minimize(p, de, stop, cpu), b = minimize(p, de, stop, gpu);
       EXPECT_EQ(a.evals, b.evals) << name;
+      EXPECT_EQ(a.generations, b.generations) << name;
+      EXPECT_EQ(a.stop_reason, b.stop_reason) << name;
       const double tol = prec == Precision::f64 ? 1e-9 : 1e-4;
       EXPECT_NEAR(b.best_f, a.best_f, tol * (1 + std::fabs(a.best_f))) << name << " " << precision_name(prec);
       ASSERT_EQ(a.best_x.size(), b.best_x.size());
@@ -56,7 +61,7 @@ TEST(GpuKernels, EveryStrategyMatchesTheSerialEngine) {
   }
 }
 
-TEST(GpuKernels, SolvesSphere30AndStopsAtTheTarget) {
+TEST_P(AllGpu, SolvesSphere30AndStopsAtTheTarget) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
   ProblemSpec s;
   s.name = "sphere";
@@ -67,8 +72,46 @@ TEST(GpuKernels, SolvesSphere30AndStopsAtTheTarget) {
   stop.max_evals = 300000;
   stop.target_error = 1e-8;
   RunOptions o;
-  o.engine = Engine::gpu_kernels;
+  o.engine = GetParam();
   const Result r = minimize(p, DEConfig{}, stop, o);
   EXPECT_EQ(r.stop_reason, StopReason::target);
   EXPECT_LE(*r.best_error, 1e-8);
+  EXPECT_LT(r.evals, 300000);
 }
+
+TEST_P(AllGpu, BudgetsTimeAndHistory) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  ProblemSpec s;
+  s.name = "rastrigin";
+  s.dim = 20;
+  const Problem p = make_problem(s);
+  DEConfig de;
+  de.np = 30;
+  RunOptions o;
+  o.engine = GetParam();
+  o.history_every = 7;
+  StopCriteria by_evals;
+  by_evals.max_evals = 1000;  // 30 + 32 * 30 = 990
+  Result r = minimize(p, de, by_evals, o);
+  EXPECT_EQ(r.evals, 990);
+  EXPECT_EQ(r.generations, 32);
+  EXPECT_EQ(r.stop_reason, StopReason::max_evals);
+  ASSERT_EQ(r.history.size(), 6u);  // 0, 7, 14, 21, 28 and the last, 32
+  EXPECT_EQ(r.history.back().generation, 32);
+  EXPECT_EQ(r.history.back().best_f, r.best_f);
+  StopCriteria by_gens;
+  by_gens.max_gens = 17;
+  r = minimize(p, de, by_gens, o);
+  EXPECT_EQ(r.generations, 17);
+  EXPECT_EQ(r.stop_reason, StopReason::max_gens);
+  StopCriteria by_time;
+  by_time.max_evals = 1'000'000'000'000LL;
+  by_time.max_time_s = 0.3;
+  r = minimize(p, de, by_time, o);
+  EXPECT_EQ(r.stop_reason, StopReason::max_time);
+  EXPECT_GE(r.wall_s, 0.3);
+  EXPECT_LT(r.wall_s, 5.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, AllGpu, ::testing::Values(Engine::gpu_kernels, Engine::gpu),
+                         [](const auto& info) { return info.param == Engine::gpu ? "gpu" : "gpu_kernels"; });

@@ -1,0 +1,108 @@
+// Block-level DE steps on the GPU, written once for the gpu-kernels engine (one kernel each) and the
+// gpu engine (one persistent kernel). The operators are the CPU engines' (core/de_ops.hpp).
+#pragma once
+#include <cstdint>
+
+#include "core/de_ops.hpp"
+
+namespace degpu::cuda {
+
+// Block-level DE steps shared by the gpu-kernels kernels and the persistent gpu engine: each is run by
+// every thread of one block (for individual i where it takes one).
+
+template <class T>
+__device__ void block_init(const ops::Params& p, std::uint32_t i, T* x, const T* lo, const T* hi) {
+  const ops::Stream s(p.seed, p.trial, ops::Purpose::init, 0, i);
+  T* xi = x + static_cast<std::size_t>(i) * p.D;
+  for (int j = threadIdx.x; j < p.D; j += blockDim.x) xi[j] = ops::uniform_in(s.unit_pair(j), lo[j], hi[j]);
+}
+
+template <class T>
+__device__ void block_make_trial(const ops::Params& p, std::uint32_t g, std::uint32_t i, const T* __restrict__ x,
+                                 const std::uint32_t* best, const std::uint32_t* ranking, const T* __restrict__ lo,
+                                 const T* __restrict__ hi, T* __restrict__ trial) {
+  const int D = p.D;
+  __shared__ T sF;
+  __shared__ ops::Donors sd;
+  __shared__ ops::CrossoverDraw sc;
+  __shared__ std::uint32_t sbest, spbest;
+  const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, i);
+  if (threadIdx.x == 0) {
+    double F, CR;
+    ops::draw_f_cr(p, g, i, F, CR);
+    sF = static_cast<T>(F);
+    sd = ops::draw_donors(p, g, i);
+    sc = ops::draw_crossover(p, cs, CR);
+    sbest = *best;
+    spbest = ranking ? ranking[sd.pbest_rank] : sbest;
+  }
+  __syncthreads();
+  ops::MutationRows<T> R{};
+  R.xi = x + static_cast<std::size_t>(i) * D;
+  R.xb = x + static_cast<std::size_t>(sbest) * D;
+  R.xpb = x + static_cast<std::size_t>(spbest) * D;
+  for (int k = 0; k < donors_needed(p.mutation); ++k) R.r[k] = x + static_cast<std::size_t>(sd.r[k]) * D;
+  const ops::Stream rs(p.seed, p.trial, ops::Purpose::repair, g, i);
+  T* u = trial + static_cast<std::size_t>(i) * D;
+  for (int j = threadIdx.x; j < D; j += blockDim.x) {
+    bool crossed;
+    if (p.crossover == Crossover::bin) {
+      crossed = cs.word(4 + static_cast<std::uint64_t>(j)) < sc.threshold || static_cast<std::uint32_t>(j) == sc.first;
+    } else {
+      const std::uint32_t offset = (static_cast<std::uint32_t>(j) + D - sc.first) % static_cast<std::uint32_t>(D);
+      crossed = offset < sc.length;
+    }
+    u[j] = crossed ? ops::repair(p.repair, ops::mutate(p.mutation, sF, R, j), R.xi[j], lo[j], hi[j], rs, j) : R.xi[j];
+  }
+  __syncthreads();  // the shared draws may be reused for the block's next individual
+}
+
+template <class T>
+__device__ void block_select(int D, std::uint32_t i, T* __restrict__ x, T* __restrict__ f, const T* __restrict__ trial,
+                             const T* __restrict__ ftrial, unsigned long long* nan_count) {
+  const bool take = ops::no_worse(ftrial[i], f[i]);
+  __syncthreads();  // every thread has read f[i] before thread 0 replaces it
+  if (take) {
+    const T* src = trial + static_cast<std::size_t>(i) * D;
+    T* dst = x + static_cast<std::size_t>(i) * D;
+    for (int j = threadIdx.x; j < D; j += blockDim.x) dst[j] = src[j];
+  }
+  if (threadIdx.x == 0) {
+    if (take) f[i] = ftrial[i];
+    if (ftrial[i] != ftrial[i]) atomicAdd(nan_count, 1ull);
+  }
+  __syncthreads();
+}
+
+// The best: lowest value, NaN last, ties to the lowest index (as the CPU engines).
+// Run by one whole block of kThreads threads.
+template <int kThreads, class T>
+__device__ void block_find_best(int np, const T* __restrict__ f, std::uint32_t* best, T* best_f) {
+  constexpr int kBestThreads = kThreads;
+  __shared__ T sf[kBestThreads];
+  __shared__ std::uint32_t si[kBestThreads];
+  std::uint32_t b = threadIdx.x < static_cast<unsigned>(np) ? threadIdx.x : 0;
+  for (int i = threadIdx.x + kBestThreads; i < np; i += kBestThreads)
+    if (ops::better(f[i], f[b])) b = static_cast<std::uint32_t>(i);
+  sf[threadIdx.x] = f[b];
+  si[threadIdx.x] = b;
+  __syncthreads();
+  for (int s = kBestThreads / 2; s > 0; s /= 2) {
+    if (threadIdx.x < s) {
+      const T fa = sf[threadIdx.x], fb = sf[threadIdx.x + s];
+      const std::uint32_t ia = si[threadIdx.x], ib = si[threadIdx.x + s];
+      if (ops::better(fb, fa) || (!ops::better(fa, fb) && ib < ia)) {
+        sf[threadIdx.x] = fb;
+        si[threadIdx.x] = ib;
+      }
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    *best = si[0];
+    *best_f = sf[0];
+  }
+  __syncthreads();
+}
+
+}  // namespace degpu::cuda
