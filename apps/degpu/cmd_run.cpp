@@ -171,7 +171,7 @@ Command add_run(CLI::App& app) {
   app.add_option("--target-error", a->target_error, "stop when best_f - f* <= E");
   app.add_option("--max-time", a->max_time, "stop after S seconds of wall clock");
   app.add_option("--seed", a->seed, "random seed")->capture_default_str();
-  app.add_option("--engine", a->engine, "serial | threads | matrix (degpu list engines)")->capture_default_str();
+  app.add_option("--engine", a->engine, "serial | threads | matrix | gpu-eval | gpu-kernels | gpu (degpu list engines)")->capture_default_str();
   app.add_option("--threads", a->threads, "threads for the threads and matrix engines (default: all cores)");
   app.add_option("--precision", a->precision, "f32 | f64")->capture_default_str();
   app.add_option("--json", a->json, "write the result as JSON to FILE, or - for stdout");
