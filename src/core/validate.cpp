@@ -67,6 +67,9 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
   if (options.threads > 1 && options.engine == Engine::serial)
     throw ConfigError("--threads " + std::to_string(options.threads) +
                       ": the serial engine runs on one thread (use --engine threads or matrix)");
+  if (is_cuda_engine(options.engine) && !problem.is_builtin())
+    throw ConfigError("--engine " + std::string(engine_name(options.engine)) + ": problem " + problem.name() +
+                      " is a user objective, which runs on the CPU engines (serial, threads, matrix)");
   if (options.history_every < 0)
     throw ConfigError("--history-every " + std::to_string(options.history_every) + ": must be >= 1");
 }

@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <cstddef>
 
+#include <vector>
+
 #include "cuda/check.hpp"
+#include "degpu/errors.hpp"
+#include "degpu/problem.hpp"
 
 namespace degpu::cuda {
 
@@ -14,6 +18,36 @@ struct DeviceArray {
   ~DeviceArray() { cudaFree(ptr); }
   DeviceArray(const DeviceArray&) = delete;
   DeviceArray& operator=(const DeviceArray&) = delete;
+};
+
+// A built-in problem's box and shift on the device. ConfigError for a user objective (CPU engines only).
+template <class T>
+struct ProblemOnDevice {
+  std::size_t D;
+  DeviceArray<T> lo, hi, shift_storage;
+  const T* shift = nullptr;  // nullptr: unshifted
+  explicit ProblemOnDevice(const Problem& problem)
+      : D(check(problem)), lo(D), hi(D), shift_storage(problem.shift().size()) {
+    upload(lo, problem.lower());
+    upload(hi, problem.upper());
+    if (!problem.shift().empty()) {
+      upload(shift_storage, problem.shift());
+      shift = shift_storage.ptr;
+    }
+  }
+  static std::size_t bytes(const Problem& problem) { return 3 * static_cast<std::size_t>(problem.dim()) * sizeof(T); }
+
+ private:
+  static std::size_t check(const Problem& problem) {
+    if (!problem.is_builtin())
+      throw ConfigError("problem " + problem.name() +
+                        ": user objectives run on the CPU engines (serial, threads, matrix)");
+    return static_cast<std::size_t>(problem.dim());
+  }
+  static void upload(DeviceArray<T>& dst, const std::vector<double>& src) {
+    const std::vector<T> v(src.begin(), src.end());
+    DEGPU_CUDA_TRY(cudaMemcpy(dst.ptr, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
 };
 
 }  // namespace degpu::cuda

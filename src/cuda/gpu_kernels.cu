@@ -48,20 +48,14 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - t0).count(); };
-  if (!problem.is_builtin())
-    throw ConfigError("problem " + problem.name() + ": user objectives run on the CPU engines (serial, threads, matrix)");
   const ops::Params p = ops::make_params(problem, r, o);
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np);
-  use_device((2 * np * D + 2 * np + 3 * D + 1) * sizeof(T) + np * sizeof(std::uint32_t) + 64);
-  DeviceArray<T> x(np * D), trial(np * D), f(np), ftrial(np), lo(D), hi(D), shift(D), best_f(1);
+  use_device((2 * np * D + 2 * np + 1) * sizeof(T) + ProblemOnDevice<T>::bytes(problem) + np * sizeof(std::uint32_t) + 64);
+  DeviceArray<T> x(np * D), trial(np * D), f(np), ftrial(np), best_f(1);
   DeviceArray<std::uint32_t> best(1), ranking(np);
   DeviceArray<unsigned long long> nan_count(1);
-  const std::vector<T> lo_h(problem.lower().begin(), problem.lower().end()),
-      hi_h(problem.upper().begin(), problem.upper().end()), shift_h(problem.shift().begin(), problem.shift().end());
-  DEGPU_CUDA_TRY(cudaMemcpy(lo.ptr, lo_h.data(), D * sizeof(T), cudaMemcpyHostToDevice));
-  DEGPU_CUDA_TRY(cudaMemcpy(hi.ptr, hi_h.data(), D * sizeof(T), cudaMemcpyHostToDevice));
-  if (!shift_h.empty()) DEGPU_CUDA_TRY(cudaMemcpy(shift.ptr, shift_h.data(), D * sizeof(T), cudaMemcpyHostToDevice));
-  const T* o_dev = shift_h.empty() ? nullptr : shift.ptr;
+  const ProblemOnDevice<T> box(problem);
+  const T* o_dev = box.shift;
   DEGPU_CUDA_TRY(cudaMemset(nan_count.ptr, 0, sizeof(unsigned long long)));
   const int tpb = threads_for(p.D);
   const unsigned grid = static_cast<unsigned>(np);
@@ -78,7 +72,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
   };
   const auto record = [&](long long g) { res.history.push_back({g, res.evals, static_cast<double>(bf), elapsed()}); };
 
-  init_population<T><<<grid, tpb, 0, stream>>>(p, x.ptr, lo.ptr, hi.ptr);
+  init_population<T><<<grid, tpb, 0, stream>>>(p, x.ptr, box.lo.ptr, box.hi.ptr);
   launch_evaluate_rows<T>(problem.function(), x.ptr, o_dev, p.D, p.np, problem.bias(), f.ptr, stream);
   DEGPU_CUDA_TRY(cudaGetLastError());
   read_best();
@@ -98,7 +92,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
       DEGPU_CUDA_TRY(cudaMemcpy(ranking.ptr, rank_h.data(), np * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
     }
     make_trials<T><<<grid, tpb, 0, stream>>>(p, static_cast<std::uint32_t>(g), x.ptr, best.ptr, pbest ? ranking.ptr : nullptr,
-                                             lo.ptr, hi.ptr, trial.ptr);
+                                             box.lo.ptr, box.hi.ptr, trial.ptr);
     DEGPU_CUDA_TRY(cudaGetLastError());
     launch_evaluate_rows<T>(problem.function(), trial.ptr, o_dev, p.D, p.np, problem.bias(), ftrial.ptr, stream);
     DEGPU_CUDA_TRY(cudaGetLastError());

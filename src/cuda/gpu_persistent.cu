@@ -115,30 +115,24 @@ template <class T>
 Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
-  if (!problem.is_builtin())
-    throw ConfigError("problem " + problem.name() + ": user objectives run on the CPU engines (serial, threads, matrix)");
   const ops::Params p = ops::make_params(problem, r, o);
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np);
   long long max_gens = r.stop.max_gens ? *r.stop.max_gens : (1LL << 62);
   if (r.stop.max_evals) max_gens = std::min(max_gens, (*r.stop.max_evals - p.np) / p.np);
   const std::size_t nhist = o.history_every > 0 ? static_cast<std::size_t>(max_gens / o.history_every + 1) : 1;
-  use_device((2 * np * D + 2 * np + 3 * D + 1 + nhist) * sizeof(T) + np * sizeof(std::uint32_t) + 64);
-  DeviceArray<T> x(np * D), trial(np * D), f(np), ftrial(np), lo(D), hi(D), shift(D), best_f(1), history(nhist);
+  use_device((2 * np * D + 2 * np + 1 + nhist) * sizeof(T) + ProblemOnDevice<T>::bytes(problem) + np * sizeof(std::uint32_t) + 64);
+  DeviceArray<T> x(np * D), trial(np * D), f(np), ftrial(np), best_f(1), history(nhist);
   DeviceArray<std::uint32_t> best(1), ranking(np);
   DeviceArray<unsigned long long> nan_count(1);
   DeviceArray<long long> generations(1);
   DeviceArray<int> reason(1);
   DeviceArray<unsigned long long> start_ns(1);
-  const std::vector<T> lo_h(problem.lower().begin(), problem.lower().end()),
-      hi_h(problem.upper().begin(), problem.upper().end()), shift_h(problem.shift().begin(), problem.shift().end());
-  DEGPU_CUDA_TRY(cudaMemcpy(lo.ptr, lo_h.data(), D * sizeof(T), cudaMemcpyHostToDevice));
-  DEGPU_CUDA_TRY(cudaMemcpy(hi.ptr, hi_h.data(), D * sizeof(T), cudaMemcpyHostToDevice));
-  if (!shift_h.empty()) DEGPU_CUDA_TRY(cudaMemcpy(shift.ptr, shift_h.data(), D * sizeof(T), cudaMemcpyHostToDevice));
+  const ProblemOnDevice<T> box(problem);
   DEGPU_CUDA_TRY(cudaMemset(nan_count.ptr, 0, sizeof(unsigned long long)));
   DEGPU_CUDA_TRY(cudaMemset(reason.ptr, 0, sizeof(int)));
 
-  RunState<T> s{x.ptr, trial.ptr, f.ptr, ftrial.ptr, best_f.ptr, history.ptr, lo.ptr, hi.ptr,
-                shift_h.empty() ? nullptr : shift.ptr, best.ptr, ranking.ptr, nan_count.ptr, generations.ptr,
+  RunState<T> s{x.ptr, trial.ptr, f.ptr, ftrial.ptr, best_f.ptr, history.ptr, box.lo.ptr, box.hi.ptr,
+                box.shift, best.ptr, ranking.ptr, nan_count.ptr, generations.ptr,
                 reason.ptr, problem.bias(), max_gens, o.history_every, false, 0.0, 0, start_ns.ptr};
   if (r.stop.max_time_s) s.max_time_ns = static_cast<unsigned long long>(*r.stop.max_time_s * 1e9);
   if (r.stop.target_error && problem.optimum_f()) {

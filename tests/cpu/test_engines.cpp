@@ -264,6 +264,15 @@ TEST(Engines, ProgressIsReported) {
   EXPECT_EQ(last_gen, 12);
 }
 
+TEST(Engines, CudaEnginesRefuseUserObjectives) {
+  const Problem p("mine", {0.0}, {1.0}, [](std::span<const double> x) { return x[0]; });
+  for (Engine e : {Engine::gpu_eval, Engine::gpu_kernels, Engine::gpu_fused, Engine::gpu}) {
+    RunOptions o;
+    o.engine = e;
+    EXPECT_THROW(minimize(p, DEConfig{}, StopCriteria{}, o), ConfigError) << engine_name(e);
+  }
+}
+
 TEST(Engines, CudaEnginesWithoutADeviceSaySo) {
   if (!list_devices().empty()) GTEST_SKIP() << "a CUDA device is present: tests/gpu covers the CUDA engines";
   const Problem p = classic("sphere", 4);

@@ -7,19 +7,12 @@
 
 #include "cuda/batch_evaluator.hpp"
 #include "degpu/devices.hpp"
+#include "gpu_test_util.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/run.hpp"
 
 using namespace degpu;
 
-namespace {
-bool have_device() {
-  std::string why;
-  if (!list_devices(&why).empty()) return true;
-  std::printf("[  SKIPPED ] no CUDA device: %s\n", why.c_str());
-  return false;
-}
-}  // namespace
 
 TEST(GpuEval, EveryFunctionMatchesTheCpu) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";

@@ -6,19 +6,12 @@
 #include <cmath>
 
 #include "degpu/devices.hpp"
+#include "gpu_test_util.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/run.hpp"
 
 using namespace degpu;
 
-namespace {
-bool have_device() {
-  std::string why;
-  if (!list_devices(&why).empty()) return true;
-  std::printf("[  SKIPPED ] no CUDA device: %s\n", why.c_str());
-  return false;
-}
-}  // namespace
 
 class AllGpu : public ::testing::TestWithParam<Engine> {};
 
