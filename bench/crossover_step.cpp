@@ -1,6 +1,6 @@
 // 004_762e770b58ad0c6c.txt Table I on the CPU: the crossover step of one generation, i.e. the NP x D
 // crossover mask (uint8, 1 = take the mutant) of a whole population, made with the library's operators
-// exactly as src/cpu/engines.cpp (MatrixTrials) makes it:
+// exactly as src/cpu/engines.cpp (MatrixTrials) makes it: ops::draw_crossover, then ops::crossover_mask:
 //   exp  classic loop: L grown one draw at a time (ops::exp_loop_length), then the run of L coordinates
 //   nec  L = min(D, ceil(ln u / ln CR)) in O(1) (ops::nec_length), then the run of L coordinates
 //   bin  one draw per coordinate (ops::for_each_bin)
@@ -34,7 +34,6 @@ namespace ops = degpu::ops;
 
 constexpr double kCRs[] = {0.2, 0.4, 0.6, 0.8, 1.0};
 constexpr Crossover kVariants[] = {Crossover::exp, Crossover::nec, Crossover::bin};
-constexpr const char* kVariantNames[] = {"exp", "nec", "bin"};
 
 // Table I of 004 (seconds for 500 steps), columns exp, nec, bin (no MKL, no CUDA); NP = 10 is not in it.
 struct PaperRow {

@@ -2,7 +2,7 @@
 // DE overhead per evaluation (1 / engine rate - 1 / evaluation rate) can be read off.
 //
 //   minimize/ENGINE/PROBLEM/D:d   NP 100, rand/1/bin, F 0.5, CR 0.9, seed 1, f64; one iteration = one
-//                                 run of kCoordBudget / D evaluations (about 0.2 s); items/s = evals/s
+//                                 run of kCoordBudget / D evaluations (0.1 to 0.7 s); items/s = evals/s
 //   evaluate/PROBLEM/D:d          Problem::evaluate<double> on one individual at a time (cycling through
 //                                 2^17 / D random ones); items/s = evals/s
 //

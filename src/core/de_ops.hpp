@@ -137,11 +137,20 @@ DEGPU_HD_INLINE void crossover_mask(const Params& p, const Stream& cs, const Cro
     for_each_bin(cs, c, D, [&](int j, bool crossed) { m[j] = crossed; });
     return;
   }
-  for (int j = 0; j < D; ++j) m[j] = 0;
-  const std::uint32_t room = static_cast<std::uint32_t>(D) - c.first;
-  const std::uint32_t first_run = c.length < room ? c.length : room;
-  for (std::uint32_t k = 0; k < first_run; ++k) m[c.first + k] = 1;
-  for (std::uint32_t k = 0; k < c.length - first_run; ++k) m[k] = 1;
+  // Each byte written once, as three runs (plain loops over a local pointer compile to memset).
+  const auto fill = [](std::uint8_t* run, std::uint32_t n, std::uint8_t v) {
+    for (std::uint32_t k = 0; k < n; ++k) run[k] = v;
+  };
+  const std::uint32_t end = c.first + c.length, d = static_cast<std::uint32_t>(D);
+  if (end <= d) {
+    fill(m, c.first, 0);
+    fill(m + c.first, c.length, 1);
+    fill(m + end, d - end, 0);
+  } else {
+    fill(m, end - d, 1);
+    fill(m + (end - d), c.first - (end - d), 0);
+    fill(m + c.first, d - c.first, 1);
+  }
 }
 
 // The rows a mutation reads.

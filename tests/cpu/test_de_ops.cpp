@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <vector>
 
 #include "core/de_ops.hpp"
 
@@ -198,5 +199,25 @@ TEST(DeOps, Donors) {
         EXPECT_LT(*s.rbegin(), static_cast<std::uint32_t>(p.np));
         EXPECT_LT(d.pbest_rank, 3u);
       }
+  }
+}
+
+TEST(DeOps, CrossoverMaskIsTheCyclicRun) {
+  for (Crossover cx : {Crossover::exp, Crossover::nec}) {
+    for (int D : {1, 2, 7, 64}) {
+      Params p = params(Mutation::rand1, cx, D, 10);
+      for (double CR : {0.0, 0.5, 0.9, 1.0}) {
+        for (std::uint32_t i = 0; i < 50; ++i) {
+          const rng::Stream cs(p.seed, 0, rng::Purpose::crossover, 3, i);
+          const CrossoverDraw c = draw_crossover(p, cs, CR);
+          std::vector<std::uint8_t> m(D, 7);
+          crossover_mask(p, cs, c, m.data());
+          for (int j = 0; j < D; ++j) {
+            const std::uint32_t offset = (static_cast<std::uint32_t>(j) + D - c.first) % D;
+            EXPECT_EQ(m[j], offset < c.length ? 1 : 0) << "D " << D << " j " << j;
+          }
+        }
+      }
+    }
   }
 }
