@@ -40,6 +40,9 @@ struct RunOptions {
   Precision precision = Precision::f64;
   std::uint64_t seed = 1;
   int history_every = 0;  // > 0: record the best every that many generations (and the first and last)
+  // Index of the (first) trial. Trial t draws from its own random streams (rng.hpp's counter holds it),
+  // so trial t is the same run whether it runs alone or as part of minimize_trials(..., n > t).
+  std::uint32_t trial = 0;
   std::function<void(const Progress&)> progress;  // called once per generation, on the calling thread
 };
 
@@ -55,5 +58,15 @@ Resolved resolve(const Problem& problem, const DEConfig& de, const StopCriteria&
 
 Result minimize(const Problem& problem, const DEConfig& de, const StopCriteria& stop,
                 const RunOptions& options = {});
+
+// Independent runs of the same configuration: trials options.trial, options.trial + 1, ...,
+// options.trial + n - 1. The gpu engine runs them concurrently on one device; the others one after another.
+struct TrialsResult {
+  std::vector<Result> trials;  // in trial order
+  std::size_t best = 0;        // index in `trials` of the lowest best_f (the first on ties)
+  double wall_s = 0;           // all trials
+};
+TrialsResult minimize_trials(const Problem& problem, const DEConfig& de, const StopCriteria& stop,
+                             const RunOptions& options, int n);
 
 }  // namespace degpu

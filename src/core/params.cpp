@@ -8,7 +8,7 @@ namespace degpu::ops {
 ops::Params make_params(const Problem& problem, const Resolved& r, const RunOptions& o) {
   ops::Params p{};
   p.seed = o.seed;
-  p.trial = 0;
+  p.trial = o.trial;
   p.D = problem.dim();
   p.np = r.de.np;
   p.mutation = r.de.mutation;

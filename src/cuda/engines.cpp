@@ -52,16 +52,34 @@ Result run_gpu_eval(const Problem& problem, const Resolved& r, const RunOptions&
 }  // namespace
 
 Result minimize_cuda(const Problem& problem, const Resolved& r, const RunOptions& o) {
-  if (o.engine == Engine::gpu_eval)
-    return o.precision == Precision::f32 ? run_gpu_eval<float>(problem, r, o) : run_gpu_eval<double>(problem, r, o);
+  return minimize_cuda_trials(problem, r, o, 1).front();
+}
+
+std::vector<Result> minimize_cuda_trials(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
 #if defined(DEGPU_HAVE_CUDA)
-  if (o.engine == Engine::gpu_kernels) return minimize_gpu_kernels(problem, r, o);
-  if (o.engine == Engine::gpu) return minimize_gpu(problem, r, o);
+  if (o.engine == Engine::gpu) return minimize_gpu(problem, r, o, n);
 #endif
-  if (o.engine == Engine::gpu_kernels || o.engine == Engine::gpu)
-    return run_gpu_eval<float>(problem, r, o);  // without CUDA: throws NotCompiled
-  throw NotCompiled("--engine " + std::string(engine_name(o.engine)) +
-                    ": not written yet (the CUDA engines issue); use --engine gpu, gpu-kernels, gpu-eval, serial, threads or matrix");
+  std::vector<Result> out;
+  RunOptions ot = o;
+  for (int t = 0; t < n; ++t, ++ot.trial) {
+    if (o.engine == Engine::gpu_eval) {
+      out.push_back(o.precision == Precision::f32 ? run_gpu_eval<float>(problem, r, ot) : run_gpu_eval<double>(problem, r, ot));
+      continue;
+    }
+#if defined(DEGPU_HAVE_CUDA)
+    if (o.engine == Engine::gpu_kernels) {
+      out.push_back(minimize_gpu_kernels(problem, r, ot));
+      continue;
+    }
+#endif
+    if (o.engine == Engine::gpu_kernels || o.engine == Engine::gpu) {
+      out.push_back(run_gpu_eval<float>(problem, r, ot));  // without CUDA: throws NotCompiled
+      continue;
+    }
+    throw NotCompiled("--engine " + std::string(engine_name(o.engine)) +
+                      ": not written yet (the CUDA engines issue); use --engine gpu, gpu-kernels, gpu-eval, serial, threads or matrix");
+  }
+  return out;
 }
 
 }  // namespace degpu::cuda

@@ -1,8 +1,11 @@
 // The engines implemented in CUDA sources (absent from a build without CUDA).
 #pragma once
+#include <vector>
+
 #include "degpu/run.hpp"
 
 namespace degpu::cuda {
 Result minimize_gpu_kernels(const Problem& problem, const Resolved& r, const RunOptions& o);
-Result minimize_gpu(const Problem& problem, const Resolved& r, const RunOptions& o);
+// The gpu engine: n concurrent trials o.trial .. o.trial + n - 1 in one launch.
+std::vector<Result> minimize_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
 }

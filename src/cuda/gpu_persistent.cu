@@ -192,8 +192,12 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
 
 }  // namespace
 
-Result minimize_gpu(const Problem& problem, const Resolved& r, const RunOptions& o) {
-  return o.precision == Precision::f32 ? run<float>(problem, r, o) : run<double>(problem, r, o);
+std::vector<Result> minimize_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
+  std::vector<Result> out;
+  RunOptions ot = o;
+  for (int t = 0; t < n; ++t, ++ot.trial)
+    out.push_back(o.precision == Precision::f32 ? run<float>(problem, r, ot) : run<double>(problem, r, ot));
+  return out;
 }
 
 }  // namespace degpu::cuda
