@@ -18,9 +18,14 @@ int list(const std::string& what) {
     for (const auto& s : list_strategies()) std::printf("%s\n", s.c_str());
   } else if (what == "engines") {
     for (auto e : list_engines()) {
-      const bool cuda = is_cuda_engine(parse_engine(e));
-      std::printf("%-12s %s\n", std::string(e).c_str(),
-                  !cuda ? "CPU" : (cuda_compiled() ? "CUDA" : "CUDA (not in this build)"));
+      const Engine engine = parse_engine(e);
+      const bool cuda = is_cuda_engine(engine);
+      if (engine == Engine::auto_)
+        std::printf("%-12s the default: gpu with a CUDA device, else threads (here: %s)\n", std::string(e).c_str(),
+                    std::string(engine_name(resolve_engine(engine))).c_str());
+      else
+        std::printf("%-12s %s\n", std::string(e).c_str(),
+                    !cuda ? "CPU" : (cuda_compiled() ? "CUDA" : "CUDA (not in this build)"));
     }
   } else {
     throw ConfigError("list " + what + ": unknown list (known: problems, strategies, engines)");

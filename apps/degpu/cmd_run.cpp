@@ -1,7 +1,9 @@
 // degpu run: minimise a problem and report the result (text, JSON, history CSV).
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -9,6 +11,7 @@
 
 #include "commands.hpp"
 #include "degpu/errors.hpp"
+#include "degpu/rng.hpp"
 #include "degpu/run.hpp"
 #include "parse.hpp"
 
@@ -18,8 +21,8 @@ namespace {
 struct RunArgs {
   ProblemOptions problem;
   std::string strategy = "rand/1/bin", np, F = "0.5", CR = "0.9", dither, p, repair = "reinit";
-  std::string max_evals, max_gens, target_error, max_time, seed = "1", engine = "threads", threads;
-  std::string precision = "f64", json, history, history_every;
+  std::string max_evals, max_gens, target_error, max_time, seed = "1", engine = "auto", threads;
+  std::string precision = "f64", json, history, history_every, trials = "1", trial = "0";
   bool quiet = false;
 };
 
@@ -40,14 +43,21 @@ std::string history_csv(const Result& res, const std::optional<double>& fstar) {
   return s.str();
 }
 
-// One line on stderr, redrawn at most ten times a second once a run has lasted a second.
+// One line on stderr, redrawn at most ten times a second once a run (or a batch of trials) has lasted
+// a second. Trials of the CPU engines run one after another: a generation number that does not grow
+// starts the next trial.
 class ProgressLine {
  public:
+  explicit ProgressLine(int trials) : trials_(trials) {}
   void operator()(const Progress& p) {
-    if (p.elapsed_s < 1.0 || p.elapsed_s - last_ < 0.1) return;
-    last_ = p.elapsed_s;
-    std::fprintf(stderr, "\rgen %lld  evals %lld  best %.10g  %.1f s   ", p.generation, p.evals, p.best_f,
-                 p.elapsed_s);
+    if (p.generation <= last_gen_) ++trial_;
+    last_gen_ = p.generation;
+    const double elapsed = trials_ > 1 ? seconds_since(start_) : p.elapsed_s;
+    if (elapsed < 1.0 || elapsed - last_ < 0.1) return;
+    last_ = elapsed;
+    if (trials_ > 1) std::fprintf(stderr, "\rtrial %d/%d  ", std::min(trial_ + 1, trials_), trials_);
+    else std::fprintf(stderr, "\r");
+    std::fprintf(stderr, "gen %lld  evals %lld  best %.10g  %.1f s   ", p.generation, p.evals, p.best_f, elapsed);
     std::fflush(stderr);
     shown_ = true;
   }
@@ -56,9 +66,101 @@ class ProgressLine {
   }
 
  private:
+  static double seconds_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  }
+  int trials_, trial_ = 0;
+  long long last_gen_ = 0;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   double last_ = 0;
   bool shown_ = false;
 };
+
+nlohmann::ordered_json error_json(const std::optional<double>& e) {
+  return e ? nlohmann::ordered_json(*e) : nlohmann::ordered_json(nullptr);
+}
+
+struct Stats {
+  double mean = 0, sd = 0, min = 0, median = 0, max = 0;
+};
+
+// Over the trials: sd with n - 1 in the denominator (0 for one value), as MATLAB's std and the CEC code.
+Stats stats(std::vector<double> v) {
+  Stats s;
+  const double n = static_cast<double>(v.size());
+  for (double x : v) s.mean += x / n;
+  double ss = 0;
+  for (double x : v) ss += (x - s.mean) * (x - s.mean);
+  s.sd = v.size() > 1 ? std::sqrt(ss / (n - 1)) : 0.0;
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  s.min = v.front();
+  s.median = v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+  s.max = v.back();
+  return s;
+}
+
+nlohmann::ordered_json stats_json(const Stats& s) {
+  nlohmann::ordered_json j;
+  j["mean"] = s.mean;
+  j["sd"] = s.sd;
+  j["min"] = s.min;
+  j["median"] = s.median;
+  j["max"] = s.max;
+  return j;
+}
+
+// The summary of a batch of trials: best_f and best_error (when the optimum is known) over the trials,
+// and how many reached the target.
+struct Summary {
+  Stats f;
+  std::optional<Stats> error;
+  std::optional<long long> successes;
+};
+
+Summary summarize(const TrialsResult& tr, const StopCriteria& stop) {
+  std::vector<double> f, err;
+  for (const Result& r : tr.trials) {
+    f.push_back(r.best_f);
+    if (r.best_error) err.push_back(*r.best_error);
+  }
+  Summary s{stats(f), std::nullopt, std::nullopt};
+  if (err.size() == f.size()) s.error = stats(err);
+  if (stop.target_error)
+    s.successes = std::count_if(tr.trials.begin(), tr.trials.end(),
+                                [&](const Result& r) { return r.best_error && *r.best_error <= *stop.target_error; });
+  return s;
+}
+
+// A run's result: best_f, best_error, best_x (when with_x), evals, generations, nan_evals, stop_reason.
+void put_result(nlohmann::ordered_json& j, const Result& r, bool with_x) {
+  j["best_f"] = r.best_f;
+  j["best_error"] = error_json(r.best_error);
+  if (with_x) j["best_x"] = r.best_x;
+  j["evals"] = r.evals;
+  j["generations"] = r.generations;
+  j["nan_evals"] = r.nan_evals;
+  j["stop_reason"] = stop_reason_name(r.stop_reason);
+}
+
+// --trials N > 1: the best trial's fields at the top level, the summary, then one object per trial
+// (without best_x: `--trial T` reruns any trial alone, bit for bit).
+void put_trials(nlohmann::ordered_json& j, const TrialsResult& tr, const Summary& s, std::uint32_t first) {
+  j["best_trial"] = first + tr.best;
+  put_result(j, tr.trials[tr.best], true);
+  j["trials_wall_s"] = tr.wall_s;
+  if (s.successes) j["successes"] = *s.successes;
+  j["best_f_stats"] = stats_json(s.f);
+  j["best_error_stats"] = s.error ? stats_json(*s.error) : nlohmann::ordered_json(nullptr);
+  auto& list = j["trials"] = nlohmann::ordered_json::array();
+  for (std::size_t k = 0; k < tr.trials.size(); ++k) {
+    nlohmann::ordered_json t;
+    t["trial"] = first + k;
+    put_result(t, tr.trials[k], false);
+    t["wall_s"] = tr.trials[k].wall_s;
+    list.push_back(std::move(t));
+  }
+}
 
 int run(const RunArgs& a) {
   const Problem problem = make_problem(a.problem.spec());
@@ -95,8 +197,23 @@ int run(const RunArgs& a) {
   }
   o.precision = parse_precision(a.precision);
   o.seed = parse_seed("--seed", a.seed);
+  const long long max_trials = rng::kMaxTrials;
+  const long long trials = parse_integer("--trials", a.trials);
+  if (trials < 1 || trials > max_trials)
+    throw ConfigError("--trials " + a.trials + ": must be in [1, " + std::to_string(max_trials) + "]");
+  const long long first = parse_integer("--trial", a.trial);
+  if (first < 0 || first >= max_trials)
+    throw ConfigError("--trial " + a.trial + ": must be in [0, " + std::to_string(max_trials - 1) + "]");
+  if (first + trials > max_trials)
+    throw ConfigError("--trials " + a.trials + ": with --trial " + a.trial + ", at most " +
+                      std::to_string(max_trials - first) + " (the last trial is " + std::to_string(max_trials - 1) +
+                      ")");
+  o.trial = static_cast<std::uint32_t>(first);
   if (a.history.empty() && !a.history_every.empty())
     throw ConfigError("--history-every " + a.history_every + ": needs --history FILE.csv");
+  if (!a.history.empty() && trials > 1)
+    throw ConfigError("--history " + a.history + ": records one run, not --trials " + a.trials +
+                      " (rerun one trial alone: --trial T --history FILE.csv)");
   if (!a.history.empty()) {
     o.history_every = 1;
     if (!a.history_every.empty()) {
@@ -107,12 +224,14 @@ int run(const RunArgs& a) {
   }
   check_writable("--json", a.json);
   check_writable("--history", a.history);
+  o.engine = resolve_engine(o.engine, problem);  // the engine that runs, as the output says
   validate(problem, de, stop, o);
 
-  auto progress = std::make_shared<ProgressLine>();
+  auto progress = std::make_shared<ProgressLine>(static_cast<int>(trials));
   if (!a.quiet && isatty(STDERR_FILENO)) o.progress = [progress](const Progress& p) { (*progress)(p); };
-  const Result res = minimize(problem, de, stop, o);
+  const TrialsResult tr = minimize_trials(problem, de, stop, o, static_cast<int>(trials));
   progress->finish();
+  const Result& res = tr.trials[tr.best];
 
   const Resolved r = resolve(problem, de, stop);
   nlohmann::ordered_json j;
@@ -127,29 +246,47 @@ int run(const RunArgs& a) {
   j["dither"] = dither_name(r.de.dither);
   j["repair"] = repair_name(de.repair);
   j["seed"] = o.seed;
+  if (trials > 1 || first != 0) j["trial"] = o.trial;
   j["engine"] = engine_name(o.engine);
   j["precision"] = precision_name(o.precision);
-  j["best_f"] = res.best_f;
-  j["best_error"] = res.best_error ? nlohmann::ordered_json(*res.best_error) : nlohmann::ordered_json(nullptr);
-  j["best_x"] = res.best_x;
-  j["evals"] = res.evals;
-  j["generations"] = res.generations;
-  j["nan_evals"] = res.nan_evals;
-  j["stop_reason"] = stop_reason_name(res.stop_reason);
-  j["wall_s"] = res.wall_s;
+  std::optional<Summary> summary;
+  if (trials > 1) {
+    summary = summarize(tr, stop);
+    put_trials(j, tr, *summary, o.trial);
+  } else {
+    put_result(j, res, true);
+    j["wall_s"] = res.wall_s;
+  }
 
   if (!a.history.empty()) write_output(a.history, history_csv(res, problem.optimum_f()));
   if (!a.json.empty()) write_output(a.json, j.dump(2) + "\n");
-  if (a.json != "-" && !a.quiet) {
-    std::printf("problem     %s  D=%d  %s  NP=%d  engine=%s  precision=%s  seed=%llu\n", problem.name().c_str(),
-                problem.dim(), j["strategy"].get<std::string>().c_str(), r.de.np, a.engine.c_str(),
-                a.precision.c_str(), static_cast<unsigned long long>(o.seed));
-    std::printf("best_f      %.17g\n", res.best_f);
-    if (res.best_error) std::printf("best_error  %.6g\n", *res.best_error);
-    std::printf("evals       %lld in %lld generations (%s), %.3f s\n", res.evals, res.generations,
-                std::string(stop_reason_name(res.stop_reason)).c_str(), res.wall_s);
-    if (res.nan_evals) std::printf("nan_evals   %lld\n", res.nan_evals);
+  if (a.json == "-" || a.quiet) return 0;
+  std::printf("problem     %s  D=%d  %s  NP=%d  engine=%s  precision=%s  seed=%llu", problem.name().c_str(),
+              problem.dim(), j["strategy"].get<std::string>().c_str(), r.de.np,
+              std::string(engine_name(o.engine)).c_str(), std::string(precision_name(o.precision)).c_str(),
+              static_cast<unsigned long long>(o.seed));
+  if (trials == 1 && first != 0) std::printf("  trial=%lld", first);
+  std::printf("\n");
+  if (summary) {
+    const auto print_stats = [](const char* name, const Stats& s) {
+      std::printf("%-11s mean %.6g  sd %.3g  min %.6g  median %.6g  max %.6g\n", name, s.mean, s.sd, s.min, s.median,
+                  s.max);
+    };
+    std::printf("trials      %lld (%lld to %lld) in %.3f s\n", trials, first, first + trials - 1, tr.wall_s);
+    std::printf("best        trial %lld  best_f %.17g", first + static_cast<long long>(tr.best), res.best_f);
+    if (res.best_error) std::printf("  best_error %.6g", *res.best_error);
+    std::printf("\n");
+    print_stats("best_f", summary->f);
+    if (summary->error) print_stats("best_error", *summary->error);
+    if (summary->successes)
+      std::printf("successes   %lld of %lld (best_error <= %g)\n", *summary->successes, trials, *stop.target_error);
+    return 0;
   }
+  std::printf("best_f      %.17g\n", res.best_f);
+  if (res.best_error) std::printf("best_error  %.6g\n", *res.best_error);
+  std::printf("evals       %lld in %lld generations (%s), %.3f s\n", res.evals, res.generations,
+              std::string(stop_reason_name(res.stop_reason)).c_str(), res.wall_s);
+  if (res.nan_evals) std::printf("nan_evals   %lld\n", res.nan_evals);
   return 0;
 }
 
@@ -171,9 +308,16 @@ Command add_run(CLI::App& app) {
   app.add_option("--target-error", a->target_error, "stop when best_f - f* <= E");
   app.add_option("--max-time", a->max_time, "stop after S seconds of wall clock");
   app.add_option("--seed", a->seed, "random seed")->capture_default_str();
-  app.add_option("--engine", a->engine, "serial | threads | matrix | gpu-eval | gpu-kernels | gpu (degpu list engines)")->capture_default_str();
+  app.add_option("--engine", a->engine,
+                 "auto (gpu with a CUDA device, else threads) | serial | threads | matrix | gpu-eval | gpu-kernels | gpu "
+                 "(degpu list engines)")
+      ->capture_default_str();
   app.add_option("--threads", a->threads, "threads for the threads and matrix engines (default: all cores)");
   app.add_option("--precision", a->precision, "f32 | f64")->capture_default_str();
+  app.add_option("--trials", a->trials, "independent runs (trials --trial to --trial + N - 1); the JSON lists each")
+      ->capture_default_str();
+  app.add_option("--trial", a->trial, "index of the (first) trial: its own random streams, same run alone or in a batch")
+      ->capture_default_str();
   app.add_option("--json", a->json, "write the result as JSON to FILE, or - for stdout");
   app.add_option("--history", a->history, "write the best of every generation to FILE.csv");
   app.add_option("--history-every", a->history_every, "with --history: every K generations (default 1)");

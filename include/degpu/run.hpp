@@ -19,11 +19,19 @@ enum class Engine {
   threads,  // OpenMP over the population
   matrix,   // whole-population array operations: crossover mask first, mutate only where it is set
   gpu_eval, gpu_kernels, gpu_fused, gpu,  // CUDA engines: NotCompiled in a build without CUDA
+  auto_,    // "auto", the default: gpu where this build has CUDA and a device exists, else threads
 };
 Engine parse_engine(std::string_view name);
 std::string_view engine_name(Engine e);
-std::vector<std::string_view> list_engines();
-bool is_cuda_engine(Engine e);
+std::vector<std::string_view> list_engines();  // "auto" first, then the concrete engines
+bool is_cuda_engine(Engine e);                 // false for auto: resolve it first
+
+// The concrete engine that runs for `e`: e itself unless it is auto. auto is gpu where this build has
+// CUDA (cuda_compiled()) and list_devices() finds a device (looked up once per process), else threads.
+// With a problem, auto is also threads for a user objective, which only the CPU engines run.
+// minimize() and minimize_trials() call it; call it yourself to know (or report) which engine runs.
+Engine resolve_engine(Engine e);
+Engine resolve_engine(Engine e, const Problem& problem);
 
 enum class Precision { f32, f64 };
 Precision parse_precision(std::string_view name);
@@ -35,18 +43,20 @@ struct Progress {
 };
 
 struct RunOptions {
-  Engine engine = Engine::threads;
+  Engine engine = Engine::auto_;  // resolve_engine() says which engine that is
   int threads = 0;  // threads and matrix engines: 0 = all cores
   Precision precision = Precision::f64;
   std::uint64_t seed = 1;
   int history_every = 0;  // > 0: record the best every that many generations (and the first and last)
-  // Index of the (first) trial. Trial t draws from its own random streams (rng.hpp's counter holds it),
-  // so trial t is the same run whether it runs alone or as part of minimize_trials(..., n > t).
+  // Index of the (first) trial, in [0, rng::kMaxTrials). Trial t draws from its own random streams
+  // (rng.hpp's counter holds it), so trial t is the same run whether it runs alone or as part of
+  // minimize_trials(..., n > t).
   std::uint32_t trial = 0;
   std::function<void(const Progress&)> progress;  // called once per generation, on the calling thread
 };
 
-// Checks every value (ConfigError naming the option and value). minimize() calls it first.
+// Checks every value (ConfigError naming the option and value). minimize() calls it first. Accepts
+// Engine::auto_ (checked as the engine it resolves to for this problem).
 void validate(const Problem& problem, const DEConfig& de, const StopCriteria& stop, const RunOptions& options);
 
 // The effective configuration: np and max_evals defaults filled in, dither defaulted for ranges.
@@ -61,6 +71,8 @@ Result minimize(const Problem& problem, const DEConfig& de, const StopCriteria& 
 
 // Independent runs of the same configuration: trials options.trial, options.trial + 1, ...,
 // options.trial + n - 1. The gpu engine runs them concurrently on one device; the others one after another.
+// n must be in [1, rng::kMaxTrials - options.trial] (ConfigError naming --trials otherwise). Trial k of
+// the batch gives, bit for bit, what minimize() gives with options.trial + k (a max_time stop aside).
 struct TrialsResult {
   std::vector<Result> trials;  // in trial order
   std::size_t best = 0;        // index in `trials` of the lowest best_f (the first on ties)

@@ -1,4 +1,5 @@
 #include <chrono>
+#include <cmath>
 #include <string>
 
 #include "cpu/engines.hpp"
@@ -8,31 +9,50 @@
 #include "degpu/run.hpp"
 
 namespace degpu {
+namespace {
+
+// The options with auto replaced by the engine that runs: the engines never see auto.
+RunOptions concrete(const Problem& problem, const RunOptions& options) {
+  RunOptions o = options;
+  o.engine = resolve_engine(options.engine, problem);
+  return o;
+}
+
+}  // namespace
 
 Result minimize(const Problem& problem, const DEConfig& de, const StopCriteria& stop, const RunOptions& options) {
-  validate(problem, de, stop, options);
+  const RunOptions o = concrete(problem, options);
+  validate(problem, de, stop, o);
   const Resolved r = resolve(problem, de, stop);
-  if (is_cuda_engine(options.engine)) return cuda::minimize_cuda(problem, r, options);
-  return cpu::minimize_cpu(problem, r, options);
+  if (is_cuda_engine(o.engine)) return cuda::minimize_cuda(problem, r, o);
+  return cpu::minimize_cpu(problem, r, o);
 }
 
 TrialsResult minimize_trials(const Problem& problem, const DEConfig& de, const StopCriteria& stop,
                              const RunOptions& options, int n) {
-  if (n < 1 || static_cast<std::uint64_t>(options.trial) + static_cast<std::uint64_t>(n) > rng::kMaxTrials)
-    throw ConfigError("--trials " + std::to_string(n) + ": must be in [1, " +
-                      std::to_string(rng::kMaxTrials - options.trial) + "]");
-  validate(problem, de, stop, options);
+  if (n < 1 || static_cast<std::uint64_t>(n) > rng::kMaxTrials)
+    throw ConfigError("--trials " + std::to_string(n) + ": must be in [1, " + std::to_string(rng::kMaxTrials) + "]");
+  const RunOptions o = concrete(problem, options);
+  validate(problem, de, stop, o);  // options.trial < kMaxTrials
+  if (static_cast<std::uint64_t>(o.trial) + static_cast<std::uint64_t>(n) > rng::kMaxTrials)
+    throw ConfigError("--trials " + std::to_string(n) + ": trials " + std::to_string(o.trial) + " to " +
+                      std::to_string(static_cast<std::uint64_t>(o.trial) + n - 1) + " pass the last trial index " +
+                      std::to_string(rng::kMaxTrials - 1) + " (at most " + std::to_string(rng::kMaxTrials - o.trial) +
+                      " trials from --trial " + std::to_string(o.trial) + ")");
   const Resolved r = resolve(problem, de, stop);
   const auto t0 = std::chrono::steady_clock::now();
   TrialsResult out;
-  if (is_cuda_engine(options.engine)) {
-    out.trials = cuda::minimize_cuda_trials(problem, r, options, n);
+  if (is_cuda_engine(o.engine)) {
+    out.trials = cuda::minimize_cuda_trials(problem, r, o, n);
   } else {
-    RunOptions o = options;
-    for (int t = 0; t < n; ++t, ++o.trial) out.trials.push_back(cpu::minimize_cpu(problem, r, o));
+    RunOptions ot = o;
+    out.trials.reserve(static_cast<std::size_t>(n));
+    for (int t = 0; t < n; ++t, ++ot.trial) out.trials.push_back(cpu::minimize_cpu(problem, r, ot));
   }
+  // NaN best values (every evaluation NaN) rank last, as in the engines' selection.
+  const auto better = [](double a, double b) { return a < b || (!std::isnan(a) && std::isnan(b)); };
   for (std::size_t t = 1; t < out.trials.size(); ++t)
-    if (out.trials[t].best_f < out.trials[out.best].best_f) out.best = t;
+    if (better(out.trials[t].best_f, out.trials[out.best].best_f)) out.best = t;
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "degpu/de.hpp"
+#include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/run.hpp"
 #include "degpu/stop.hpp"
@@ -46,7 +47,8 @@ constexpr std::array<std::pair<Repair, std::string_view>, 4> kRepairs{{
     {Repair::reinit, "reinit"}, {Repair::midpoint, "midpoint"}, {Repair::clip, "clip"}, {Repair::reflect, "reflect"}}};
 constexpr std::array<std::pair<Dither, std::string_view>, 3> kDithers{{
     {Dither::none, "none"}, {Dither::generation, "generation"}, {Dither::individual, "individual"}}};
-constexpr std::array<std::pair<Engine, std::string_view>, 7> kEngines{{
+constexpr std::array<std::pair<Engine, std::string_view>, 8> kEngines{{
+    {Engine::auto_, "auto"},
     {Engine::serial, "serial"},
     {Engine::threads, "threads"},
     {Engine::matrix, "matrix"},
@@ -117,6 +119,16 @@ std::vector<std::string_view> list_engines() {
 }
 bool is_cuda_engine(Engine e) {
   return e == Engine::gpu_eval || e == Engine::gpu_kernels || e == Engine::gpu_fused || e == Engine::gpu;
+}
+Engine resolve_engine(Engine e) {
+  if (e != Engine::auto_) return e;
+  // Looked up once: list_devices() may create a CUDA context, and devices do not come and go in a run.
+  static const bool gpu = cuda_compiled() && !list_devices().empty();
+  return gpu ? Engine::gpu : Engine::threads;
+}
+Engine resolve_engine(Engine e, const Problem& problem) {
+  if (e == Engine::auto_ && !problem.is_builtin()) return Engine::threads;
+  return resolve_engine(e);
 }
 Precision parse_precision(std::string_view name) {
   return parse_named(name, kPrecisions, "precision", "--precision");

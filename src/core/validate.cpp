@@ -5,6 +5,7 @@
 #include <string>
 
 #include "degpu/errors.hpp"
+#include "degpu/rng.hpp"
 #include "degpu/run.hpp"
 
 namespace degpu {
@@ -63,12 +64,17 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
   }
   if (stop.max_time_s && !(std::isfinite(*stop.max_time_s) && *stop.max_time_s > 0))
     throw ConfigError("--max-time " + num(*stop.max_time_s) + ": must be a positive number of seconds");
+  if (options.trial >= rng::kMaxTrials)
+    throw ConfigError("--trial " + std::to_string(options.trial) + ": must be in [0, " +
+                      std::to_string(rng::kMaxTrials - 1) + "]");
   if (options.threads < 0) throw ConfigError("--threads " + std::to_string(options.threads) + ": must be >= 0");
   if (options.threads > 1 && options.engine == Engine::serial)
     throw ConfigError("--threads " + std::to_string(options.threads) +
                       ": the serial engine runs on one thread (use --engine threads or matrix)");
-  if (is_cuda_engine(options.engine) && !problem.is_builtin())
-    throw ConfigError("--engine " + std::string(engine_name(options.engine)) + ": problem " + problem.name() +
+  // auto is checked as what it runs: never a CUDA engine for a user objective.
+  const Engine engine = resolve_engine(options.engine, problem);
+  if (is_cuda_engine(engine) && !problem.is_builtin())
+    throw ConfigError("--engine " + std::string(engine_name(engine)) + ": problem " + problem.name() +
                       " is a user objective, which runs on the CPU engines (serial, threads, matrix)");
   if (options.history_every < 0)
     throw ConfigError("--history-every " + std::to_string(options.history_every) + ": must be >= 1");

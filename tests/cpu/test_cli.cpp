@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include "degpu/devices.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -194,7 +196,7 @@ TEST_F(Cli, BadAlgorithmOptions) {
   expect_invalid(kRun + " --strategy rand/1/binn", "unknown crossover 'binn' (known: bin, exp, nec)");
   expect_invalid(kRun + " --strategy worst/1/bin", "unknown strategy (known: rand/1/bin");
   expect_invalid(kRun + " --repair bounce", "unknown repair (known: reinit, midpoint, clip, reflect)");
-  expect_invalid(kRun + " --engine quantum", "unknown engine (known: serial, threads, matrix");
+  expect_invalid(kRun + " --engine quantum", "unknown engine (known: auto, serial, threads, matrix");
   expect_invalid(kRun + " --precision f16", "unknown precision");
   expect_invalid(kRun + " --dither sometimes", "unknown dither mode");
   expect_invalid(kRun + " --engine serial --threads 4", "--threads 4");
@@ -228,4 +230,148 @@ TEST_F(Cli, BadPoints) {
   write("pts.txt", "1 2 3\n1 2 3\n\n1 2 3 4\n");
   expect_invalid("eval --problem sphere --dim 3 --points " + path("pts.txt"), "pts.txt:4: expected 3 numbers, got 4");
   expect_invalid("eval --problem sphere --dim 3 --points " + path("nope.txt"), "nope.txt: cannot open");
+}
+
+namespace {
+
+// The engine auto runs: gpu with CUDA and a device, else threads (CI: threads).
+std::string auto_engine() { return degpu::cuda_compiled() && !degpu::list_devices().empty() ? "gpu" : "threads"; }
+
+const std::string kTrialsRun = "run --problem rastrigin --dim 8 --np 24 --max-gens 40 --seed 3";
+
+}  // namespace
+
+TEST_F(Cli, OneTrialKeepsTheJsonOfBefore) {
+  const Out o = run(kTrialsRun + " --engine serial --json -");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::ordered_json::parse(o.out);
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : j.items()) keys.push_back(k);
+  const std::vector<std::string> expected{"problem", "dim",    "bounds", "bias",       "strategy", "np",
+                                          "F",       "CR",     "dither", "repair",     "seed",     "engine",
+                                          "precision", "best_f", "best_error", "best_x", "evals", "generations",
+                                          "nan_evals", "stop_reason", "wall_s"};
+  EXPECT_EQ(keys, expected);
+  // --trial T != 0 adds "trial" after the seed
+  const auto t = nlohmann::ordered_json::parse(run(kTrialsRun + " --engine serial --trial 4 --json -").out);
+  EXPECT_EQ(t["trial"], 4);
+  EXPECT_EQ(std::next(t.begin(), 11).key(), "trial");
+  EXPECT_NE(t["best_f"], j["best_f"]);
+  const auto z = nlohmann::ordered_json::parse(run(kTrialsRun + " --engine serial --trial 0 --json -").out);
+  EXPECT_EQ(z.size(), j.size());
+  EXPECT_EQ(z["best_f"], j["best_f"]);
+}
+
+TEST_F(Cli, TrialsJson) {
+  const Out o = run(kTrialsRun + " --engine serial --trials 5 --target-error 3 --json -");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::ordered_json::parse(o.out);
+  for (const char* key : {"problem", "dim", "strategy", "np", "seed", "trial", "engine", "precision", "best_trial",
+                          "best_f", "best_error", "best_x", "evals", "generations", "nan_evals", "stop_reason",
+                          "trials_wall_s", "successes", "best_f_stats", "best_error_stats", "trials"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_FALSE(j.contains("wall_s"));  // per trial, and trials_wall_s for the batch
+  EXPECT_EQ(j["trial"], 0);
+  EXPECT_EQ(j["engine"], "serial");
+  const auto& trials = j["trials"];
+  ASSERT_EQ(trials.size(), 5u);
+  int best = 0, successes = 0;
+  double lo = 1e300, hi = -1e300, sum = 0;
+  for (int t = 0; t < 5; ++t) {
+    const auto& r = trials[t];
+    EXPECT_EQ(r["trial"], t);
+    for (const char* key : {"best_f", "best_error", "evals", "generations", "nan_evals", "stop_reason", "wall_s"})
+      EXPECT_TRUE(r.contains(key)) << key;
+    EXPECT_FALSE(r.contains("best_x"));
+    const double f = r["best_f"].get<double>();
+    if (f < trials[best]["best_f"].get<double>()) best = t;
+    lo = std::min(lo, f);
+    hi = std::max(hi, f);
+    sum += f;
+    successes += r["best_error"].get<double>() <= 3;
+    if (t > 0) EXPECT_NE(r["best_f"], trials[0]["best_f"]) << "trials differ";
+  }
+  EXPECT_EQ(j["best_trial"], best);
+  EXPECT_EQ(j["best_f"], trials[best]["best_f"]);
+  EXPECT_EQ(j["evals"], trials[best]["evals"]);
+  EXPECT_EQ(j["stop_reason"], trials[best]["stop_reason"]);
+  EXPECT_EQ(j["best_x"].size(), 8u);
+  EXPECT_EQ(j["successes"], successes);
+  EXPECT_EQ(j["best_f_stats"]["min"], j["best_f"]);
+  EXPECT_DOUBLE_EQ(j["best_f_stats"]["max"].get<double>(), hi);
+  EXPECT_DOUBLE_EQ(j["best_f_stats"]["min"].get<double>(), lo);
+  EXPECT_NEAR(j["best_f_stats"]["mean"].get<double>(), sum / 5, 1e-12 * std::abs(sum));
+  EXPECT_GT(j["best_f_stats"]["sd"].get<double>(), 0);
+  for (const char* key : {"mean", "sd", "min", "median", "max"}) EXPECT_TRUE(j["best_error_stats"].contains(key));
+  // no --target-error, no successes; unknown optimum, null best_error statistics
+  const auto u = nlohmann::json::parse(run(kTrialsRun + " --engine serial --trials 2 --bounds 1:2 --json -").out);
+  EXPECT_FALSE(u.contains("successes"));
+  EXPECT_TRUE(u["best_error_stats"].is_null());
+  EXPECT_TRUE(u["trials"][1]["best_error"].is_null());
+}
+
+TEST_F(Cli, EveryTrialOfABatchRerunsAlone) {
+  // NP x D = 64 x 70: the threads engine runs on two threads
+  const std::string base = "run --problem rastrigin --dim 70 --np 64 --max-gens 30 --seed 3 --json -";
+  for (const std::string engine : {"serial", "threads --threads 2"}) {
+    const Out o = run(base + " --trials 3 --trial 5 --engine " + engine);
+    ASSERT_EQ(o.code, 0) << o.err;
+    const auto batch = nlohmann::json::parse(o.out);
+    EXPECT_EQ(batch["trial"], 5);
+    for (int k = 0; k < 3; ++k) {
+      const auto alone =
+          nlohmann::json::parse(run(base + " --trial " + std::to_string(5 + k) + " --engine " + engine).out);
+      const auto& t = batch["trials"][k];
+      EXPECT_EQ(t["trial"], 5 + k);
+      // JSON numbers are written with 17 significant digits: equal text, equal bits
+      EXPECT_EQ(alone["best_f"].dump(), t["best_f"].dump()) << engine << " trial " << 5 + k;
+      EXPECT_EQ(alone["evals"], t["evals"]);
+      EXPECT_EQ(alone["generations"], t["generations"]);
+      if (batch["best_trial"] == 5 + k) EXPECT_EQ(alone["best_x"].dump(), batch["best_x"].dump());
+    }
+  }
+}
+
+TEST_F(Cli, TrialsText) {
+  const Out o = run(kTrialsRun + " --engine serial --trials 4 --trial 2 --target-error 100");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("engine=serial"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("trials      4 (2 to 5) in "), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("best        trial "), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("best_f      mean "), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("best_error  mean "), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("successes   4 of 4 (best_error <= 100)"), std::string::npos) << o.out;
+  const Out one = run(kTrialsRun + " --engine serial --trial 9");
+  EXPECT_NE(one.out.find("seed=3  trial=9\n"), std::string::npos) << one.out;
+  EXPECT_EQ(run(kTrialsRun + " --engine serial").out.find("trial"), std::string::npos);
+}
+
+TEST_F(Cli, BadTrialOptions) {
+  expect_invalid(kRun + " --trials 0", "--trials 0: must be in [1, 16777216]");
+  expect_invalid(kRun + " --trials -2", "--trials -2");
+  expect_invalid(kRun + " --trials 2.5", "--trials 2.5: not an integer");
+  expect_invalid(kRun + " --trials 16777217", "--trials 16777217");
+  expect_invalid(kRun + " --trial -1", "--trial -1: must be in [0, 16777215]");
+  expect_invalid(kRun + " --trial 16777216", "--trial 16777216");
+  expect_invalid(kRun + " --trial x", "--trial x: not an integer");
+  expect_invalid(kRun + " --trial 16777215 --trials 2", "--trials 2: with --trial 16777215, at most 1");
+  expect_invalid(kRun + " --trials 2 --history " + path("h.csv"), "--history");
+  EXPECT_FALSE(fs::exists(path("h.csv")));
+  // the last trial index alone is fine
+  EXPECT_EQ(run(kRun + " --engine serial --trial 16777215").code, 0);
+}
+
+TEST_F(Cli, AutoIsTheDefaultEngineAndSaysWhichRan) {
+  const Out d = run("run --problem sphere --dim 4 --max-gens 3 --json -");
+  ASSERT_EQ(d.code, 0) << d.err;
+  EXPECT_EQ(nlohmann::json::parse(d.out)["engine"], auto_engine());
+  const Out a = run("run --problem sphere --dim 4 --max-gens 3 --engine auto --json -");
+  EXPECT_EQ(nlohmann::json::parse(a.out)["engine"], auto_engine());
+  EXPECT_EQ(nlohmann::json::parse(a.out)["best_f"], nlohmann::json::parse(d.out)["best_f"]);
+  const Out t = run("run --problem sphere --dim 4 --max-gens 3");
+  EXPECT_NE(t.out.find("engine=" + auto_engine() + " "), std::string::npos) << t.out;
+  const Out l = run("list engines");
+  EXPECT_EQ(l.out.rfind("auto ", 0), 0u) << l.out;
+  EXPECT_NE(l.out.find("(here: " + auto_engine() + ")"), std::string::npos) << l.out;
+  if (degpu::list_devices().empty()) EXPECT_EQ(auto_engine(), "threads");
 }

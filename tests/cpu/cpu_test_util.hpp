@@ -1,0 +1,22 @@
+// Shared by the CPU tests of runs: a built-in problem by name, and bit-for-bit equality of two results.
+#pragma once
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include "degpu/run.hpp"
+
+inline degpu::Problem classic(const std::string& name, int dim, std::optional<degpu::ShiftSpec> shift = std::nullopt) {
+  degpu::ProblemSpec s;
+  s.name = name;
+  s.dim = dim;
+  s.shift = shift;
+  return degpu::make_problem(s);
+}
+
+inline bool same_bits(const degpu::Result& a, const degpu::Result& b) {
+  return a.best_x.size() == b.best_x.size() &&
+         std::memcmp(a.best_x.data(), b.best_x.data(), a.best_x.size() * sizeof(double)) == 0 &&
+         std::memcmp(&a.best_f, &b.best_f, sizeof(double)) == 0 && a.evals == b.evals &&
+         a.generations == b.generations && a.nan_evals == b.nan_evals && a.stop_reason == b.stop_reason;
+}
