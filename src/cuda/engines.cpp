@@ -1,7 +1,7 @@
 // The CUDA engines' entry point. gpu-eval (population and operators on the host, every generation's
 // evaluation on the GPU: 001_4fa57c347dbcd9f9.txt section 5.1) is built on the CPU driver, so it makes
-// exactly the CPU engines' trials. gpu-kernels is in gpu_kernels.cu, gpu in gpu_persistent.cu; gpu-fused
-// is not written yet.
+// exactly the CPU engines' trials. gpu-kernels is in gpu_kernels.cu, gpu-fused (Qin et al.'s kernels IE, P
+// and MCER) in gpu_fused.cu, gpu in gpu_persistent.cu. Without CUDA every CUDA engine throws NotCompiled.
 #include "cuda/engines.hpp"
 
 #include <memory>
@@ -71,13 +71,17 @@ std::vector<Result> minimize_cuda_trials(const Problem& problem, const Resolved&
       out.push_back(minimize_gpu_kernels(problem, r, ot));
       continue;
     }
+    if (o.engine == Engine::gpu_fused) {
+      out.push_back(minimize_gpu_fused(problem, r, ot));
+      continue;
+    }
 #endif
-    if (o.engine == Engine::gpu_kernels || o.engine == Engine::gpu) {
+    if (o.engine == Engine::gpu_kernels || o.engine == Engine::gpu_fused || o.engine == Engine::gpu) {
       out.push_back(run_gpu_eval<float>(problem, r, ot));  // without CUDA: throws NotCompiled
       continue;
     }
     throw NotCompiled("--engine " + std::string(engine_name(o.engine)) +
-                      ": not written yet (the CUDA engines issue); use --engine gpu, gpu-kernels, gpu-eval, serial, threads or matrix");
+                      ": not a CUDA engine; the CUDA engines are gpu, gpu-fused, gpu-kernels and gpu-eval");
   }
   return out;
 }

@@ -6,6 +6,8 @@
 
 namespace degpu::cuda {
 Result minimize_gpu_kernels(const Problem& problem, const Resolved& r, const RunOptions& o);
+// The gpu-fused engine (gpu_fused.cu): kernels IE, P (second stream) and MCER, after Qin et al.
+Result minimize_gpu_fused(const Problem& problem, const Resolved& r, const RunOptions& o);
 // The gpu engine: n concurrent trials o.trial .. o.trial + n - 1 in one launch.
 std::vector<Result> minimize_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
 }

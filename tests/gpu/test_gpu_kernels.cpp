@@ -1,6 +1,6 @@
-// The all-GPU engines (gpu-kernels, gpu) against the serial engine: the same random numbers and
-// operators, so the same run up to the rounding of the evaluation's sums. Skipped with a message where
-// no CUDA device exists.
+// The all-GPU engines (gpu-kernels, gpu-fused, gpu) against the serial engine: the same random numbers
+// and operators, so the same run up to the rounding of the evaluation's sums. Skipped with a message
+// where no CUDA device exists.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -106,5 +106,7 @@ TEST_P(AllGpu, BudgetsTimeAndHistory) {
   EXPECT_LT(r.wall_s, 5.0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, AllGpu, ::testing::Values(Engine::gpu_kernels, Engine::gpu),
-                         [](const auto& info) { return info.param == Engine::gpu ? "gpu" : "gpu_kernels"; });
+INSTANTIATE_TEST_SUITE_P(Engines, AllGpu, ::testing::Values(Engine::gpu_kernels, Engine::gpu_fused, Engine::gpu),
+                         [](const auto& info) {
+                           return info.param == Engine::gpu ? "gpu" : info.param == Engine::gpu_fused ? "gpu_fused" : "gpu_kernels";
+                         });
