@@ -1,40 +1,72 @@
 #!/usr/bin/env bash
 # On the GPU machine (see docs/GPU.md): builds degpu for sm_90 with the dependencies carried in .gpu-deps,
 # runs every test (the gpu label included), runs compute-sanitizer on the GPU tests, and times the
-# engines on one job; prints a short table last. Full logs go to $OUT (or /tmp/degpu-out).
+# engines; prints a short table last. Full logs go to $OUT (or /tmp/degpu-out).
+# usage: scripts/gpu-check.sh [all|build|test|sanitize|time|sweep|repro] ...   (default: all but sweep, repro)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/degpu-out}
 mkdir -p "$out"
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv,noheader | tee "$out/gpu.txt"
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DDEGPU_DEPS_DIR="$PWD/.gpu-deps" \
-  -DDEGPU_CUDA_ARCHITECTURES=90 -DDEGPU_BENCH=OFF >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
-cmake --build build-gpu -j"$(nproc)" >>"$out/build.log" 2>&1 || { grep -E "error" -A5 "$out/build.log" | head -60; exit 1; }
-build-gpu/degpu devices
-ctest --test-dir build-gpu -j8 --output-on-failure >"$out/ctest.log" 2>&1
-grep -E "tests passed|FAILED|Failed|Skipped" "$out/ctest.log" | head -20
-for tool in memcheck racecheck; do
-  compute-sanitizer --tool $tool --error-exitcode 3 build-gpu/tests/degpu_gpu_tests \
-    --gtest_filter='GpuEval.RunMatches*:*AllGpu.Solves*' >"$out/sanitizer_$tool.log" 2>&1
-  echo "compute-sanitizer $tool: exit $? ($(grep -cE 'ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards' "$out/sanitizer_$tool.log") clean summaries)"
-done
-# One job on every engine that runs here: rastrigin D=100, NP 250, rand/1/bin, F 0.5, CR 0.3, 10^6 evals.
-: >"$out/runs.jsonl"
-for engine in serial threads gpu-eval gpu-kernels gpu; do
-  for prec in f64 f32; do
-    build-gpu/degpu run --problem rastrigin --dim 100 --np 250 --CR 0.3 --max-evals 1000000 --engine "$engine" \
-      --precision "$prec" --json - --quiet | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)))' >>"$out/runs.jsonl"
+steps=${*:-build test sanitize time}
+has() { [[ " $steps " == *" $1 "* || " $steps " == *" all "* ]]; }
+json1() { python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)))'; }
+if has build; then
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader | tee "$out/gpu.txt"
+  start=$(date +%s)
+  cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DDEGPU_DEPS_DIR="$PWD/.gpu-deps" \
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DDEGPU_BENCH=ON >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+  cmake --build build-gpu -j"$(nproc)" >>"$out/build.log" 2>&1 || { grep -E "error" -A5 "$out/build.log" | head -60; exit 1; }
+  echo "build: $(( $(date +%s) - start )) s"
+  build-gpu/degpu devices
+fi
+if has test; then
+  ctest --test-dir build-gpu -j8 --output-on-failure --timeout 300 >"$out/ctest.log" 2>&1
+  grep -E "tests passed|FAILED|Failed|\(Skipped\)|Total Test" "$out/ctest.log" | head -30
+fi
+if has sanitize; then
+  for tool in memcheck racecheck; do
+    compute-sanitizer --tool $tool --error-exitcode 3 build-gpu/tests/degpu_gpu_tests \
+      --gtest_filter='GpuEval.RunMatches*:*AllGpu.Solves*:GpuEngine.Trials*' >"$out/sanitizer_$tool.log" 2>&1
+    echo "compute-sanitizer $tool: exit $? ($(grep -cE 'ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards' "$out/sanitizer_$tool.log") clean summaries)"
   done
-done
-# The CUDA issue's target job: 10^7 evaluations (40,000 generations) on the gpu engine, f32.
-for problem in rastrigin rosenbrock; do
-  build-gpu/degpu run --problem $problem --dim 100 --np 250 --CR 0.3 --max-evals 10000000 --engine gpu \
-    --precision f32 --json - --quiet | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)))' >>"$out/runs.jsonl"
-done
-python3 - "$out/runs.jsonl" <<'PY'
+fi
+if has time; then
+  # The CUDA issue's targets: rand/1/bin, NP 250, D 100, F 0.5, CR 0.3, 10^7 evaluations, f32, in a warm
+  # process (bench/gpu_engine_runs.cpp), one run and 30 trials; gpu-fused beside gpu.
+  : >"$out/warm.jsonl"
+  for problem in rastrigin rosenbrock; do
+    for trials in 1 30; do
+      build-gpu/bench/degpu_gpu_engine_runs gpu $problem 100 250 0.3 10000000 $trials 4 f32 >>"$out/warm.jsonl"
+    done
+    build-gpu/bench/degpu_gpu_engine_runs gpu-fused $problem 100 250 0.3 10000000 1 2 f32 >>"$out/warm.jsonl"
+  done
+  # One job on every engine (CLI, a fresh process each): rastrigin D 100, NP 250, 10^6 evaluations.
+  : >"$out/runs.jsonl"
+  for engine in serial threads gpu-eval gpu-kernels gpu-fused gpu; do
+    build-gpu/degpu run --problem rastrigin --dim 100 --np 250 --CR 0.3 --max-evals 1000000 --engine "$engine" \
+      --precision f32 --json - --quiet | json1 >>"$out/runs.jsonl"
+  done
+  build-gpu/degpu run --problem rastrigin --dim 100 --np 250 --CR 0.3 --max-evals 10000000 --engine gpu \
+    --precision f32 --json - --quiet | json1 >>"$out/runs.jsonl"
+fi
+if has sweep; then
+  for problem in rastrigin rosenbrock; do bench/gpu_plan_sweep.sh build-gpu $problem 1; done | tee "$out/sweep.md"
+  bench/gpu_plan_sweep.sh build-gpu rastrigin 30 | tee -a "$out/sweep.md"
+fi
+if has repro && [ -x bench/run_gpu_repro.sh ]; then
+  bench/run_gpu_repro.sh build-gpu >"$out/repro.log" 2>&1
+  echo "repro: exit $? (logs in repro.log)"
+fi
+if has time; then
+  python3 - "$out/runs.jsonl" "$out/warm.jsonl" <<'PY'
 import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
-print("| problem | engine | precision | evals | wall s | evals/s | best_f |\n|---|---|---|---|---|---|---|")
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+print("| CLI run | engine | evals | wall s | evals/s | best_f |\n|---|---|---|---|---|---|")
 for r in rows:
-    print(f"| {r['problem']} | {r['engine']} | {r['precision']} | {r['evals']} | {r['wall_s']:.3f} | {r['evals'] / r['wall_s']:.3e} | {r['best_f']:.6g} |")
+    print(f"| {r['problem']} f32 | {r['engine']} | {r['evals']} | {r['wall_s']:.3f} | {r['evals'] / r['wall_s']:.3e} | {r['best_f']:.6g} |")
+rows = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+print("\n| warm process | engine | trials | evals | cold s | warm min s | warm median s | best_f |\n|---|---|---|---|---|---|---|---|")
+for r in rows:
+    print(f"| {r['problem']} D{r['dim']} NP{r['np']} | {r['engine']} | {r['trials']} | {r['evals']} | {r['cold_s']:.4f} | {r['warm_min_s']:.4f} | {r['warm_median_s']:.4f} | {r['best_f']:.6g} |")
 PY
+fi
