@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "degpu/run.hpp"
 
@@ -22,5 +23,9 @@ struct GpuPlan {
 
 // Throws CudaError without a device; n trials.
 GpuPlan plan_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
+GpuPlan plan_gpu_f32(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
+GpuPlan plan_gpu_f64(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
+std::vector<Result> minimize_gpu_f32(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
+std::vector<Result> minimize_gpu_f64(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
 
 }  // namespace degpu::cuda

@@ -11,6 +11,7 @@
 // clock through %globaltimer) are decided on the device from the CTAs' best values, which every CTA
 // reduces in the same order, so all of them stop at the same generation. The operators and random
 // streams are the CPU engines' (core/de_ops.hpp), so decisions match theirs (docs/GPU.md).
+#pragma once
 #include <cooperative_groups.h>
 
 #include <algorithm>
@@ -23,7 +24,6 @@
 #include "core/params.hpp"
 #include "cuda/check.hpp"
 #include "cuda/device_array.cuh"
-#include "cuda/engines_cuda.hpp"
 #include "cuda/gpu_plan.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/functions/classic.hpp"
@@ -190,37 +190,50 @@ __device__ T group_step(const ops::Params& p, const State<T>& s, const T* x, con
   // The mutation reads one value of each row: the rows given as one-element arrays (registers).
   T v[8];
   const ops::MutationRows<T> R{&v[0], &v[1], &v[2], {&v[3], &v[4], &v[5], &v[6], &v[7]}};
+  const T fi = __ldcg(f + i);  // issued early: its latency hides behind the trial's
   for (int b = grp.lane; 4 * b < D; b += G) {  // block b: coordinates 4b .. 4b+3, one Philox block (bin)
     rng::Block w{};
     if (p.crossover == Crossover::bin) w = cs.block(1 + static_cast<std::uint32_t>(b));
-    for (int k = 0; k < 4; ++k) {
-      const int j = 4 * b + k;
-      if (j >= D) break;
-      const T xij = __ldcg(xi + j);
-      bool crossed;
-      if (p.crossover == Crossover::bin) {
-        crossed = w.w[k] < c.threshold || static_cast<std::uint32_t>(j) == c.first;
-      } else {
-        const std::uint32_t off = (static_cast<std::uint32_t>(j) + D - c.first) % static_cast<std::uint32_t>(D);
-        crossed = off < c.length;
-      }
-      T u = xij;
-      if (crossed) {
-        v[0] = xij;
-        if (uses_best) v[1] = __ldcg(xb + j);
-        if (uses_pbest) v[2] = __ldcg(xpb + j);
+    const int j0 = 4 * b, n = D - j0 < 4 ? D - j0 : 4;
+    bool crossed[4];
 #pragma unroll
-        for (int q = 0; q < 5; ++q)  // constant indices: registers, not a local array
-          if (q < nd) v[3 + q] = __ldcg(xr[q] + j);
-        u = ops::repair(p.repair, ops::mutate(m, Fs, R, 0), xij, s.lo[j], s.hi[j], rs, j);
+    for (int k = 0; k < 4; ++k) {
+      const std::uint32_t j = static_cast<std::uint32_t>(j0 + k);
+      if (p.crossover == Crossover::bin) crossed[k] = k < n && (w.w[k] < c.threshold || j == c.first);
+      else crossed[k] = k < n && (j + D - c.first) % static_cast<std::uint32_t>(D) < c.length;
+    }
+    // Every load of the block first, then the arithmetic: one memory latency per block, not one per load.
+    T xv[4] = {}, lov[4] = {}, hiv[4] = {}, val[8][4] = {};
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const int j = j0 + k;
+      if (k < n) xv[k] = __ldcg(xi + j);
+      if (!crossed[k]) continue;
+      lov[k] = __ldg(s.lo + j);
+      hiv[k] = __ldg(s.hi + j);
+      if (uses_best) val[1][k] = __ldcg(xb + j);
+      if (uses_pbest) val[2][k] = __ldcg(xpb + j);
+#pragma unroll
+      for (int q = 0; q < 5; ++q)  // constant indices: registers, not a local array
+        if (q < nd) val[3 + q][k] = __ldcg(xr[q] + j);
+    }
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      if (k >= n) break;
+      const int j = j0 + k;
+      T u = xv[k];
+      if (crossed[k]) {
+#pragma unroll
+        for (int q = 0; q < 8; ++q) v[q] = val[q][k];
+        v[0] = xv[k];
+        u = ops::repair(p.repair, ops::mutate(m, Fs, R, 0), xv[k], lov[k], hiv[k], rs, j);
       }
       ui[j] = u;
-      if (sx) sx[j] = xij;
+      if (sx) sx[j] = xv[k];
     }
   }
   grp.sync();
   const T ft = static_cast<T>(group_evaluate<F, T, G>(ui, s.shift, D, grp) + s.bias);
-  const T fi = __ldcg(f + i);
   const bool take = ops::no_worse(ft, fi);
   T* xni = xn + i * Ds;
   if (su) {
@@ -332,7 +345,8 @@ __global__ void __launch_bounds__(kMaxThreads) run_de(ops::Params p, State<T> s)
     if (s.need_best) {
       const Slot<T> b = read_best(slots + ((g - 1) & 1) * ranks, ranks);
       best = b.idx;
-      if (rank == 0 && threadIdx.x == 0 && s.history_every > 0 && (g - 1) % s.history_every == 0)
+      if (rank == 0 && threadIdx.x == 0 && s.history_every > 0 && (g - 1) % s.history_every == 0 &&
+          (g - 1) / s.history_every < s.nhist)
         s.history[t * s.nhist + (g - 1) / s.history_every] = b.f;
       if (s.has_target && static_cast<double>(b.f) <= s.target_f) why = 1 + static_cast<int>(StopReason::target);
       else if (g - 1 >= s.max_gens) why = 1 + static_cast<int>(StopReason::max_gens);
@@ -379,7 +393,8 @@ __global__ void __launch_bounds__(kMaxThreads) run_de(ops::Params p, State<T> s)
       s.best_f[t] = b.f;
       s.gens[t] = done;
       s.reason[t] = why;
-      if (s.history_every > 0 && done % s.history_every == 0) s.history[t * s.nhist + done / s.history_every] = b.f;
+      if (s.history_every > 0 && done % s.history_every == 0 && done / s.history_every < s.nhist)
+        s.history[t * s.nhist + done / s.history_every] = b.f;
     }
   }
 }
@@ -511,7 +526,11 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np), nt = static_cast<std::size_t>(n);
   long long max_gens = r.stop.max_gens ? *r.stop.max_gens : (1LL << 62);
   if (r.stop.max_evals) max_gens = std::min(max_gens, (*r.stop.max_evals - p.np) / p.np);
-  const std::size_t nhist = o.history_every > 0 ? static_cast<std::size_t>(max_gens / o.history_every + 1) : 1;
+  // History samples kept on the device per trial: at most kMaxHistory (the first ones; the last point is
+  // always added), so a run bounded only by time does not reserve memory for 2^62 generations.
+  constexpr long long kMaxHistory = 1 << 20;
+  const std::size_t nhist =
+      o.history_every > 0 ? static_cast<std::size_t>(std::min(max_gens / o.history_every + 1, kMaxHistory)) : 1;
   const std::size_t ranks = static_cast<std::size_t>(plan.grid ? plan.blocks : plan.cluster);
   use_device(nt * (2 * np * D + 2 * np + 1 + nhist) * sizeof(T) + ProblemOnDevice<T>::bytes(problem) +
              nt * (2 * ranks * sizeof(Slot<T>) + static_cast<std::size_t>(p.pbest_count) * 4 + 32) + 64);
@@ -608,23 +627,13 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
     res.wall_s = wall;  // the trials run together
     if (o.history_every > 0) {
       const T* h = hist.data() + t * nhist;
-      for (long long k = 0; k * o.history_every <= g[t]; ++k)
+      for (long long k = 0; k * o.history_every <= g[t] && k < static_cast<long long>(nhist); ++k)
         res.history.push_back({k * o.history_every, p.np * (k * o.history_every + 1), static_cast<double>(h[k]), 0.0});
-      if (g[t] % o.history_every != 0) res.history.push_back({g[t], res.evals, res.best_f, wall});
+      if (res.history.empty() || res.history.back().generation != g[t]) res.history.push_back({g[t], res.evals, res.best_f, wall});
     }
   }
   return out;
 }
 
 }  // namespace
-
-GpuPlan plan_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
-  const ops::Params p = ops::make_params(problem, r, o);
-  return o.precision == Precision::f32 ? plan_for<float>(problem, p, n) : plan_for<double>(problem, p, n);
-}
-
-std::vector<Result> minimize_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
-  return o.precision == Precision::f32 ? run<float>(problem, r, o, n) : run<double>(problem, r, o, n);
-}
-
 }  // namespace degpu::cuda

@@ -1,0 +1,15 @@
+// The gpu engine in float (gpu_engine.cuh), a translation unit of its own so that the two precisions compile
+// in parallel.
+#include "cuda/gpu_engine.cuh"
+
+namespace degpu::cuda {
+
+std::vector<Result> minimize_gpu_f32(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
+  return run<float>(problem, r, o, n);
+}
+
+GpuPlan plan_gpu_f32(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
+  return plan_for<float>(problem, ops::make_params(problem, r, o), n);
+}
+
+}  // namespace degpu::cuda
