@@ -6,6 +6,7 @@
 #include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/run.hpp"
+#include "parse.hpp"
 
 namespace degpu::cli {
 namespace {
@@ -33,7 +34,44 @@ int list(const std::string& what) {
   return 0;
 }
 
-int devices() {
+struct DevicesArgs {
+  bool explain = false;
+  std::string problem, dim, strategy = "rand/1/bin", np, precision = "f64", trials = "1";
+};
+
+// --explain: how each CUDA engine would launch for the problem (and why).
+int explain(const DevicesArgs& a) {
+  if (a.problem.empty() || a.dim.empty()) throw ConfigError("--explain: needs --problem NAME and --dim D");
+  ProblemOptions po;
+  po.problem = a.problem;
+  po.dim = a.dim;
+  const Problem problem = make_problem(po.spec());
+  DEConfig de;
+  const Strategy st = parse_strategy(a.strategy);
+  de.mutation = st.mutation;
+  de.crossover = st.crossover;
+  if (!a.np.empty()) {
+    const long long np = parse_integer("--np", a.np);
+    if (np < 1 || np > 100'000'000) throw ConfigError("--np " + a.np + ": must be in [1, 100000000]");
+    de.np = static_cast<int>(np);
+  }
+  const long long trials = parse_integer("--trials", a.trials);
+  if (trials < 1 || trials > 16'777'216) throw ConfigError("--trials " + a.trials + ": must be in [1, 16777216]");
+  RunOptions o;
+  o.precision = parse_precision(a.precision);
+  const auto lines = explain_launch(problem, de, StopCriteria{}, o, static_cast<int>(trials));
+  std::printf("%s  D=%d  %s  NP=%d  precision=%s  trials=%lld\n", problem.name().c_str(), problem.dim(), a.strategy.c_str(),
+              resolve(problem, de, StopCriteria{}).de.np, a.precision.c_str(), trials);
+  for (const auto& l : lines) std::printf("%-12s %s\n", l.engine.c_str(), l.text.c_str());
+  return 0;
+}
+
+int devices(const DevicesArgs& a) {
+  if (a.explain) {
+    if (a.problem.empty() || a.dim.empty()) throw ConfigError("--explain: needs --problem NAME and --dim D");
+    devices(DevicesArgs{});
+    return explain(a);
+  }
   std::string why;
   const auto list = list_devices(&why);
   if (list.empty()) {
@@ -49,8 +87,16 @@ int devices() {
 
 }  // namespace
 
-Command add_devices(CLI::App&) {
-  return [] { return devices(); };
+Command add_devices(CLI::App& app) {
+  auto a = std::make_shared<DevicesArgs>();
+  app.add_flag("--explain", a->explain, "with --problem and --dim: the launch configuration of each CUDA engine, and why");
+  app.add_option("--problem", a->problem, "problem name (degpu list problems), for --explain");
+  app.add_option("--dim", a->dim, "dimension D, for --explain");
+  app.add_option("--strategy", a->strategy, "DE strategy, for --explain")->capture_default_str();
+  app.add_option("--np", a->np, "population size, for --explain (default 5 D, clamped to [20, 500])");
+  app.add_option("--precision", a->precision, "f32 | f64, for --explain")->capture_default_str();
+  app.add_option("--trials", a->trials, "concurrent trials, for --explain")->capture_default_str();
+  return [a] { return devices(*a); };
 }
 
 Command add_list(CLI::App& app) {

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "degpu/run.hpp"
+
 namespace degpu {
 
 struct DeviceInfo {
@@ -20,5 +22,14 @@ bool cuda_compiled();
 // The usable CUDA devices; empty without a driver, without a device, or in a build without CUDA.
 // `why`, when given, receives the reason there are none.
 std::vector<DeviceInfo> list_devices(std::string* why = nullptr);
+
+// How each CUDA engine would launch on the current device for this problem and configuration (n
+// trials), and why: one (engine, explanation) pair per engine. Runs nothing. ConfigError for a bad
+// configuration, CudaError without a device, NotCompiled in a build without CUDA.
+struct LaunchExplanation {
+  std::string engine, text;
+};
+std::vector<LaunchExplanation> explain_launch(const Problem& problem, const DEConfig& de, const StopCriteria& stop,
+                                              const RunOptions& options, int trials = 1);
 
 }  // namespace degpu

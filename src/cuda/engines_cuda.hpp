@@ -1,5 +1,6 @@
 // The engines implemented in CUDA sources (absent from a build without CUDA).
 #pragma once
+#include <string>
 #include <vector>
 
 #include "degpu/run.hpp"
@@ -7,6 +8,8 @@
 namespace degpu::cuda {
 Result minimize_gpu_kernels(const Problem& problem, const Resolved& r, const RunOptions& o);
 // The gpu-fused engine (gpu_fused.cu): kernels IE, P (second stream) and MCER, after Qin et al.
+// gpu-fused's launch configuration, in words (degpu devices --explain).
+std::string explain_gpu_fused(const Problem& problem, const Resolved& r, const RunOptions& o);
 Result minimize_gpu_fused(const Problem& problem, const Resolved& r, const RunOptions& o);
 // The gpu engine: n concurrent trials o.trial .. o.trial + n - 1 in one launch.
 std::vector<Result> minimize_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n);

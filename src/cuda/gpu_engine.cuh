@@ -158,22 +158,35 @@ __device__ T group_init(const ops::Params& p, const State<T>& s, T* x, T* f, std
   return fi;
 }
 
+// The random decisions of individual i in generation g: they depend on the counters alone, so a group
+// with a single individual makes the next generation's while it waits at the barrier.
+struct Draws {
+  double F, CR;
+  ops::Donors d;
+  ops::CrossoverDraw c;
+};
+__device__ Draws make_draws(const ops::Params& p, std::uint32_t g, std::uint32_t i) {
+  Draws w;
+  ops::draw_f_cr(p, g, i, w.F, w.CR);
+  w.d = ops::draw_donors(p, g, i);
+  w.c = ops::draw_crossover(p, ops::Stream(p.seed, p.trial, ops::Purpose::crossover, g, i), w.CR);
+  return w;
+}
+
 // Individual i of generation g, by one group: the trial (donors, mutation, crossover, repair, exactly as
 // de_blocks.cuh and the CPU engines make it), its value, and the survivor written into the next buffer.
 // x, f: this trial's current population; xn, fn: the next. su, sx: the group's scratch rows for the trial
 // and the target (shared memory), or nullptr: the trial goes straight into xn's row. Returns the survivor's f.
 template <class F, class T, int G>
 __device__ T group_step(const ops::Params& p, const State<T>& s, const T* x, const T* f, T* xn, T* fn,
-                        std::uint32_t g, std::uint32_t i, std::uint32_t best, const std::uint32_t* ranking,
-                        T* su, T* sx, unsigned long long* nans, const Group<G>& grp) {
+                        std::uint32_t g, std::uint32_t i, const Draws& w_, std::uint32_t best,
+                        const std::uint32_t* ranking, T* su, T* sx, unsigned long long* nans, const Group<G>& grp) {
   const int D = p.D;
-  double Fd, CR;
-  ops::draw_f_cr(p, g, i, Fd, CR);
-  const ops::Donors d = ops::draw_donors(p, g, i);
+  const ops::Donors& d = w_.d;
+  const ops::CrossoverDraw& c = w_.c;
   const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, i);
-  const ops::CrossoverDraw c = ops::draw_crossover(p, cs, CR);
   const ops::Stream rs(p.seed, p.trial, ops::Purpose::repair, g, i);
-  const T Fs = static_cast<T>(Fd);
+  const T Fs = static_cast<T>(w_.F);
   const Mutation m = p.mutation;
   const bool uses_best = m == Mutation::best1 || m == Mutation::best2 || m == Mutation::current_to_best1 ||
                          m == Mutation::rand_to_best1;
@@ -336,6 +349,9 @@ __global__ void __launch_bounds__(kMaxThreads) run_de(ops::Params p, State<T> s)
   for (std::uint32_t i = group; i < p.np; i += groups) consider(bf, bi, group_init<F, T, G>(p, s, x[0], f[0], i, su, grp), i);
   if (s.need_best) publish_best(bf, bi, &slots[rank], rank == 0 && time_up());
   Team::arrive();
+  const bool single = group < p.np && group + groups >= p.np;  // one individual: draws made ahead
+  Draws ahead{};
+  if (single) ahead = make_draws(p, 1, group);
 
   long long g = 1;
   int why = 0;
@@ -372,12 +388,14 @@ __global__ void __launch_bounds__(kMaxThreads) run_de(ops::Params p, State<T> s)
     }
     local_best_init(bf, bi);
     for (std::uint32_t i = group; i < p.np; i += groups) {
-      const T fi = group_step<F, T, G>(p, s, xc, fc, x[g & 1], f[g & 1], static_cast<std::uint32_t>(g), i, best,
-                                       ranking, su, sx, nans, grp);
+      const std::uint32_t gu = static_cast<std::uint32_t>(g);
+      const T fi = group_step<F, T, G>(p, s, xc, fc, x[g & 1], f[g & 1], gu, i, single ? ahead : make_draws(p, gu, i),
+                                       best, ranking, su, sx, nans, grp);
       consider(bf, bi, fi, i);
     }
     if (s.need_best) publish_best(bf, bi, &slots[(g & 1) * ranks + rank], rank == 0 && time_up());
     Team::arrive();
+    if (single) ahead = make_draws(p, static_cast<std::uint32_t>(g + 1), group);  // while the others finish
   }
   const long long done = g - 1;
   // The result: CTA 0 of the team finds the best of the last population (written before the last wait).
@@ -453,17 +471,25 @@ GpuPlan make_plan(const ops::Params& p, int n) {
     // store) and a barrier: its time is set by the longest chain and by the instructions per SM. So:
     // one individual per group (a single round), spread over as many SMs as a cluster holds, the SMs
     // shared among trials that run at once.
+    // Measured on the H100 (docs/PERFORMANCE.md): a generation is latency-bound, a chain of dependent
+    // instructions per individual, so an individual gets a whole warp and the warps are spread thin.
     const int share = std::max(1, sms / n);
-    const long long rounds16 = (static_cast<long long>(p.np) + 16LL * (1024 / 32) - 1) / (16LL * (1024 / 32));
-    if (n == 1 && (rounds16 > 4 || max_cluster == 1)) {
-      plan.grid = true, plan.group = 32, plan.threads = 512;
-      why = "one trial with more individuals than 16 SMs take in 4 rounds: the whole device, grid barriers. ";
+    if (n == 1 || max_cluster == 1) {
+      plan.grid = true;
+      plan.group = p.D <= 64 ? 8 : 32;
+      const long long per_sm = (static_cast<long long>(p.np) * plan.group + sms - 1) / sms;
+      plan.threads = std::clamp(ceil_pow2(per_sm), 64, kMaxThreads);
+      why = "one trial: the whole device (grid barriers), a group of " + std::to_string(plan.group) +
+            " lanes per individual (" + (plan.group == 8 ? "D <= 64" : "D > 64") + "), CTAs of " +
+            std::to_string(plan.threads) + " threads so that the individuals spread over all " + std::to_string(sms) +
+            " SMs. ";
     } else {
+      plan.group = p.D <= 256 ? 8 : 32;
       plan.cluster = std::min({max_cluster, floor_pow2(share), ceil_pow2((static_cast<long long>(p.np) * plan.group + 63) / 64)});
       const long long need = (static_cast<long long>(p.np) * plan.group + plan.cluster - 1) / plan.cluster;
       plan.threads = std::clamp(ceil_pow2(need), std::max(plan.group, 64), kMaxThreads);
-      why = "clusters of " + std::to_string(plan.cluster) + " CTAs (the SMs per trial: " + std::to_string(sms) +
-            " SMs / " + std::to_string(n) + " trials, at most 16) with enough threads for one individual per group of " +
+      why = std::to_string(n) + " trials: a cluster of " + std::to_string(plan.cluster) + " CTAs each (" +
+            std::to_string(sms) + " SMs shared among the trials, at most 16), with enough threads for one individual per group of " +
             std::to_string(plan.group) + " lanes (" + (plan.group == 8 ? "D <= 256" : "D > 256") + "). ";
     }
   }
@@ -523,6 +549,12 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const auto t0 = clock::now();
   const ops::Params p = ops::make_params(problem, r, o);
   const GpuPlan plan = plan_for<T>(problem, p, n);
+  if (plan.grid && n > 1) {  // the grid path holds one trial: one launch each
+    std::vector<Result> out;
+    RunOptions ot = o;
+    for (int k = 0; k < n; ++k, ++ot.trial) out.push_back(run<T>(problem, r, ot, 1).front());
+    return out;
+  }
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np), nt = static_cast<std::size_t>(n);
   long long max_gens = r.stop.max_gens ? *r.stop.max_gens : (1LL << 62);
   if (r.stop.max_evals) max_gens = std::min(max_gens, (*r.stop.max_evals - p.np) / p.np);

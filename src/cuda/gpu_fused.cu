@@ -42,6 +42,7 @@
 #include <chrono>
 #include <numeric>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/params.hpp"
@@ -462,7 +463,25 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
   return res;
 }
 
+template <class T>
+std::string explain(const Problem& problem, const Resolved& r, const RunOptions& o) {
+  const ops::Params p = ops::make_params(problem, r, o);
+  Launch L;
+  fn::visit(problem.function(), [&](auto fun) {
+    L = choose_launch(kernel_ie<decltype(fun), T>, kernel_mcer<decltype(fun), T>, p.D, p.np, sizeof(T));
+  });
+  return "kernels IE and MCER: " + std::to_string(L.blocks) + " blocks of " + std::to_string(L.threads) +
+         " threads (block size from cudaOccupancyMaxPotentialBlockSizeVariableSMem), " + std::to_string(L.m) +
+         " individuals per block, " + std::to_string(L.G) + " threads per individual, " + std::to_string(L.smem) +
+         " bytes of shared memory per block (" + (L.shared_rows ? "trial rows in shared memory" : "trial rows in global memory") +
+         "); kernel P (donors, crossover draws) on a second stream, one thread per individual, double-buffered.";
+}
+
 }  // namespace
+
+std::string explain_gpu_fused(const Problem& problem, const Resolved& r, const RunOptions& o) {
+  return o.precision == Precision::f32 ? explain<float>(problem, r, o) : explain<double>(problem, r, o);
+}
 
 Result minimize_gpu_fused(const Problem& problem, const Resolved& r, const RunOptions& o) {
   return o.precision == Precision::f32 ? run<float>(problem, r, o) : run<double>(problem, r, o);

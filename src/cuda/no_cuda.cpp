@@ -12,6 +12,10 @@ std::vector<DeviceInfo> list_devices(std::string* why) {
   return {};
 }
 
+std::vector<LaunchExplanation> explain_launch(const Problem&, const DEConfig&, const StopCriteria&, const RunOptions&, int) {
+  throw NotCompiled("this build of degpu has no CUDA engines: there is no launch to explain");
+}
+
 namespace cuda {
 template <class T>
 struct BatchEvaluator<T>::Impl {};

@@ -158,6 +158,24 @@ TEST_F(Cli, Lists) {
   EXPECT_EQ(run("list colours").code, 2);
 }
 
+TEST_F(Cli, DevicesExplain) {
+  EXPECT_EQ(run("devices").code, 0);
+  const Out no_problem = run("devices --explain");
+  EXPECT_EQ(no_problem.code, 2);
+  EXPECT_NE(no_problem.err.find("error: --explain: needs --problem NAME and --dim D"), std::string::npos) << no_problem.err;
+  EXPECT_EQ(run("devices --explain --problem rastrigin --dim 100 --trials 0").code, 2);
+  EXPECT_EQ(run("devices --explain --problem nosuch --dim 100").code, 2);
+  const Out o = run("devices --explain --problem rastrigin --dim 100 --np 250 --trials 30");
+  if (degpu::list_devices().empty()) {
+    EXPECT_EQ(o.code, 1) << o.err;  // a runtime failure: no device (or no CUDA in this build)
+    EXPECT_NE(o.err.find("error: "), std::string::npos);
+  } else {
+    EXPECT_EQ(o.code, 0) << o.err;
+    for (const char* engine : {"\ngpu-eval ", "\ngpu-kernels ", "\ngpu-fused ", "\ngpu "})
+      EXPECT_NE(o.out.find(engine), std::string::npos) << engine << "\n" << o.out;
+  }
+}
+
 TEST_F(Cli, HelpAndMissingArguments) {
   EXPECT_EQ(run("--help").code, 0);
   EXPECT_EQ(run("run --help").code, 0);

@@ -8,6 +8,8 @@
 #include <string>
 
 #include "gpu_test_util.hpp"
+#include "degpu/devices.hpp"
+#include "degpu/errors.hpp"
 #include "degpu/run.hpp"
 
 using namespace degpu;
@@ -125,4 +127,22 @@ TEST(GpuEngine, EveryLaunchPathMatchesTheSerialEngine) {
                       std::string(c.plan) + " " + c.function + " " + std::string(precision_name(prec)));
     }
   }
+}
+
+TEST(GpuEngine, ExplainsEachEnginesLaunch) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const Problem p = shifted("rastrigin", 100);
+  DEConfig de;
+  de.np = 250;
+  RunOptions o;
+  o.precision = Precision::f32;
+  const auto one = explain_launch(p, de, StopCriteria{}, o, 1);
+  ASSERT_EQ(one.size(), 4u);
+  EXPECT_EQ(one[0].engine, "gpu-eval");
+  EXPECT_EQ(one[3].engine, "gpu");
+  EXPECT_NE(one[3].text.find("grid"), std::string::npos) << one[3].text;
+  const auto many = explain_launch(p, de, StopCriteria{}, o, 30);
+  EXPECT_NE(many[3].text.find("30 clusters"), std::string::npos) << many[3].text;
+  de.np = 3;  // below rand/1's minimum: the configuration is checked first
+  EXPECT_THROW(explain_launch(p, de, StopCriteria{}, o, 1), ConfigError);
 }
