@@ -72,7 +72,9 @@ Result minimize(const Problem& problem, const DEConfig& de, const StopCriteria& 
 // Independent runs of the same configuration: trials options.trial, options.trial + 1, ...,
 // options.trial + n - 1. The gpu engine runs them concurrently on one device; the others one after another.
 // n must be in [1, rng::kMaxTrials - options.trial] (ConfigError naming --trials otherwise). Trial k of
-// the batch gives, bit for bit, what minimize() gives with options.trial + k (a max_time stop aside).
+// the batch gives, bit for bit, what minimize() gives with options.trial + k (a max_time stop aside) on
+// the CPU engines; on the gpu engine the same decisions, with sums that may differ in the last bits (a
+// batch and a lone trial may split an evaluation over different numbers of lanes: docs/GPU.md).
 struct TrialsResult {
   std::vector<Result> trials;  // in trial order
   std::size_t best = 0;        // index in `trials` of the lowest best_f (the first on ties)
