@@ -3,6 +3,7 @@
 // Runs `repeats` times minimize_trials(problem, rand/1/bin, F 0.5, CR, NP, max evals) and prints the
 // first (cold) and the minimum and median of the rest (warm), in seconds.
 // usage: degpu_gpu_engine_runs ENGINE PROBLEM D NP CR MAX_EVALS TRIALS REPEATS [f32|f64]
+//        degpu_gpu_engine_runs copy BYTES   (device-to-device cudaMemcpy bandwidth: read + write bytes / s)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -10,10 +11,50 @@
 #include <string>
 #include <vector>
 
+#if defined(DEGPU_HAVE_CUDA)
+#include <cuda_runtime.h>
+#endif
+
 #include "degpu/errors.hpp"
 #include "degpu/run.hpp"
 
+// The device's measured copy bandwidth: the best of 10 device-to-device copies of `bytes`, counting the
+// bytes read and written (2 x bytes per copy), as bandwidth tests do.
+int copy_bandwidth(std::size_t bytes) {
+#if defined(DEGPU_HAVE_CUDA)
+  void *a = nullptr, *b = nullptr;
+  if (cudaMalloc(&a, bytes) != cudaSuccess || cudaMalloc(&b, bytes) != cudaSuccess) {
+    std::fprintf(stderr, "error: cannot allocate 2 x %zu bytes on the device\n", bytes);
+    return 1;
+  }
+  cudaMemset(a, 1, bytes);
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  float best = 1e30f;
+  for (int k = 0; k < 10; ++k) {
+    cudaEventRecord(e0);
+    cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice);
+    cudaEventRecord(e1);
+    cudaEventSynchronize(e1);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    best = std::min(best, ms);
+  }
+  std::printf("{\"copy_bytes\": %zu, \"best_ms\": %.4f, \"read_plus_write_GBps\": %.1f}\n", bytes, best,
+              2.0 * static_cast<double>(bytes) / (best * 1e-3) / 1e9);
+  cudaFree(a);
+  cudaFree(b);
+  return 0;
+#else
+  (void)bytes;
+  std::fprintf(stderr, "error: this build has no CUDA\n");
+  return 1;
+#endif
+}
+
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "copy") return copy_bandwidth(std::strtoull(argv[2], nullptr, 10));
   if (argc < 9) {
     std::fprintf(stderr, "usage: %s ENGINE PROBLEM D NP CR MAX_EVALS TRIALS REPEATS [f32|f64]\n", argv[0]);
     return 2;

@@ -2,7 +2,8 @@
 # On the GPU machine (see docs/GPU.md): builds degpu for sm_90 with the dependencies carried in .gpu-deps,
 # runs every test (the gpu label included), runs compute-sanitizer on the GPU tests, and times the
 # engines; prints a short table last. Full logs go to $OUT (or /tmp/degpu-out).
-# usage: scripts/gpu-check.sh [all|build|test|sanitize|time|sweep|repro] ...   (default: all but sweep, repro)
+# usage: scripts/gpu-check.sh [all|build|test|sanitize|time|sweep|bandwidth|profile|repro] ...
+#        (default: build test sanitize time)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/degpu-out}
@@ -52,6 +53,29 @@ fi
 if has sweep; then
   for problem in rastrigin rosenbrock; do bench/gpu_plan_sweep.sh build-gpu $problem 1; done | tee "$out/sweep.md"
   bench/gpu_plan_sweep.sh build-gpu rastrigin 30 | tee -a "$out/sweep.md"
+fi
+if has bandwidth; then
+  # NP x D = 10^8 (NP 10^4, D 10^4, f32): the time of 30 generations from runs of 10 and 40, beside the
+  # device's copy bandwidth (docs/PERFORMANCE.md says what is counted).
+  build-gpu/bench/degpu_gpu_engine_runs copy 1600000000 | tee "$out/copy.jsonl"
+  : >"$out/bandwidth.jsonl"
+  for problem in sphere rastrigin; do
+    for gens in 10 40; do
+      build-gpu/bench/degpu_gpu_engine_runs gpu $problem 10000 10000 0.3 $((10000 * (gens + 1))) 1 3 f32 | tee -a "$out/bandwidth.jsonl"
+    done
+  done
+fi
+if has profile; then
+  # Where a generation's time goes on the target job (the gpu engine's chosen plan), 1000 generations.
+  stalls=""
+  for r in barrier long_scoreboard short_scoreboard wait membar math_pipe_throttle lg_throttle branch_resolving \
+           no_instruction mio_throttle selected not_selected dispatch_stall drain sleeping misc; do
+    stalls="$stalls,smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio"
+  done
+  ncu --metrics "gpu__time_duration.sum,smsp__inst_executed.sum,smsp__warps_launched.sum,smsp__issue_active.avg.pct_of_peak_sustained_active$stalls" \
+    -k regex:run_de -c 1 build-gpu/degpu run --problem rastrigin --dim 100 --np 250 --CR 0.3 --max-evals 250250 \
+    --engine gpu --precision f32 --quiet >"$out/profile.txt" 2>&1
+  grep -E "duration|inst_executed|warps_launched|issue_active|stalled" "$out/profile.txt" | awk '$NF+0 > 0.05 || /duration|inst|launched/'
 fi
 if has repro && [ -x bench/run_gpu_repro.sh ]; then
   bench/run_gpu_repro.sh build-gpu >"$out/repro.log" 2>&1

@@ -44,7 +44,9 @@ struct Slot {  // a CTA's best of one generation, and (CTA 0) whether the time i
 
 template <class T>
 struct State {
-  T* x[2];  // trials x np x D: the population of even and odd generations
+  T* x[2];  // trials x np x D: the population of even and odd generations (rows in shared memory), or
+            // the two rows of each individual, side[] saying which holds it (rows in global memory)
+  std::uint8_t* side[2];  // trials x np, by generation parity (rows in global memory)
   T* f[2];  // trials x np
   const T *lo, *hi, *shift;
   Slot<T>* slots;           // trials x 2 (parity) x ranks
@@ -164,23 +166,30 @@ struct Draws {
   double F, CR;
   ops::Donors d;
   ops::CrossoverDraw c;
+  rng::Block first;  // bin: the crossover words of the lane's first coordinate block (block `lane`)
 };
-__device__ Draws make_draws(const ops::Params& p, std::uint32_t g, std::uint32_t i) {
+__device__ Draws make_draws(const ops::Params& p, std::uint32_t g, std::uint32_t i, int lane) {
   Draws w;
   ops::draw_f_cr(p, g, i, w.F, w.CR);
   w.d = ops::draw_donors(p, g, i);
-  w.c = ops::draw_crossover(p, ops::Stream(p.seed, p.trial, ops::Purpose::crossover, g, i), w.CR);
+  const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, i);
+  w.c = ops::draw_crossover(p, cs, w.CR);
+  w.first = p.crossover == Crossover::bin && 4 * lane < p.D ? cs.block(1 + static_cast<std::uint32_t>(lane)) : rng::Block{};
   return w;
 }
 
 // Individual i of generation g, by one group: the trial (donors, mutation, crossover, repair, exactly as
 // de_blocks.cuh and the CPU engines make it), its value, and the survivor written into the next buffer.
-// x, f: this trial's current population; xn, fn: the next. su, sx: the group's scratch rows for the trial
-// and the target (shared memory), or nullptr: the trial goes straight into xn's row. Returns the survivor's f.
+// f, fn: this trial's current and next values. Rows in shared memory (su, sx: the group's scratch rows
+// for the trial and the target): x is the current population, xn the next, and the survivor is copied
+// into xn. Rows in global memory (su = nullptr): x and xn are the two buffers, sc[k] says which holds
+// individual k's row; the trial goes into the other one and a win flips sn[i] (no copy either way, as the
+// CPU engines' two-buffer selection). Returns the survivor's f.
 template <class F, class T, int G>
 __device__ T group_step(const ops::Params& p, const State<T>& s, const T* x, const T* f, T* xn, T* fn,
-                        std::uint32_t g, std::uint32_t i, const Draws& w_, std::uint32_t best,
-                        const std::uint32_t* ranking, T* su, T* sx, unsigned long long* nans, const Group<G>& grp) {
+                        const std::uint8_t* sc, std::uint8_t* sn, std::uint32_t g, std::uint32_t i, const Draws& w_,
+                        std::uint32_t best, const std::uint32_t* ranking, T* su, T* sx, unsigned long long* nans,
+                        const Group<G>& grp) {
   const int D = p.D;
   const ops::Donors& d = w_.d;
   const ops::CrossoverDraw& c = w_.c;
@@ -193,20 +202,22 @@ __device__ T group_step(const ops::Params& p, const State<T>& s, const T* x, con
   const bool uses_pbest = m == Mutation::current_to_pbest1;
   const int nd = donors_needed(m);
   const std::size_t Ds = static_cast<std::size_t>(D);
-  const T* xi = x + i * Ds;
-  const T* xb = x + best * Ds;
-  const T* xpb = uses_pbest ? x + __ldcg(ranking + d.pbest_rank) * Ds : xb;
+  const auto row = [&](std::uint32_t k) -> const T* { return (sc && __ldcg(sc + k) ? xn : x) + k * Ds; };
+  const std::uint8_t si = sc ? __ldcg(sc + i) : 0;
+  const T* xi = row(i);
+  const T* xb = uses_best ? row(best) : xi;
+  const T* xpb = uses_pbest ? row(__ldcg(ranking + d.pbest_rank)) : xi;
   const T* xr[5];
 #pragma unroll
-  for (int k = 0; k < 5; ++k) xr[k] = x + (k < nd ? d.r[k] : 0) * Ds;
-  T* ui = su ? su : xn + i * Ds;
+  for (int k = 0; k < 5; ++k) xr[k] = k < nd ? row(d.r[k]) : xi;
+  T* ui = su ? su : (si ? const_cast<T*>(x) : xn) + i * Ds;
   // The mutation reads one value of each row: the rows given as one-element arrays (registers).
   T v[8];
   const ops::MutationRows<T> R{&v[0], &v[1], &v[2], {&v[3], &v[4], &v[5], &v[6], &v[7]}};
   const T fi = __ldcg(f + i);  // issued early: its latency hides behind the trial's
   for (int b = grp.lane; 4 * b < D; b += G) {  // block b: coordinates 4b .. 4b+3, one Philox block (bin)
     rng::Block w{};
-    if (p.crossover == Crossover::bin) w = cs.block(1 + static_cast<std::uint32_t>(b));
+    if (p.crossover == Crossover::bin) w = b == grp.lane ? w_.first : cs.block(1 + static_cast<std::uint32_t>(b));
     const int j0 = 4 * b, n = D - j0 < 4 ? D - j0 : 4;
     bool crossed[4];
 #pragma unroll
@@ -248,14 +259,13 @@ __device__ T group_step(const ops::Params& p, const State<T>& s, const T* x, con
   grp.sync();
   const T ft = static_cast<T>(group_evaluate<F, T, G>(ui, s.shift, D, grp) + s.bias);
   const bool take = ops::no_worse(ft, fi);
-  T* xni = xn + i * Ds;
   if (su) {
+    T* xni = xn + i * Ds;
     for (int j = grp.lane; j < D; j += G) xni[j] = take ? su[j] : sx[j];
-  } else if (!take) {
-    for (int j = grp.lane; j < D; j += G) xni[j] = __ldcg(xi + j);
   }
   if (grp.lane == 0) {
     fn[i] = take ? ft : fi;
+    if (sn) sn[i] = take ? !si : si;
     if (ft != ft) atomicAdd(nans, 1ull);
   }
   grp.sync();  // the scratch rows are reused for the group's next individual
@@ -326,6 +336,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_de(ops::Params p, State<T> s)
   const std::size_t np = static_cast<std::size_t>(p.np), D = static_cast<std::size_t>(p.D);
   T* x[2] = {s.x[0] + t * np * D, s.x[1] + t * np * D};
   T* f[2] = {s.f[0] + t * np, s.f[1] + t * np};
+  std::uint8_t* side[2] = {s.smem_scratch ? nullptr : s.side[0] + t * np, s.smem_scratch ? nullptr : s.side[1] + t * np};
   Slot<T>* slots = s.slots + static_cast<std::size_t>(t) * 2 * ranks;
   std::uint32_t* ranking = s.ranking + static_cast<std::size_t>(t) * p.pbest_count;
   unsigned long long* nans = s.nans + t;
@@ -346,12 +357,15 @@ __global__ void __launch_bounds__(kMaxThreads) run_de(ops::Params p, State<T> s)
   T bf;
   std::uint32_t bi;
   local_best_init(bf, bi);
-  for (std::uint32_t i = group; i < p.np; i += groups) consider(bf, bi, group_init<F, T, G>(p, s, x[0], f[0], i, su, grp), i);
+  for (std::uint32_t i = group; i < p.np; i += groups) {
+    consider(bf, bi, group_init<F, T, G>(p, s, x[0], f[0], i, su, grp), i);
+    if (side[0] && grp.lane == 0) side[0][i] = 0;
+  }
   if (s.need_best) publish_best(bf, bi, &slots[rank], rank == 0 && time_up());
   Team::arrive();
   const bool single = group < p.np && group + groups >= p.np;  // one individual: draws made ahead
   Draws ahead{};
-  if (single) ahead = make_draws(p, 1, group);
+  if (single) ahead = make_draws(p, 1, group, grp.lane);
 
   long long g = 1;
   int why = 0;
@@ -389,13 +403,16 @@ __global__ void __launch_bounds__(kMaxThreads) run_de(ops::Params p, State<T> s)
     local_best_init(bf, bi);
     for (std::uint32_t i = group; i < p.np; i += groups) {
       const std::uint32_t gu = static_cast<std::uint32_t>(g);
-      const T fi = group_step<F, T, G>(p, s, xc, fc, x[g & 1], f[g & 1], gu, i, single ? ahead : make_draws(p, gu, i),
-                                       best, ranking, su, sx, nans, grp);
+      const Draws& w = single ? ahead : make_draws(p, gu, i, grp.lane);
+      const T fi = su ? group_step<F, T, G>(p, s, xc, fc, x[g & 1], f[g & 1], nullptr, nullptr, gu, i, w, best, ranking,
+                                            su, sx, nans, grp)
+                      : group_step<F, T, G>(p, s, x[0], fc, x[1], f[g & 1], side[(g - 1) & 1], side[g & 1], gu, i, w,
+                                            best, ranking, nullptr, nullptr, nans, grp);
       consider(bf, bi, fi, i);
     }
     if (s.need_best) publish_best(bf, bi, &slots[(g & 1) * ranks + rank], rank == 0 && time_up());
     Team::arrive();
-    if (single) ahead = make_draws(p, static_cast<std::uint32_t>(g + 1), group);  // while the others finish
+    if (single) ahead = make_draws(p, static_cast<std::uint32_t>(g + 1), group, grp.lane);  // while the others finish
   }
   const long long done = g - 1;
   // The result: CTA 0 of the team finds the best of the last population (written before the last wait).
@@ -564,10 +581,11 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const std::size_t nhist =
       o.history_every > 0 ? static_cast<std::size_t>(std::min(max_gens / o.history_every + 1, kMaxHistory)) : 1;
   const std::size_t ranks = static_cast<std::size_t>(plan.grid ? plan.blocks : plan.cluster);
-  use_device(nt * (2 * np * D + 2 * np + 1 + nhist) * sizeof(T) + ProblemOnDevice<T>::bytes(problem) +
+  use_device(nt * (2 * np * D + 2 * np + 1 + nhist) * sizeof(T) + nt * 2 * np + ProblemOnDevice<T>::bytes(problem) +
              nt * (2 * ranks * sizeof(Slot<T>) + static_cast<std::size_t>(p.pbest_count) * 4 + 32) + 64);
   DeviceArray<T> x0(nt * np * D), x1(nt * np * D), f0(nt * np), f1(nt * np), best_f(nt), history(nt * nhist);
   DeviceArray<Slot<T>> slots(nt * 2 * ranks);
+  DeviceArray<std::uint8_t> side0(plan.smem_bytes ? 0 : nt * np), side1(plan.smem_bytes ? 0 : nt * np);
   DeviceArray<std::uint32_t> ranking(nt * static_cast<std::size_t>(p.pbest_count)), best(nt);
   DeviceArray<unsigned long long> nans(nt);
   DeviceArray<long long> gens(nt);
@@ -576,7 +594,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   DEGPU_CUDA_TRY(cudaMemset(nans.ptr, 0, nt * sizeof(unsigned long long)));
 
   State<T> s{};
-  s.x[0] = x0.ptr, s.x[1] = x1.ptr, s.f[0] = f0.ptr, s.f[1] = f1.ptr;
+  s.x[0] = x0.ptr, s.x[1] = x1.ptr, s.f[0] = f0.ptr, s.f[1] = f1.ptr, s.side[0] = side0.ptr, s.side[1] = side1.ptr;
   s.lo = box.lo.ptr, s.hi = box.hi.ptr, s.shift = box.shift;
   s.slots = slots.ptr, s.ranking = ranking.ptr, s.nans = nans.ptr, s.gens = gens.ptr, s.reason = reason.ptr;
   s.best = best.ptr, s.best_f = best_f.ptr, s.history = history.ptr;
@@ -643,7 +661,10 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   for (std::size_t t = 0; t < nt; ++t) {
     Result& res = out[t];
     std::vector<T> bx(D);
-    const T* xs = (g[t] & 1 ? x1.ptr : x0.ptr) + (t * np + b[t]) * D;
+    std::uint8_t where = g[t] & 1;  // rows in shared memory: the buffer of the last generation's parity
+    if (!plan.smem_bytes)           // rows in global memory: the individual's side flag says
+      DEGPU_CUDA_TRY(cudaMemcpy(&where, (g[t] & 1 ? side1.ptr : side0.ptr) + t * np + b[t], 1, cudaMemcpyDeviceToHost));
+    const T* xs = (where ? x1.ptr : x0.ptr) + (t * np + b[t]) * D;
     DEGPU_CUDA_TRY(cudaMemcpy(bx.data(), xs, D * sizeof(T), cudaMemcpyDeviceToHost));
     res.generations = g[t];
     res.evals = static_cast<long long>(p.np) * (g[t] + 1);
