@@ -52,6 +52,7 @@ struct State {
   Slot<T>* slots;           // trials x 2 (parity) x ranks
   std::uint32_t* ranking;   // trials x pbest_count: the best individuals in order (current-to-pbest)
   unsigned long long* nans; // per trial
+  unsigned long long* arrivals;  // grid path: the barrier's counter (zero at launch)
   long long* gens;          // per trial: generations done
   int* reason;              // per trial: StopReason + 1; 0 when the generation budget ran out unchecked
   std::uint32_t* best;      // per trial
@@ -76,6 +77,8 @@ __device__ unsigned long long global_ns() {
 
 // The team (CTAs of one trial) and its barrier.
 struct ClusterTeam {
+  template <class S>
+  __device__ explicit ClusterTeam(const S&) {}
   __device__ static unsigned ranks() { return cg::this_cluster().num_blocks(); }
   __device__ static unsigned rank() { return cg::this_cluster().block_rank(); }
   __device__ static unsigned trial() { return blockIdx.x / ranks(); }
@@ -83,13 +86,37 @@ struct ClusterTeam {
   __device__ static void wait() { __cluster_barrier_wait(); }      // acquire
   __device__ static void sync() { cg::this_cluster().sync(); }
 };
+// The grid barrier, split like the cluster's: arrive (every write of the CTA released, one count), then
+// wait (until every CTA has counted this barrier; acquire). The CTAs are co-resident (cooperative launch),
+// so spinning is safe. The counter only grows: barrier k is passed at k x gridDim arrivals.
 struct GridTeam {
+  unsigned long long* arrivals;
+  unsigned long long passed = 0;  // barriers begun by this CTA
+  template <class S>
+  __device__ explicit GridTeam(const S& s) : arrivals(s.arrivals) {}
   __device__ static unsigned ranks() { return gridDim.x; }
   __device__ static unsigned rank() { return blockIdx.x; }
   __device__ static unsigned trial() { return 0; }
-  __device__ static void arrive() {}
-  __device__ static void wait() { cg::this_grid().sync(); }
-  __device__ static void sync() { cg::this_grid().sync(); }
+  __device__ void arrive() {
+    __syncthreads();  // the CTA's writes are done
+    ++passed;
+    if (threadIdx.x == 0) {
+      __threadfence();  // release them device-wide before counting
+      atomicAdd(arrivals, 1ull);
+    }
+  }
+  __device__ void wait() {
+    if (threadIdx.x == 0) {
+      const unsigned long long target = passed * gridDim.x;
+      while (*reinterpret_cast<volatile unsigned long long*>(arrivals) < target) __nanosleep(32);
+      __threadfence();  // acquire: the others' writes before this CTA's reads
+    }
+    __syncthreads();
+  }
+  __device__ void sync() {
+    arrive();
+    wait();
+  }
 };
 
 // G consecutive lanes of a warp.
@@ -331,6 +358,7 @@ template <class F, class T, int G, class Team>
 __global__ void __launch_bounds__(kMaxThreads) run_de(ops::Params p, State<T> s) {
   extern __shared__ unsigned char smem_raw[];
   const Group<G> grp;
+  Team team(s);
   const unsigned ranks = Team::ranks(), rank = Team::rank(), t = Team::trial();
   p.trial += t;
   const std::size_t np = static_cast<std::size_t>(p.np), D = static_cast<std::size_t>(p.D);
@@ -362,7 +390,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_de(ops::Params p, State<T> s)
     if (side[0] && grp.lane == 0) side[0][i] = 0;
   }
   if (s.need_best) publish_best(bf, bi, &slots[rank], rank == 0 && time_up());
-  Team::arrive();
+  team.arrive();
   const bool single = group < p.np && group + groups >= p.np;  // one individual: draws made ahead
   Draws ahead{};
   if (single) ahead = make_draws(p, 1, group, grp.lane);
@@ -371,7 +399,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_de(ops::Params p, State<T> s)
   int why = 0;
   std::uint32_t best = 0;
   for (;; ++g) {
-    Team::wait();  // generation g - 1 is written
+    team.wait();  // generation g - 1 is written
     if (s.need_best) {
       const Slot<T> b = read_best(slots + ((g - 1) & 1) * ranks, ranks);
       best = b.idx;
@@ -398,7 +426,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_de(ops::Params p, State<T> s)
         }
         if (r < p.pbest_count) ranking[r] = i;
       }
-      Team::sync();
+      team.sync();
     }
     local_best_init(bf, bi);
     for (std::uint32_t i = group; i < p.np; i += groups) {
@@ -411,7 +439,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_de(ops::Params p, State<T> s)
       consider(bf, bi, fi, i);
     }
     if (s.need_best) publish_best(bf, bi, &slots[(g & 1) * ranks + rank], rank == 0 && time_up());
-    Team::arrive();
+    team.arrive();
     if (single) ahead = make_draws(p, static_cast<std::uint32_t>(g + 1), group, grp.lane);  // while the others finish
   }
   const long long done = g - 1;
@@ -585,6 +613,8 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
              nt * (2 * ranks * sizeof(Slot<T>) + static_cast<std::size_t>(p.pbest_count) * 4 + 32) + 64);
   DeviceArray<T> x0(nt * np * D), x1(nt * np * D), f0(nt * np), f1(nt * np), best_f(nt), history(nt * nhist);
   DeviceArray<Slot<T>> slots(nt * 2 * ranks);
+  DeviceArray<unsigned long long> arrivals(1);
+  DEGPU_CUDA_TRY(cudaMemset(arrivals.ptr, 0, sizeof(unsigned long long)));
   DeviceArray<std::uint8_t> side0(plan.smem_bytes ? 0 : nt * np), side1(plan.smem_bytes ? 0 : nt * np);
   DeviceArray<std::uint32_t> ranking(nt * static_cast<std::size_t>(p.pbest_count)), best(nt);
   DeviceArray<unsigned long long> nans(nt);
@@ -595,6 +625,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
 
   State<T> s{};
   s.x[0] = x0.ptr, s.x[1] = x1.ptr, s.f[0] = f0.ptr, s.f[1] = f1.ptr, s.side[0] = side0.ptr, s.side[1] = side1.ptr;
+  s.arrivals = arrivals.ptr;
   s.lo = box.lo.ptr, s.hi = box.hi.ptr, s.shift = box.shift;
   s.slots = slots.ptr, s.ranking = ranking.ptr, s.nans = nans.ptr, s.gens = gens.ptr, s.reason = reason.ptr;
   s.best = best.ptr, s.best_f = best_f.ptr, s.history = history.ptr;
