@@ -309,7 +309,7 @@ Command add_run(CLI::App& app) {
   app.add_option("--max-time", a->max_time, "stop after S seconds of wall clock");
   app.add_option("--seed", a->seed, "random seed")->capture_default_str();
   app.add_option("--engine", a->engine,
-                 "auto (gpu with a CUDA device, else threads) | serial | threads | matrix | gpu-eval | gpu-kernels | gpu "
+                 "auto (gpu with a CUDA device, else threads) | serial | threads | matrix | gpu-eval | gpu-kernels | gpu-fused | gpu "
                  "(degpu list engines)")
       ->capture_default_str();
   app.add_option("--threads", a->threads, "threads for the threads and matrix engines (default: all cores)");
