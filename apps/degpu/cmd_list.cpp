@@ -47,20 +47,12 @@ int explain(const DevicesArgs& a) {
   po.dim = a.dim;
   const Problem problem = make_problem(po.spec());
   DEConfig de;
-  const Strategy st = parse_strategy(a.strategy);
-  de.mutation = st.mutation;
-  de.crossover = st.crossover;
-  if (!a.np.empty()) {
-    const long long np = parse_integer("--np", a.np);
-    if (np < 1 || np > 100'000'000) throw ConfigError("--np " + a.np + ": must be in [1, 100000000]");
-    de.np = static_cast<int>(np);
-  }
-  const long long trials = parse_integer("--trials", a.trials);
-  if (trials < 1 || trials > 16'777'216) throw ConfigError("--trials " + a.trials + ": must be in [1, 16777216]");
+  parse_strategy_and_np(a.strategy, a.np, de);
+  const int trials = parse_trials(a.trials);
   RunOptions o;
   o.precision = parse_precision(a.precision);
-  const auto lines = explain_launch(problem, de, StopCriteria{}, o, static_cast<int>(trials));
-  std::printf("%s  D=%d  %s  NP=%d  precision=%s  trials=%lld\n", problem.name().c_str(), problem.dim(), a.strategy.c_str(),
+  const auto lines = explain_launch(problem, de, StopCriteria{}, o, trials);
+  std::printf("%s  D=%d  %s  NP=%d  precision=%s  trials=%d\n", problem.name().c_str(), problem.dim(), a.strategy.c_str(),
               resolve(problem, de, StopCriteria{}).de.np, a.precision.c_str(), trials);
   for (const auto& l : lines) std::printf("%-12s %s\n", l.engine.c_str(), l.text.c_str());
   return 0;

@@ -165,14 +165,7 @@ void put_trials(nlohmann::ordered_json& j, const TrialsResult& tr, const Summary
 int run(const RunArgs& a) {
   const Problem problem = make_problem(a.problem.spec());
   DEConfig de;
-  const Strategy st = parse_strategy(a.strategy);
-  de.mutation = st.mutation;
-  de.crossover = st.crossover;
-  if (!a.np.empty()) {
-    const long long np = parse_integer("--np", a.np);
-    if (np < 1 || np > 100'000'000) throw ConfigError("--np " + a.np + ": must be in [1, 100000000]");
-    de.np = static_cast<int>(np);
-  }
+  parse_strategy_and_np(a.strategy, a.np, de);
   de.F = parse_range("--F", a.F);
   de.CR = parse_range("--CR", a.CR);
   if (!a.dither.empty()) de.dither = parse_dither(a.dither);
@@ -198,9 +191,7 @@ int run(const RunArgs& a) {
   o.precision = parse_precision(a.precision);
   o.seed = parse_seed("--seed", a.seed);
   const long long max_trials = rng::kMaxTrials;
-  const long long trials = parse_integer("--trials", a.trials);
-  if (trials < 1 || trials > max_trials)
-    throw ConfigError("--trials " + a.trials + ": must be in [1, " + std::to_string(max_trials) + "]");
+  const long long trials = parse_trials(a.trials);
   const long long first = parse_integer("--trial", a.trial);
   if (first < 0 || first >= max_trials)
     throw ConfigError("--trial " + a.trial + ": must be in [0, " + std::to_string(max_trials - 1) + "]");

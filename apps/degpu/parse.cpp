@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "degpu/errors.hpp"
+#include "degpu/rng.hpp"
 
 namespace degpu::cli {
 
@@ -73,6 +74,24 @@ ShiftSpec parse_shift(const std::string& text) {
   s.kind = ShiftSpec::Kind::file;
   s.path = text;
   return s;
+}
+
+void parse_strategy_and_np(const std::string& strategy, const std::string& np, DEConfig& de) {
+  const Strategy st = parse_strategy(strategy);
+  de.mutation = st.mutation;
+  de.crossover = st.crossover;
+  if (np.empty()) return;
+  const long long n = parse_integer("--np", np);
+  if (n < 1 || n > 100'000'000) throw ConfigError("--np " + np + ": must be in [1, 100000000]");
+  de.np = static_cast<int>(n);
+}
+
+int parse_trials(const std::string& text) {
+  const long long max_trials = rng::kMaxTrials;
+  const long long n = parse_integer("--trials", text);
+  if (n < 1 || n > max_trials)
+    throw ConfigError("--trials " + text + ": must be in [1, " + std::to_string(max_trials) + "]");
+  return static_cast<int>(n);
 }
 
 }  // namespace degpu::cli

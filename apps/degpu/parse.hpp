@@ -17,5 +17,9 @@ Range parse_range(const std::string& option, const std::string& text);
 std::pair<double, double> parse_bounds(const std::string& option, const std::string& text);
 // "none" | "random" | "random:SEED" | FILE
 ShiftSpec parse_shift(const std::string& text);
+// --strategy and --np (empty: the default NP) into de (run and devices --explain).
+void parse_strategy_and_np(const std::string& strategy, const std::string& np, DEConfig& de);
+// --trials N: in [1, rng::kMaxTrials].
+int parse_trials(const std::string& text);
 
 }  // namespace degpu::cli

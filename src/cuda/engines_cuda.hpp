@@ -6,6 +6,9 @@
 #include "degpu/run.hpp"
 
 namespace degpu::cuda {
+// gpu-kernels: threads per block (a block per individual, a thread per coordinate): D rounded up to
+// whole warps, at most 256.
+inline int gpu_kernels_threads(int D) { return D >= 256 ? 256 : ((D + 31) / 32) * 32; }
 Result minimize_gpu_kernels(const Problem& problem, const Resolved& r, const RunOptions& o);
 // The gpu-fused engine (gpu_fused.cu): kernels IE, P (second stream) and MCER, after Qin et al.
 // gpu-fused's launch configuration, in words (degpu devices --explain).

@@ -16,7 +16,7 @@ std::vector<LaunchExplanation> explain_launch(const Problem& problem, const DECo
   const Resolved r = resolve(problem, de, stop);
   cuda::use_device(0);  // CudaError without a device
   const int D = problem.dim(), np = r.de.np;
-  const int kernels_threads = D >= 256 ? 256 : ((D + 31) / 32) * 32;  // gpu_kernels.cu's threads_for
+  const int kernels_threads = cuda::gpu_kernels_threads(D);
   std::vector<LaunchExplanation> out;
   out.push_back({"gpu-eval", "population and DE operators on the host (OpenMP); each generation the " +
                                  std::to_string(np) + " trials are copied to the device and evaluated by one warp each (" +

@@ -481,6 +481,24 @@ void set_attributes(K kernel, std::size_t smem, bool cluster) {
   if (cluster) DEGPU_CUDA_TRY(cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
 }
 
+// A cluster launch of the plan for n trials: a cluster of plan.cluster CTAs per trial.
+struct ClusterLaunch {
+  cudaLaunchConfig_t cfg{};
+  cudaLaunchAttribute attr[1]{};
+  ClusterLaunch(const GpuPlan& plan, int n) {
+    cfg.gridDim = dim3(static_cast<unsigned>(plan.cluster * n));
+    cfg.blockDim = dim3(static_cast<unsigned>(plan.threads));
+    cfg.dynamicSmemBytes = plan.smem_bytes;
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = static_cast<unsigned>(plan.cluster);
+    attr[0].val.clusterDim.y = attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+  }
+  ClusterLaunch(const ClusterLaunch&) = delete;  // cfg points into attr
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+};
+
 // The launch configuration (docs/GPU.md, "The gpu engine"). DEGPU_GPU_PLAN=C,B,G (cluster path) or
 // grid,B overrides it, for measurements.
 template <class Fn, class T>
@@ -558,18 +576,9 @@ GpuPlan make_plan(const ops::Params& p, int n) {
   }
   const auto kernel = plan.group == 8 ? run_de<Fn, T, 8, ClusterTeam> : run_de<Fn, T, 32, ClusterTeam>;
   set_attributes<T>(kernel, plan.smem_bytes, true);
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(plan.cluster * n));
-  cfg.blockDim = dim3(static_cast<unsigned>(plan.threads));
-  cfg.dynamicSmemBytes = plan.smem_bytes;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = static_cast<unsigned>(plan.cluster);
-  attr[0].val.clusterDim.y = attr[0].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
+  const ClusterLaunch launch(plan, n);
   int clusters = 0;
-  DEGPU_CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(kernel), &cfg));
+  DEGPU_CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(kernel), &launch.cfg));
   if (clusters < 1)
     throw CudaError("gpu engine: a cluster of " + std::to_string(plan.cluster) + " CTAs of " +
                     std::to_string(plan.threads) + " threads does not fit on this device");
@@ -653,17 +662,8 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
         DEGPU_CUDA_TRY(cudaLaunchCooperativeKernel(k, dim3(plan.blocks), dim3(plan.threads), args, plan.smem_bytes, 0));
         return;
       }
-      cudaLaunchConfig_t cfg{};
-      cfg.gridDim = dim3(static_cast<unsigned>(plan.cluster * n));
-      cfg.blockDim = dim3(plan.threads);
-      cfg.dynamicSmemBytes = plan.smem_bytes;
-      cudaLaunchAttribute attr[1];
-      attr[0].id = cudaLaunchAttributeClusterDimension;
-      attr[0].val.clusterDim.x = static_cast<unsigned>(plan.cluster);
-      attr[0].val.clusterDim.y = attr[0].val.clusterDim.z = 1;
-      cfg.attrs = attr;
-      cfg.numAttrs = 1;
-      DEGPU_CUDA_TRY(cudaLaunchKernelExC(&cfg, k, args));
+      const ClusterLaunch cl(plan, n);
+      DEGPU_CUDA_TRY(cudaLaunchKernelExC(&cl.cfg, k, args));
     };
     if (plan.grid) launch(run_de<Fn, T, 32, GridTeam>, false);
     else if (plan.group == 8) launch(run_de<Fn, T, 8, ClusterTeam>, true);

@@ -41,8 +41,6 @@ __global__ void find_best(int np, const T* __restrict__ f, std::uint32_t* best, 
   block_find_best<kBestThreads>(np, f, best, best_f);
 }
 
-int threads_for(int D) { return D >= 256 ? 256 : ((D + 31) / 32) * 32; }
-
 template <class T>
 Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
   using clock = std::chrono::steady_clock;
@@ -57,7 +55,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
   const ProblemOnDevice<T> box(problem);
   const T* o_dev = box.shift;
   DEGPU_CUDA_TRY(cudaMemset(nan_count.ptr, 0, sizeof(unsigned long long)));
-  const int tpb = threads_for(p.D);
+  const int tpb = gpu_kernels_threads(p.D);
   const unsigned grid = static_cast<unsigned>(np);
   cudaStream_t stream = 0;
 
