@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Launch configurations of the gpu engine on the CUDA issue's target job (rand/1/bin, NP 250, D 100,
 # F 0.5, CR 0.3, 10^7 evaluations, f32), one process per configuration: the chosen plan first, then
-# DEGPU_GPU_PLAN=C,B,G (clusters of C CTAs of B threads, G lanes per individual) or grid,B.
+# DEGPU_GPU_PLAN=resident,C,0,G (the population in clusters of C CTAs, G lanes per individual), grid,B or
+# wide,K,B (global rows; CTAs of B threads).
 # usage: bench/gpu_plan_sweep.sh [BUILD_DIR] [PROBLEM] [TRIALS]  -> a markdown table on stdout
 set -uo pipefail
 build=${1:-build-gpu}
 problem=${2:-rastrigin}
 trials=${3:-1}
-plans=("" "grid,64" "grid,128" "grid,256" "grid,512" "16,128,8" "16,512,32")
-[ "$trials" -gt 1 ] && plans=("" "4,512,8" "8,256,8" "4,512,32" "2,512,8")
+plans=("" "resident,16,0,32" "resident,12,0,32" "resident,8,0,32" "resident,16,0,8" "resident,4,0,32" "grid,64" "grid,128")
+[ "$trials" -gt 1 ] && plans=("" "resident,4,0,8" "resident,4,0,32" "resident,2,0,8" "resident,1,0,8" "resident,8,0,8")
 echo "| problem | trials | plan | wall s | kernel-side evals/s | best_f |"
 echo "|---|---|---|---|---|---|"
 for plan in "${plans[@]}"; do

@@ -9,25 +9,39 @@ cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/degpu-out}
 mkdir -p "$out"
 steps=${*:-build test sanitize time}
+# DEGPU_BUILD_DIR: a build tree (default build-gpu, made by the build step) or a flat folder of programs
+# made by scripts/pack-gpubin.sh (libdegpu.so beside them).
+build=${DEGPU_BUILD_DIR:-build-gpu}
+if [ -f "$build/libdegpu.so" ]; then
+  export LD_LIBRARY_PATH="$PWD/$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  cli=$build/degpu gtests=$build/degpu_gpu_tests runs=$build/degpu_gpu_engine_runs xstep=$build/degpu_crossover_step_gpu
+else
+  cli=$build/degpu gtests=$build/tests/degpu_gpu_tests runs=$build/bench/degpu_gpu_engine_runs xstep=$build/bench/degpu_crossover_step_gpu
+fi
 has() { [[ " $steps " == *" $1 "* || " $steps " == *" all "* ]]; }
 json1() { python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)))'; }
 if has build; then
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader | tee "$out/gpu.txt"
   start=$(date +%s)
-  cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DDEGPU_DEPS_DIR="$PWD/.gpu-deps" \
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DDEGPU_DEPS_DIR="$PWD/.gpu-deps" \
     -DCMAKE_CUDA_ARCHITECTURES=90 -DDEGPU_BENCH=ON >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
-  cmake --build build-gpu -j"$(nproc)" >>"$out/build.log" 2>&1 || { grep -E "error" -A5 "$out/build.log" | head -60; exit 1; }
+  cmake --build "$build" -j"$(nproc)" >>"$out/build.log" 2>&1 || { grep -E "error" -A5 "$out/build.log" | head -60; exit 1; }
   echo "build: $(( $(date +%s) - start )) s"
-  build-gpu/degpu devices
+  "$cli" devices
 fi
 if has test; then
-  ctest --test-dir build-gpu -j8 --output-on-failure --timeout 300 >"$out/ctest.log" 2>&1
-  grep -E "tests passed|FAILED|Failed|\(Skipped\)|Total Test" "$out/ctest.log" | head -30
+  if [ -f "$build/CTestTestfile.cmake" ]; then
+    ctest --test-dir "$build" -j8 --output-on-failure --timeout 300 >"$out/ctest.log" 2>&1
+    grep -E "tests passed|FAILED|Failed|\(Skipped\)|Total Test" "$out/ctest.log" | head -30
+  else  # carried programs: the GPU tests alone
+    "$gtests" >"$out/ctest.log" 2>&1
+    echo "gpu tests: exit $?"; grep -E "^\[  (PASSED|FAILED)|tests ran" "$out/ctest.log" | head -30
+  fi
 fi
 if has sanitize; then
   for tool in memcheck racecheck; do
-    compute-sanitizer --tool $tool --error-exitcode 3 build-gpu/tests/degpu_gpu_tests \
-      --gtest_filter='GpuEval.RunMatches*:*AllGpu.Solves*:GpuEngine.Trials*' >"$out/sanitizer_$tool.log" 2>&1
+    compute-sanitizer --tool $tool --error-exitcode 3 "$gtests" \
+      --gtest_filter='GpuEval.RunMatches*:*AllGpu.Solves*:GpuEngine.Trials*:GpuEngine.EachPathOnASmallJob' >"$out/sanitizer_$tool.log" 2>&1
     echo "compute-sanitizer $tool: exit $? ($(grep -cE 'ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards' "$out/sanitizer_$tool.log") clean summaries)"
   done
 fi
@@ -37,48 +51,51 @@ if has time; then
   : >"$out/warm.jsonl"
   for problem in rastrigin rosenbrock; do
     for trials in 1 30; do
-      build-gpu/bench/degpu_gpu_engine_runs gpu $problem 100 250 0.3 10000000 $trials 4 f32 >>"$out/warm.jsonl"
+      "$runs" gpu $problem 100 250 0.3 10000000 $trials 4 f32 >>"$out/warm.jsonl"
     done
-    build-gpu/bench/degpu_gpu_engine_runs gpu-fused $problem 100 250 0.3 10000000 1 2 f32 >>"$out/warm.jsonl"
+    "$runs" gpu-fused $problem 100 250 0.3 10000000 1 2 f32 >>"$out/warm.jsonl"
   done
   # One job on every engine (CLI, a fresh process each): rastrigin D 100, NP 250, 10^6 evaluations.
   : >"$out/runs.jsonl"
   for engine in serial threads gpu-eval gpu-kernels gpu-fused gpu; do
-    build-gpu/degpu run --problem rastrigin --dim 100 --np 250 --CR 0.3 --max-evals 1000000 --engine "$engine" \
+    "$cli" run --problem rastrigin --dim 100 --np 250 --CR 0.3 --max-evals 1000000 --engine "$engine" \
       --precision f32 --json - --quiet | json1 >>"$out/runs.jsonl"
   done
-  build-gpu/degpu run --problem rastrigin --dim 100 --np 250 --CR 0.3 --max-evals 10000000 --engine gpu \
+  "$cli" run --problem rastrigin --dim 100 --np 250 --CR 0.3 --max-evals 10000000 --engine gpu \
     --precision f32 --json - --quiet | json1 >>"$out/runs.jsonl"
 fi
 if has sweep; then
-  for problem in rastrigin rosenbrock; do bench/gpu_plan_sweep.sh build-gpu $problem 1; done | tee "$out/sweep.md"
-  bench/gpu_plan_sweep.sh build-gpu rastrigin 30 | tee -a "$out/sweep.md"
+  for problem in rastrigin rosenbrock; do bench/gpu_plan_sweep.sh "$build" $problem 1; done | tee "$out/sweep.md"
+  bench/gpu_plan_sweep.sh "$build" rastrigin 30 | tee -a "$out/sweep.md"
 fi
 if has bandwidth; then
   # NP x D = 10^8 (NP 10^4, D 10^4, f32): the time of 30 generations from runs of 10 and 40, beside the
   # device's copy bandwidth (docs/PERFORMANCE.md says what is counted).
-  build-gpu/bench/degpu_gpu_engine_runs copy 1600000000 | tee "$out/copy.jsonl"
+  "$runs" copy 1600000000 | tee "$out/copy.jsonl"
   : >"$out/bandwidth.jsonl"
   for problem in sphere rastrigin; do
     for gens in 10 40; do
-      build-gpu/bench/degpu_gpu_engine_runs gpu $problem 10000 10000 0.3 $((10000 * (gens + 1))) 1 3 f32 | tee -a "$out/bandwidth.jsonl"
+      "$runs" gpu $problem 10000 10000 0.3 $((10000 * (gens + 1))) 1 3 f32 | tee -a "$out/bandwidth.jsonl"
     done
   done
 fi
 if has profile; then
-  # Where a generation's time goes on the target job (the gpu engine's chosen plan), 1000 generations.
-  stalls=""
-  for r in barrier long_scoreboard short_scoreboard wait membar math_pipe_throttle lg_throttle branch_resolving \
-           no_instruction mio_throttle selected not_selected dispatch_stall drain sleeping misc; do
-    stalls="$stalls,smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio"
+  # Where a generation's time goes on the target job (the gpu engine's chosen plan), 1000 generations:
+  # ncu's full set, the details page, and the SASS page with per-instruction counts and stall samples.
+  # PROFILE_PLAN (DEGPU_GPU_PLAN) and PROFILE_TRIALS choose the launch; the files are named after the trials.
+  PROFILE_PLAN=${PROFILE_PLAN:-}
+  for trials in ${PROFILE_TRIALS:-1}; do
+    DEGPU_GPU_PLAN=$PROFILE_PLAN ncu --set full --import-source no -k regex:run_ -c 1 -f -o "$out/prof" "$cli" run --problem rastrigin \
+      --dim 100 --np 250 --CR 0.3 --max-evals 250250 --engine gpu --precision f32 --trials "$trials" --quiet >"$out/ncu_run_$trials.log" 2>&1
+    ncu --import "$out/prof.ncu-rep" --page details >"$out/profile_details_$trials.txt" 2>&1
+    ncu --import "$out/prof.ncu-rep" --page source --csv --print-source sass >"$out/profile_sass_$trials.csv" 2>&1
+    rm -f "$out/prof.ncu-rep"
+    echo "profile, $trials trial(s):"
+    grep -E "Duration|Executed Ipc A|Issue Slots Busy|Registers Per|Executed Instructions  |Warp Cycles Per Issued" "$out/profile_details_$trials.txt" | head -8
   done
-  ncu --metrics "gpu__time_duration.sum,smsp__inst_executed.sum,smsp__warps_launched.sum,smsp__issue_active.avg.pct_of_peak_sustained_active$stalls" \
-    -k regex:run_de -c 1 build-gpu/degpu run --problem rastrigin --dim 100 --np 250 --CR 0.3 --max-evals 250250 \
-    --engine gpu --precision f32 --quiet >"$out/profile.txt" 2>&1
-  grep -E "duration|inst_executed|warps_launched|issue_active|stalled" "$out/profile.txt" | awk '$NF+0 > 0.05 || /duration|inst|launched/'
 fi
 if has repro && [ -x bench/run_gpu_repro.sh ]; then
-  bench/run_gpu_repro.sh build-gpu >"$out/repro.log" 2>&1
+  bench/run_gpu_repro.sh "$build" >"$out/repro.log" 2>&1
   echo "repro: exit $? (logs in repro.log)"
 fi
 if has time; then

@@ -27,12 +27,19 @@ std::vector<LaunchExplanation> explain_launch(const Problem& problem, const DECo
                                     "for init, trials and selection; evaluation one warp per individual; the host reads the best each generation."});
   out.push_back({"gpu-fused", cuda::explain_gpu_fused(problem, r, o)});
   const cuda::GpuPlan plan = cuda::plan_gpu(problem, r, o, trials);
-  std::string g = plan.grid ? "one cooperative grid of " + std::to_string(plan.blocks) + " CTAs"
-                            : std::to_string(trials) + " clusters of " + std::to_string(plan.cluster) + " CTAs (" +
-                                  std::to_string(plan.resident_teams) + " at once)";
-  g += " of " + std::to_string(plan.threads) + " threads, " + std::to_string(plan.group) + " lanes per individual, " +
-       std::to_string(plan.rounds) + " individual(s) per group per generation, " + std::to_string(plan.smem_bytes) +
-       " bytes of shared memory per CTA. Why: " + plan.why;
+  std::string g;
+  if (plan.path == cuda::GpuPlan::Path::resident)
+    g = std::to_string(trials) + (trials == 1 ? " cluster" : " clusters") + " of " + std::to_string(plan.cluster) + " CTAs (" +
+        std::to_string(plan.resident_teams) + " at once), the population in shared memory";
+  else if (plan.path == cuda::GpuPlan::Path::grid)
+    g = "one cooperative grid of " + std::to_string(plan.blocks) + " CTAs, rows in global memory";
+  else
+    g = "one cooperative grid of " + std::to_string(plan.blocks) + " CTAs, " + std::to_string(plan.per_individual) +
+        " CTAs per individual, rows in global memory";
+  g += "; " + std::to_string(plan.threads) + " threads per CTA";
+  if (plan.path != cuda::GpuPlan::Path::wide) g += ", " + std::to_string(plan.group) + " lanes per individual";
+  g += ", " + std::to_string(plan.rounds) + " individual(s) per " + (plan.path == cuda::GpuPlan::Path::wide ? "CTA" : "group") +
+       " per generation, " + std::to_string(plan.smem_bytes) + " bytes of dynamic shared memory per CTA. Why: " + plan.why;
   out.push_back({"gpu", g});
   return out;
 }

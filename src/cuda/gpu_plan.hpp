@@ -10,15 +10,24 @@
 namespace degpu::cuda {
 
 struct GpuPlan {
-  bool grid = false;          // one cooperative grid over the device (one large trial), else clusters
-  int cluster = 1;            // CTAs per trial (cluster path)
-  int blocks = 0;             // CTAs in all (grid path: co-resident CTAs; cluster path: cluster * trials)
-  int threads = 0;            // per CTA
-  int group = 32;             // lanes per individual
-  std::size_t smem_bytes = 0; // dynamic shared memory per CTA (0: trial rows in global memory)
-  int resident_teams = 0;     // trials that run at once (cluster path); the others wait for a free slot
-  int rounds = 0;             // individuals per group per generation
-  std::string why;            // the reasoning, in words
+  enum class Path {
+    resident,  // a cluster of `cluster` CTAs per trial holds the population in its shared memory
+    grid,      // rows in global memory, the whole device, a group of `group` lanes per individual
+    wide,      // rows in global memory, the whole device, `per_individual` CTAs per individual
+  };
+  Path path = Path::grid;
+  int cluster = 1;             // resident: CTAs per trial
+  int blocks = 0;              // CTAs in all (resident: cluster x trials)
+  int threads = 0;             // per CTA
+  int group = 32;              // lanes per individual (resident, grid)
+  int window = 1;              // resident: generations of draws made at a time
+  int per_individual = 1;      // wide: CTAs per individual
+  std::size_t smem_bytes = 0;  // dynamic shared memory per CTA
+  int resident_teams = 0;      // trials that run at once; the others wait for a free place (resident)
+                               // or run after (grid, wide: one trial per launch)
+  int rounds = 0;              // individuals per group (wide: per CTA) per generation
+  std::string why;             // the reasoning, in words
+  const char* path_name() const { return path == Path::resident ? "resident" : path == Path::grid ? "grid" : "wide"; }
 };
 
 // Throws CudaError without a device; n trials.

@@ -1,6 +1,6 @@
-// The gpu engine's own features: concurrent trials, and each launch path (clusters with shared-memory
-// rows, clusters with rows in global memory, the whole-grid path) against the serial engine. Skipped
-// with a message where no CUDA device exists.
+// The gpu engine's own features: concurrent trials, and each launch path (the population resident in a
+// cluster's shared memory, rows in global memory with a group or several CTAs per individual) against
+// the serial engine. Skipped with a message where no CUDA device exists.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -35,8 +35,12 @@ void expect_same_run(const Result& a, const Result& b, double tol, const std::st
   EXPECT_EQ(a.stop_reason, b.stop_reason) << what;
   EXPECT_NEAR(b.best_f, a.best_f, tol * (1 + std::fabs(a.best_f))) << what;
   ASSERT_EQ(a.best_x.size(), b.best_x.size()) << what;
-  for (std::size_t j = 0; j < a.best_x.size(); ++j)
-    EXPECT_NEAR(b.best_x[j], a.best_x[j], tol * (1 + std::fabs(a.best_x[j]))) << what << " coordinate " << j;
+  int reported = 0;  // the first few differing coordinates
+  for (std::size_t j = 0; j < a.best_x.size() && reported < 5; ++j) {
+    const bool near = std::fabs(b.best_x[j] - a.best_x[j]) <= tol * (1 + std::fabs(a.best_x[j]));
+    EXPECT_TRUE(near) << what << " coordinate " << j << ": " << b.best_x[j] << " vs " << a.best_x[j];
+    reported += !near;
+  }
 }
 
 }  // namespace
@@ -91,7 +95,9 @@ TEST(GpuEngine, TrialsStopEachAtItsOwnTarget) {
   }
 }
 
-// Every path of the launch configuration gives the serial engine's run.
+// Every path of the launch configuration gives the serial engine's run: the resident path (clusters of
+// several sizes, groups of 8 and 32 lanes, one and several rounds, prefix functions through the group's
+// scan), the grid path and the wide path (several CTAs per individual, D not a multiple of 4).
 TEST(GpuEngine, EveryLaunchPathMatchesTheSerialEngine) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
   struct Case {
@@ -102,11 +108,18 @@ TEST(GpuEngine, EveryLaunchPathMatchesTheSerialEngine) {
     Crossover crossover;
   };
   const Case cases[] = {
-      {"16,64,8", "rosenbrock", 33, 40, Mutation::rand1, Crossover::bin},         // several CTAs, shared rows
-      {"2,64,32", "rastrigin", 70, 50, Mutation::best2, Crossover::exp},         // several rounds per group
-      {"4,512,8", "ackley", 3000, 24, Mutation::current_to_pbest1, Crossover::nec},  // rows in global memory
-      {"grid,128", "griewank", 45, 300, Mutation::current_to_best1, Crossover::bin},  // the whole grid
-      {"grid,64", "schwefel12", 20, 30, Mutation::rand_to_best1, Crossover::bin},     // prefix function
+      {"resident,16,0,8", "rosenbrock", 33, 40, Mutation::rand1, Crossover::bin},     // many CTAs, neighbour terms
+      {"resident,2,0,32", "rastrigin", 70, 50, Mutation::best2, Crossover::exp},      // two rounds per group
+      {"resident,4,0,8", "ackley", 301, 24, Mutation::current_to_pbest1, Crossover::nec},  // p-best ranking
+      {"resident,3,0,32", "schwefel12", 45, 30, Mutation::rand_to_best1, Crossover::bin},  // prefix scan
+      {"resident,1,0,8", "griewank", 10, 20, Mutation::rand2, Crossover::bin},        // one CTA, a product
+      {"grid,128", "griewank", 45, 300, Mutation::current_to_best1, Crossover::bin},
+      {"grid,64", "schwefel12", 20, 30, Mutation::rand_to_best1, Crossover::bin},
+      {"grid,256", "escaffer6", 130, 60, Mutation::current_to_pbest1, Crossover::exp},  // cyclic terms
+      {"wide,3,256", "ackley", 3001, 6, Mutation::rand1, Crossover::bin},             // partial sums of 3 CTAs
+      {"wide,2,128", "rosenbrock", 2502, 7, Mutation::best1, Crossover::nec},         // neighbours across CTAs
+      {"wide,4,64", "schwefel12", 1001, 5, Mutation::current_to_pbest1, Crossover::exp},
+      {"wide,1,512", "sphere", 5000, 9, Mutation::rand2, Crossover::bin},
   };
   for (const Case& c : cases) {
     for (Precision prec : {Precision::f64, Precision::f32}) {
@@ -131,6 +144,39 @@ TEST(GpuEngine, EveryLaunchPathMatchesTheSerialEngine) {
   }
 }
 
+// D = 2 x 10^6 with 8 individuals: the plan gives each individual several CTAs (the wide path), and the
+// run is the serial engine's.
+TEST(GpuEngine, LargeDimensionTakesSeveralCtasPerIndividual) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const Problem p = shifted("rastrigin", 2000000);
+  DEConfig de;
+  de.np = 8;
+  StopCriteria stop;
+  stop.max_gens = 3;
+  RunOptions o;
+  o.engine = Engine::gpu;
+  o.precision = Precision::f32;
+  const auto plan = explain_launch(p, de, stop, o, 1);
+  EXPECT_NE(plan[3].text.find("CTAs per individual"), std::string::npos) << plan[3].text;
+  RunOptions cpu = o;
+  cpu.engine = Engine::serial;
+  expect_same_run(minimize(p, de, stop, cpu), minimize(p, de, stop, o), 1e-4, "D = 2e6");
+}
+
+// A plan forced through DEGPU_GPU_PLAN that cannot hold the population is refused.
+TEST(GpuEngine, AnImpossiblePlanIsRefused) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const Problem p = shifted("sphere", 100000);
+  DEConfig de;
+  de.np = 100;
+  StopCriteria stop;
+  stop.max_gens = 1;
+  RunOptions o;
+  o.engine = Engine::gpu;
+  PlanOverride plan("resident,1,0,32");
+  EXPECT_THROW(minimize(p, de, stop, o), ConfigError);
+}
+
 TEST(GpuEngine, ExplainsEachEnginesLaunch) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
   const Problem p = shifted("rastrigin", 100);
@@ -142,9 +188,35 @@ TEST(GpuEngine, ExplainsEachEnginesLaunch) {
   ASSERT_EQ(one.size(), 4u);
   EXPECT_EQ(one[0].engine, "gpu-eval");
   EXPECT_EQ(one[3].engine, "gpu");
-  EXPECT_NE(one[3].text.find("grid"), std::string::npos) << one[3].text;
+  EXPECT_NE(one[3].text.find("1 cluster of 16 CTAs"), std::string::npos) << one[3].text;
+  EXPECT_NE(one[3].text.find("population in shared memory"), std::string::npos) << one[3].text;
   const auto many = explain_launch(p, de, StopCriteria{}, o, 30);
   EXPECT_NE(many[3].text.find("30 clusters"), std::string::npos) << many[3].text;
+  const Problem big = shifted("rastrigin", 20000);
+  de.np = 2000;  // 160 MB of rows: global memory, a warp per individual
+  const auto grid = explain_launch(big, de, StopCriteria{}, o, 1);
+  EXPECT_NE(grid[3].text.find("rows in global memory"), std::string::npos) << grid[3].text;
   de.np = 3;  // below rand/1's minimum: the configuration is checked first
   EXPECT_THROW(explain_launch(p, de, StopCriteria{}, o, 1), ConfigError);
+}
+
+// Each path once on a small job (what scripts/gpu-check.sh runs under compute-sanitizer).
+TEST(GpuEngine, EachPathOnASmallJob) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const char* plans[] = {"resident,4,0,8", "resident,2,0,32", "grid,64", "wide,2,64"};
+  for (const char* plan : plans) {
+    for (Mutation m : {Mutation::rand1, Mutation::current_to_pbest1, Mutation::best1}) {
+      const Problem p = shifted(m == Mutation::best1 ? "rosenbrock" : "rastrigin", 41);
+      DEConfig de;
+      de.np = 12;
+      de.mutation = m;
+      StopCriteria stop;
+      stop.max_gens = 5;
+      RunOptions cpu, gpu;
+      cpu.engine = Engine::serial;
+      gpu.engine = Engine::gpu;
+      PlanOverride o(plan);
+      expect_same_run(minimize(p, de, stop, cpu), minimize(p, de, stop, gpu), 1e-9, plan);
+    }
+  }
 }

@@ -17,7 +17,7 @@ template <class T>
 DEGPU_HD_INLINE T sq(T v) { return v * v; }
 
 // sin(pi z) up to sign: sin(pi r) with r = z - nearest integer, in [-1/2, 1/2] (exact), by its Taylor
-// polynomial to degree 21 (truncation below 2e-18). Branch-free and libm-free, so the same on host and
+// polynomial to degree 21 (truncation below 2e-18; degree 13 in float). Branch-free and libm-free, so the same on host and
 // device and ~4x faster than sin() on the host; the sign is that of sin(pi r), which squares remove.
 template <class T>
 DEGPU_HD_INLINE T sin_pi_reduced(T z) {
@@ -25,13 +25,19 @@ DEGPU_HD_INLINE T sin_pi_reduced(T z) {
   constexpr T kExact = sizeof(T) == 8 ? T(0x1p51) : T(0x1p22);      // beyond this every value is an integer
   T r = z - ((z + kRound) - kRound);
   r = std::fabs(z) < kExact ? r : T(0);
-  // Taylor coefficients (-1)^k pi^(2k+1) / (2k+1)!, k = 10 .. 0, by Horner's rule.
+  // Taylor coefficients (-1)^k pi^(2k+1) / (2k+1)!, k = 10 .. 0, by Horner's rule. In float the terms
+  // k > 6 are dropped: together below 7e-10 of the value, under float's 6e-8 (four fewer steps).
   const T r2 = r * r;
-  T p = T(5.392664662608125e-10);
-  p = p * r2 + T(-2.2948428997269856e-08);
-  p = p * r2 + T(7.952054001475508e-07);
-  p = p * r2 + T(-2.1915353447830204e-05);
-  p = p * r2 + T(0.00046630280576761234);
+  T p;
+  if constexpr (sizeof(T) == 4) {
+    p = T(0.00046630280576761234);
+  } else {
+    p = T(5.392664662608125e-10);
+    p = p * r2 + T(-2.2948428997269856e-08);
+    p = p * r2 + T(7.952054001475508e-07);
+    p = p * r2 + T(-2.1915353447830204e-05);
+    p = p * r2 + T(0.00046630280576761234);
+  }
   p = p * r2 + T(-0.007370430945714348);
   p = p * r2 + T(0.08214588661112819);
   p = p * r2 + T(-0.5992645293207919);

@@ -1,0 +1,260 @@
+// The gpu engine's resident path: a trial's whole population lives in the shared memory of one
+// thread-block cluster (distributed shared memory), a slice of individuals per CTA, for the whole run.
+// Donor rows are read from the other CTAs' shared memory; generations are separated by the cluster's
+// hardware barrier, split into arrive (after the CTA's last write) and wait (before its next read); the
+// per-individual draws (donors, F, CR, the crossover's first coordinate or length) are made a window of
+// generations ahead, a lane per generation, so that a generation is only the per-coordinate work:
+// the crossover words (one Philox block per four coordinates), the mutation, the evaluation and the
+// selection. Chosen by the plan where the population fits (gpu_engine.cuh); docs/GPU.md.
+#pragma once
+#include "cuda/gpu_trial.cuh"
+
+namespace degpu::cuda {
+namespace {
+
+// A window entry: the draws of one individual and generation, with its donors' rows as addresses in the
+// cluster's shared memory (of that generation's buffer), so that a generation does no index arithmetic.
+template <class T>
+struct ResidentDraw {
+  WinDraw<T> w;
+  const T* rows[5];
+};
+
+// Shared memory of one CTA of the resident path, in bytes from its start (each part 16-byte aligned).
+struct ResidentShape {
+  int P;   // individuals per CTA (the last CTAs may hold fewer)
+  int Ds;  // row stride
+  int W;   // generations of draws made at a time (a power of two)
+  std::size_t off_f, off_box, off_win, off_fall, off_slots, bytes;
+};
+template <class T>
+__host__ __device__ ResidentShape resident_shape(int np, int D, int cluster, int window, bool gather_f) {
+  auto align = [](std::size_t v) { return (v + 15) / 16 * 16; };
+  ResidentShape s{};
+  s.P = (np + cluster - 1) / cluster;
+  s.Ds = row_stride(D);
+  s.W = window;
+  std::size_t at = align(2 * static_cast<std::size_t>(s.P) * s.Ds * sizeof(T));
+  s.off_f = at;
+  at += align(2 * static_cast<std::size_t>(s.P) * sizeof(T));
+  s.off_box = at;
+  at += align(3 * static_cast<std::size_t>(s.Ds) * sizeof(T));
+  s.off_win = at;
+  at += align(static_cast<std::size_t>(s.P) * s.W * sizeof(ResidentDraw<T>));
+  s.off_fall = at;
+  at += gather_f ? align(static_cast<std::size_t>(np) * sizeof(T)) : 0;
+  s.off_slots = at;
+  at += align(3 * sizeof(Slot<T>));
+  s.bytes = at;
+  return s;
+}
+
+// A donor reference in the window: the CTA that holds the row and the row's index there.
+__device__ __forceinline__ std::uint32_t pack_ref(std::uint32_t k, int P) {
+  const std::uint32_t r = k / static_cast<std::uint32_t>(P);
+  return (r << 20) | (k - r * static_cast<std::uint32_t>(P));
+}
+
+template <class F, class T, int G>
+__global__ void __launch_bounds__(kMaxThreads) run_resident(ops::Params p, const __grid_constant__ State<T> s) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const cg::cluster_group cluster = cg::this_cluster();
+  const unsigned C = cluster.num_blocks(), rank = cluster.block_rank(), t = blockIdx.x / C;
+  p.trial += t;
+  const bool pbest = p.mutation == Mutation::current_to_pbest1;
+  const Mutation m = p.mutation;
+  const bool uses_best = m == Mutation::best1 || m == Mutation::best2 || m == Mutation::current_to_best1 ||
+                         m == Mutation::rand_to_best1;
+  const ResidentShape sh = resident_shape<T>(p.np, p.D, static_cast<int>(C), s.window, pbest);
+  const int P = sh.P, Ds = sh.Ds, W = sh.W, D = p.D;
+  T* rows = reinterpret_cast<T*>(smem);  // [2][P][Ds]: the even and odd generations' rows
+  T* fv = reinterpret_cast<T*>(smem + sh.off_f);  // [2][P]
+  T* lo = reinterpret_cast<T*>(smem + sh.off_box);
+  T* hi = lo + Ds;
+  T* os = hi + Ds;
+  const T* o = s.shift ? os : nullptr;
+  ResidentDraw<T>* win = reinterpret_cast<ResidentDraw<T>*>(smem + sh.off_win);  // [P][W]
+  const std::uint32_t wmask = static_cast<std::uint32_t>(W - 1);
+  T* fall = reinterpret_cast<T*>(smem + sh.off_fall);                  // current-to-pbest: every f
+  Slot<T>* slot = reinterpret_cast<Slot<T>*>(smem + sh.off_slots);     // [3]: by parity, and the last
+  const Group<G> grp;
+  const int gid = static_cast<int>(threadIdx.x) / G, ngroups = static_cast<int>(blockDim.x) / G;
+  const int base = static_cast<int>(rank) * P;
+  const int mine = p.np - base < P ? (p.np - base > 0 ? p.np - base : 0) : P;
+  std::uint32_t* ranking = s.ranking + static_cast<std::size_t>(t) * p.pbest_count;
+  unsigned long long* nans = s.nans + t;
+  const unsigned long long start = global_ns();
+  const std::uint32_t tag = stream_tag(rng::Purpose::crossover, p.trial);
+  const T nan = static_cast<T>(NAN);
+  auto time_up = [&] { return s.max_time_ns && global_ns() - start >= s.max_time_ns; };
+  auto consider = [&](T& bf, std::uint32_t& bi, T fi, std::uint32_t i) {
+    if (ranks_before(fi, i, bf, bi)) bf = fi, bi = i;
+  };
+  // individual k's row in buffer `buf`, wherever in the cluster it lives
+  auto row_at = [&](int buf, std::uint32_t k) -> const T* {
+    const std::uint32_t ref = pack_ref(k, P);
+    return cluster.map_shared_rank(rows + (static_cast<std::size_t>(buf) * P + (ref & 0xfffffu)) * Ds, ref >> 20);
+  };
+  // this CTA's individual kl
+  auto own = [&](int buf, int kl) -> T* { return rows + (static_cast<std::size_t>(buf) * P + kl) * Ds; };
+
+  for (int j = threadIdx.x; j < Ds; j += blockDim.x) {
+    lo[j] = j < D ? s.lo[j] : T(0);
+    hi[j] = j < D ? s.hi[j] : T(0);
+    os[j] = j < D && s.shift ? s.shift[j] : T(0);
+  }
+  __syncthreads();
+
+  // Generation 0.
+  T bf = nan;
+  std::uint32_t bi = 0xffffffffu;
+  for (int k = gid; k < mine; k += ngroups) {
+    const std::uint32_t i = static_cast<std::uint32_t>(base + k);
+    const ops::Stream st(p.seed, p.trial, ops::Purpose::init, 0, i);
+    T* x0 = own(0, k);
+    T* x1 = own(1, k);
+    for (int j = grp.lane; j < Ds; j += G) {
+      x0[j] = j < D ? ops::uniform_in(st.unit_pair(static_cast<std::uint64_t>(j)), lo[j], hi[j]) : T(0);
+      if (j >= D) x1[j] = T(0);  // the padding, read (never used) by the 4-wide loads
+    }
+    grp.sync();
+    const T fi = static_cast<T>(group_evaluate<F, T, G>(x0, o, D, grp) + s.bias);
+    if (grp.lane == 0) {
+      fv[k] = fi;
+      if (fi != fi) atomicAdd(nans, 1ull);
+    }
+    consider(bf, bi, fi, i);
+  }
+  if (s.need_best) publish_best(bf, bi, &slot[0], rank == 0 && time_up());
+  cluster_arrive_shared();
+
+  // A group with one individual makes the crossover words of its first block while the others finish.
+  const bool single = gid < mine && gid + ngroups >= mine;
+  const bool ahead_ok = single && p.crossover == Crossover::bin;
+  rng::Block ahead{};
+  if (ahead_ok) ahead = philox_block(s.rk, 1u + grp.lane, static_cast<std::uint32_t>(base + gid), 1u, tag);
+
+  long long g = 1;
+  int why = 0;
+  std::uint32_t best = 0;
+  for (;; ++g) {
+    cluster_wait();  // generation g - 1 is written everywhere in the cluster
+    const std::uint32_t gu = static_cast<std::uint32_t>(g);
+    const int cur = static_cast<int>((g - 1) & 1), nxt = cur ^ 1;
+    if (s.need_best) {
+      const Slot<T> b = read_best<T>([&](unsigned r) { return *cluster.map_shared_rank(&slot[cur], r); }, C);
+      best = b.idx;
+      if (rank == 0 && threadIdx.x == 0 && s.history_every > 0 && (g - 1) % s.history_every == 0 &&
+          (g - 1) / s.history_every < s.nhist)
+        s.history[t * s.nhist + (g - 1) / s.history_every] = b.f;
+      if (s.has_target && static_cast<double>(b.f) <= s.target_f) why = 1 + static_cast<int>(StopReason::target);
+      else if (g - 1 >= s.max_gens) why = 1 + static_cast<int>(StopReason::max_gens);
+      else if (b.stop) why = 1 + static_cast<int>(StopReason::max_time);
+      if (why) break;
+    } else if (g - 1 >= s.max_gens) {
+      why = 1 + static_cast<int>(StopReason::max_gens);
+      break;
+    }
+    if (pbest) {  // rank of i = how many are better, ties by index; the best pbest_count are written out
+      for (int k = threadIdx.x; k < p.np; k += blockDim.x) {
+        const std::uint32_t ref = pack_ref(static_cast<std::uint32_t>(k), P);
+        fall[k] = *cluster.map_shared_rank(fv + cur * P + (ref & 0xfffffu), ref >> 20);
+      }
+      __syncthreads();
+      for (int k = threadIdx.x; k < mine; k += blockDim.x) {
+        const int i = base + k;
+        const T fi = fall[i];
+        int r = 0;
+        for (int j = 0; j < p.np && r < p.pbest_count; ++j) r += ops::better(fall[j], fi) || (j < i && !ops::better(fi, fall[j]));
+        if (r < p.pbest_count) ranking[r] = static_cast<std::uint32_t>(i);
+      }
+      cluster.sync();
+    }
+    if (((gu - 1) & wmask) == 0) {  // the next W generations' draws, a lane each
+      for (int k = gid; k < mine; k += ngroups) {
+        if (grp.lane < W) {
+          const std::uint32_t gl = gu + static_cast<std::uint32_t>(grp.lane);
+          ResidentDraw<T> d;
+          d.w = make_win<T>(p, gl, static_cast<std::uint32_t>(base + k));
+          const int par = static_cast<int>((gl - 1) & 1);
+#pragma unroll
+          for (int q = 0; q < 5; ++q) d.rows[q] = row_at(par, d.w.r[q]);
+          win[k * W + grp.lane] = d;
+        }
+      }
+      grp.sync();
+    }
+    const T* xb = uses_best ? row_at(cur, best) : nullptr;
+    constexpr std::uint32_t kSlots[5] = {0, 1, 2, 3, 4};
+    bf = nan, bi = 0xffffffffu;
+    for (int k = gid; k < mine; k += ngroups) {
+      const std::uint32_t i = static_cast<std::uint32_t>(base + k);
+      const ResidentDraw<T>& d = win[k * W + static_cast<int>((gu - 1) & wmask)];
+      const WinDraw<T> w = d.w;
+      const T* xi = own(cur, k);
+      const T* xpb = pbest ? row_at(cur, __ldcg(ranking + w.pbest_rank)) : nullptr;
+      const TrialIn<T> a{mutation_form<T>(m, kSlots, xi, xb, xpb, [&](std::uint32_t q) { return d.rows[q]; }),
+                         xi,
+                         own(nxt, k),
+                         lo,
+                         hi,
+                         o,
+                         w.F,
+                         w.first,
+                         w.length,
+                         w.threshold,
+                         p.crossover,
+                         p.repair,
+                         D,
+                         i,
+                         gu,
+                         tag,
+                         ops::Stream(p.seed, p.trial, ops::Purpose::repair, gu, i)};
+      Partial acc = trial_blocks<F, T, false>(a, s.rk, grp.lane, G, ahead_ok, ahead);
+      double value;
+      if constexpr (F::pattern == fn::Pattern::elementwise) {
+        value = acc.finish<F>(grp, D);
+      } else {
+        grp.sync();
+        value = group_evaluate<F, T, G>(a.ui, o, D, grp);
+      }
+      const T ft = static_cast<T>(value + s.bias), fi = fv[cur * P + k];
+      const bool take = ops::no_worse(ft, fi);
+      if (!take)
+        for (int j0 = kBlock * grp.lane; j0 < D; j0 += kBlock * G) store4(a.ui + j0, load4<false>(xi + j0));
+      if (grp.lane == 0) {
+        fv[nxt * P + k] = take ? ft : fi;
+        if (ft != ft) atomicAdd(nans, 1ull);
+      }
+      if (s.need_best) consider(bf, bi, take ? ft : fi, i);
+    }
+    if (s.need_best) publish_best(bf, bi, &slot[nxt], rank == 0 && time_up());
+    cluster_arrive_shared();
+    if (ahead_ok) ahead = philox_block(s.rk, 1u + grp.lane, static_cast<std::uint32_t>(base + gid), gu + 1, tag);
+  }
+
+  // The result: the best of the last population; its owner writes its row out.
+  const long long done = g - 1;
+  const int last = static_cast<int>(done & 1);
+  bf = nan, bi = 0xffffffffu;
+  for (int k = threadIdx.x; k < mine; k += blockDim.x) consider(bf, bi, fv[last * P + k], static_cast<std::uint32_t>(base + k));
+  publish_best(bf, bi, &slot[2], 0);
+  cluster.sync();
+  const Slot<T> b = read_best<T>([&](unsigned r) { return *cluster.map_shared_rank(&slot[2], r); }, C);
+  if (static_cast<int>(b.idx) >= base && static_cast<int>(b.idx) < base + mine) {
+    const T* xr = own(last, static_cast<int>(b.idx) - base);
+    for (int j = threadIdx.x; j < D; j += blockDim.x) s.best_x[static_cast<std::size_t>(t) * D + j] = xr[j];
+  }
+  if (rank == 0 && threadIdx.x == 0) {
+    s.best[t] = b.idx;
+    s.best_f[t] = b.f;
+    s.gens[t] = done;
+    s.reason[t] = why;
+    if (s.history_every > 0 && done % s.history_every == 0 && done / s.history_every < s.nhist)
+      s.history[t * s.nhist + done / s.history_every] = b.f;
+  }
+  cluster.sync();  // no CTA leaves while another may still read its shared memory
+}
+
+}  // namespace
+}  // namespace degpu::cuda

@@ -1,0 +1,374 @@
+// Device building blocks of the gpu engine (gpu_engine.cuh, gpu_resident.cuh): the teams of CTAs that
+// hold a trial and their barriers, groups of lanes that hold an individual, the evaluation of one
+// individual by a group, Philox with precomputed round keys, 4-wide row accesses, and the exchange of
+// the best individual between the CTAs of a team.
+#pragma once
+#include <cooperative_groups.h>
+
+#include <cstdint>
+
+#include "core/de_ops.hpp"
+#include "degpu/functions/classic.hpp"
+#include "degpu/stop.hpp"
+
+namespace cg = cooperative_groups;
+
+namespace degpu::cuda {
+namespace {
+
+constexpr int kMaxThreads = 512;  // 128 registers a thread: the step does not spill
+
+template <class T>
+struct Slot {  // a CTA's best of one generation, and (CTA 0) whether the time is up
+  T f;
+  std::uint32_t idx;
+  int stop;
+};
+
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// The resident path's barrier between generations: what crosses it is this CTA's shared memory only, so
+// the arrive releases shared memory alone (a CTA-scope fence; the default release arrive is a GPU-scope
+// MEMBAR, measured at ~0.65 us of a 0.72 us barrier of 16 CTAs of 512 threads: bench/cluster_sync_gpu.cu);
+// the wait acquires.
+__device__ __forceinline__ void cluster_arrive_shared() {
+  asm volatile("fence.release.sync_restrict::shared::cta.cluster;" ::: "memory");
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
+
+// The team (CTAs of one trial) and its barrier.
+struct ClusterTeam {
+  template <class S>
+  __device__ explicit ClusterTeam(const S&) {}
+  __device__ static unsigned ranks() { return cg::this_cluster().num_blocks(); }
+  __device__ static unsigned rank() { return cg::this_cluster().block_rank(); }
+  __device__ static unsigned trial() { return blockIdx.x / ranks(); }
+  __device__ static void arrive() { __cluster_barrier_arrive(); }  // release
+  __device__ static void wait() { __cluster_barrier_wait(); }      // acquire
+  __device__ static void sync() { cg::this_cluster().sync(); }
+};
+// The grid barrier, split like the cluster's: arrive (every write of the CTA released, one count), then
+// wait (until every CTA has counted this barrier; acquire). The CTAs are co-resident (cooperative launch),
+// so spinning is safe. The counter only grows: barrier k is passed at k x gridDim arrivals.
+struct GridTeam {
+  unsigned long long* arrivals;
+  unsigned long long passed = 0;  // barriers begun by this CTA
+  template <class S>
+  __device__ explicit GridTeam(const S& s) : arrivals(s.arrivals) {}
+  __device__ static unsigned ranks() { return gridDim.x; }
+  __device__ static unsigned rank() { return blockIdx.x; }
+  __device__ static unsigned trial() { return 0; }
+  __device__ void arrive() {
+    __syncthreads();  // the CTA's writes are done
+    ++passed;
+    if (threadIdx.x == 0) {
+      __threadfence();  // release them device-wide before counting
+      atomicAdd(arrivals, 1ull);
+    }
+  }
+  __device__ void wait() {
+    if (threadIdx.x == 0) {
+      const unsigned long long target = passed * gridDim.x;
+      while (*reinterpret_cast<volatile unsigned long long*>(arrivals) < target) __nanosleep(32);
+      __threadfence();  // acquire: the others' writes before this CTA's reads
+    }
+    __syncthreads();
+  }
+  __device__ void sync() {
+    arrive();
+    wait();
+  }
+};
+
+// G consecutive lanes of a warp.
+template <int G>
+struct Group {
+  int lane;
+  unsigned mask;
+  __device__ Group()
+      : lane(static_cast<int>(threadIdx.x % G)),
+        mask(G == 32 ? 0xffffffffu : ((1u << G) - 1u) << ((threadIdx.x % 32) / G * G)) {}
+  template <class V>
+  __device__ V sum(V v) const {
+    for (int off = G / 2; off > 0; off /= 2) v += __shfl_xor_sync(mask, v, off, G);
+    return v;
+  }
+  template <class V>
+  __device__ V product(V v) const {
+    for (int off = G / 2; off > 0; off /= 2) v *= __shfl_xor_sync(mask, v, off, G);
+    return v;
+  }
+  // The sum of v over the lanes before this one (0 in lane 0).
+  template <class V>
+  __device__ V exclusive_scan(V v) const {
+    V incl = v;
+    for (int off = 1; off < G; off *= 2) {
+      const V y = __shfl_up_sync(mask, incl, off, G);
+      if (lane >= off) incl += y;
+    }
+    const V ex = __shfl_up_sync(mask, incl, 1, G);
+    return lane == 0 ? V(0) : ex;
+  }
+  template <class V>
+  __device__ V from(V v, int src) const { return __shfl_sync(mask, v, src, G); }
+  __device__ void sync() const { __syncwarp(mask); }
+};
+
+// Coordinates are handled in blocks of four (coordinates 4b .. 4b+3 of block b: one Philox block of the
+// binomial crossover's words, one 16-byte access in float); rows are stored with a stride of D rounded up
+// to a whole block.
+constexpr int kBlock = 4;
+__host__ __device__ constexpr int row_stride(int D) { return (D + kBlock - 1) / kBlock * kBlock; }
+
+template <class T>
+struct Vec4 {
+  T v[4];
+};
+// Loads four coordinates at p (16-byte aligned in float, 32 in double). kGlobal: a row other SMs write
+// during the run (cached in L2 only); otherwise shared memory of this CTA or of the cluster.
+template <bool kGlobal, class T>
+__device__ __forceinline__ Vec4<T> load4(const T* p) {
+  Vec4<T> r;
+  if constexpr (sizeof(T) == 4) {
+    const float4 q = kGlobal ? __ldcg(reinterpret_cast<const float4*>(p)) : *reinterpret_cast<const float4*>(p);
+    r.v[0] = q.x, r.v[1] = q.y, r.v[2] = q.z, r.v[3] = q.w;
+  } else {
+    const double2* d = reinterpret_cast<const double2*>(p);
+    const double2 a = kGlobal ? __ldcg(d) : d[0], b = kGlobal ? __ldcg(d + 1) : d[1];
+    r.v[0] = a.x, r.v[1] = a.y, r.v[2] = b.x, r.v[3] = b.y;
+  }
+  return r;
+}
+// Read-only data (the box, the shift): through the non-coherent cache when in global memory.
+template <bool kGlobal, class T>
+__device__ __forceinline__ Vec4<T> load4_ro(const T* p) {
+  Vec4<T> r;
+  if constexpr (sizeof(T) == 4) {
+    const float4 q = kGlobal ? __ldg(reinterpret_cast<const float4*>(p)) : *reinterpret_cast<const float4*>(p);
+    r.v[0] = q.x, r.v[1] = q.y, r.v[2] = q.z, r.v[3] = q.w;
+  } else {
+    const double2* d = reinterpret_cast<const double2*>(p);
+    const double2 a = kGlobal ? __ldg(d) : d[0], b = kGlobal ? __ldg(d + 1) : d[1];
+    r.v[0] = a.x, r.v[1] = a.y, r.v[2] = b.x, r.v[3] = b.y;
+  }
+  return r;
+}
+template <class T>
+__device__ __forceinline__ void store4(T* p, const Vec4<T>& r) {
+  if constexpr (sizeof(T) == 4) {
+    *reinterpret_cast<float4*>(p) = make_float4(r.v[0], r.v[1], r.v[2], r.v[3]);
+  } else {
+    double2* d = reinterpret_cast<double2*>(p);
+    d[0] = make_double2(r.v[0], r.v[1]);
+    d[1] = make_double2(r.v[2], r.v[3]);
+  }
+}
+
+// Philox4x32-10 with the round keys precomputed (rk[r] = key + r x Weyl constant): the kernels keep them
+// in their parameters, which the rounds' XORs read from the constant bank. The same function as
+// rng::philox4x32_10 (the tests compare every engine with the serial one).
+struct RoundKeys {
+  std::uint32_t k0[10], k1[10];
+};
+inline RoundKeys round_keys(std::uint64_t seed) {
+  RoundKeys rk{};
+  std::uint32_t k0 = static_cast<std::uint32_t>(seed), k1 = static_cast<std::uint32_t>(seed >> 32);
+  for (int r = 0; r < 10; ++r, k0 += 0x9E3779B9u, k1 += 0xBB67AE85u) rk.k0[r] = k0, rk.k1[r] = k1;
+  return rk;
+}
+__device__ __forceinline__ rng::Block philox_block(const RoundKeys& rk, std::uint32_t c0, std::uint32_t c1,
+                                                   std::uint32_t c2, std::uint32_t c3) {
+#pragma unroll
+  for (int r = 0; r < 10; ++r) {
+    const std::uint64_t p0 = 0xD2511F53ull * c0, p1 = 0xCD9E8D57ull * c2;  // IMAD.WIDE: both halves at once
+    c0 = static_cast<std::uint32_t>(p1 >> 32) ^ c1 ^ rk.k0[r];
+    c1 = static_cast<std::uint32_t>(p1);
+    c2 = static_cast<std::uint32_t>(p0 >> 32) ^ c3 ^ rk.k1[r];
+    c3 = static_cast<std::uint32_t>(p0);
+  }
+  return rng::Block{{c0, c1, c2, c3}};
+}
+
+// The kernels' arguments (one launch runs every trial of the batch).
+template <class T>
+struct State {
+  T* x[2];  // global rows: trials x np x Ds, the two rows of each individual, side[] saying which holds it
+  std::uint8_t* side[2];    // trials x np, by generation parity
+  T* f[2];                  // global rows: trials x np
+  const T *lo, *hi, *shift;  // padded to the row stride with zeros; shift nullptr when unshifted
+  Slot<T>* slots;           // global rows: trials x 2 (parity) x ranks
+  std::uint32_t* ranking;   // trials x pbest_count: the best individuals in order (current-to-pbest)
+  unsigned long long* nans; // per trial
+  unsigned long long* arrivals;  // grid barrier's counter (zero at launch)
+  double* partials;         // wide path: np x K x 3 partial sums
+  long long* gens;          // per trial: generations done
+  int* reason;              // per trial: StopReason + 1
+  std::uint32_t* best;      // per trial
+  T* best_f;                // per trial
+  T* best_x;                // trials x D
+  T* history;               // trials x nhist
+  double bias;
+  long long max_gens;
+  int history_every;
+  long long nhist;
+  bool need_best;  // the best is exchanged every generation (best mutations, target, history, time)
+  bool has_target;
+  double target_f;
+  unsigned long long max_time_ns;
+  int window;          // resident path: generations of draws made at a time
+  int per_individual;  // wide path: CTAs per individual
+  RoundKeys rk;
+};
+
+// A function's terms summed by one lane: s0, s1 and the product p, in double.
+struct Partial {
+  double s0 = 0, s1 = 0, p = 1;
+  template <class F, class T>
+  __device__ void add(const fn::Terms<T>& t) {
+    if constexpr (F::sums >= 1) s0 += static_cast<double>(t.s0);
+    if constexpr (F::sums >= 2) s1 += static_cast<double>(t.s1);
+    if constexpr (F::product) p *= static_cast<double>(t.p);
+  }
+  template <class F, int G>
+  __device__ double finish(const Group<G>& grp, int D) {
+    if constexpr (F::sums >= 1) s0 = grp.sum(s0);
+    if constexpr (F::sums >= 2) s1 = grp.sum(s1);
+    if constexpr (F::product) p = grp.product(p);
+    return F::template finish<double>(s0, s1, p, D);
+  }
+};
+
+// The terms of block j0 .. j0+n-1 (z: its shifted coordinates, zn: each one's successor for neighbour and
+// cyclic functions), summed as a tree, ((t0 + t1) + (t2 + t3)), then added to the lane's partial: a full
+// block has no branch, so its four terms' dependency chains overlap.
+template <class F, class T>
+__device__ __forceinline__ void add_block(Partial& acc, const Vec4<T>& z, const Vec4<T>& zn, int j0, int n, int D) {
+  fn::Terms<T> t[kBlock];
+  if (n == kBlock) {
+#pragma unroll
+    for (int k = 0; k < kBlock; ++k) t[k] = F::template term<T>(z.v[k], zn.v[k], j0 + k, D);
+  } else {
+#pragma unroll
+    for (int k = 0; k < kBlock; ++k) t[k] = k < n ? F::template term<T>(z.v[k], zn.v[k], j0 + k, D) : fn::Terms<T>{T(0), T(0), T(1)};
+  }
+  if constexpr (F::sums >= 1)
+    acc.s0 += (static_cast<double>(t[0].s0) + static_cast<double>(t[1].s0)) + (static_cast<double>(t[2].s0) + static_cast<double>(t[3].s0));
+  if constexpr (F::sums >= 2)
+    acc.s1 += (static_cast<double>(t[0].s1) + static_cast<double>(t[1].s1)) + (static_cast<double>(t[2].s1) + static_cast<double>(t[3].s1));
+  if constexpr (F::product)
+    acc.p *= (static_cast<double>(t[0].p) * static_cast<double>(t[1].p)) * (static_cast<double>(t[2].p) * static_cast<double>(t[3].p));
+}
+// Elementwise functions: the trial's loop adds each block's terms as it makes the coordinates.
+template <class F, class T>
+__device__ __forceinline__ void add_terms(Partial& acc, const Vec4<T>& z, int j0, int n, int D) {
+  add_block<F>(acc, z, Vec4<T>{}, j0, n, D);
+}
+
+// f(u) without bias by one group; every lane gets the value (kGlobal: u in global memory, read through L2). Lane l takes the blocks l, l + G, ..., in
+// coordinate order (the trial's layout, so a value evaluated here and one summed while the trial is made
+// are the same bits); prefix functions (Schwefel 1.2) give each lane a run of consecutive blocks and scan
+// the lanes' sums.
+template <class F, class T, int G, bool kGlobal = false>
+__device__ double group_evaluate(const T* u, const T* __restrict__ o, int D, const Group<G>& grp) {
+  auto at = [&](int i) -> T {  // kGlobal: a row in global memory, read through L2
+    if constexpr (kGlobal) return __ldcg(u + i);
+    return u[i];
+  };
+  auto z = [&](int i) -> T { return o ? static_cast<T>(at(i) - o[i]) : at(i); };
+  Partial acc;
+  if constexpr (F::pattern == fn::Pattern::prefix) {
+    const int blocks = (D + kBlock - 1) / kBlock, per = (blocks + G - 1) / G;
+    const int begin = grp.lane * per * kBlock < D ? grp.lane * per * kBlock : D;
+    const int end = begin + per * kBlock < D ? begin + per * kBlock : D;
+    double run = 0;
+    for (int i = begin; i < end; ++i) run += static_cast<double>(z(i));
+    double prefix = grp.exclusive_scan(run);
+    for (int i = begin; i < end; ++i) {
+      prefix += static_cast<double>(z(i));
+      acc.add<F, T>(F::template term<T>(static_cast<T>(prefix), T(0), i, D));
+    }
+  } else {
+    // the blocks' terms as the trial's loop adds them; a neighbour function has no term for D - 1
+    const int nterms = F::pattern == fn::Pattern::neighbour ? D - 1 : D;
+    for (int j0 = kBlock * grp.lane; j0 < nterms; j0 += kBlock * G) {
+      const int n = nterms - j0 < kBlock ? nterms - j0 : kBlock;
+      Vec4<T> zv{}, zn{};
+#pragma unroll
+      for (int k = 0; k < kBlock; ++k) {
+        const int i = j0 + k;
+        if (k < n) zv.v[k] = z(i);
+        if constexpr (F::pattern == fn::Pattern::neighbour) if (k < n) zn.v[k] = z(i + 1);
+        if constexpr (F::pattern == fn::Pattern::cyclic) if (k < n) zn.v[k] = z(i + 1 == D ? 0 : i + 1);
+      }
+      add_block<F>(acc, zv, zn, j0, n, D);
+    }
+  }
+  return acc.finish<F>(grp, D);
+}
+
+// Orders (f, index): lower f first, NaN last, ties to the lower index.
+template <class T>
+__device__ __forceinline__ bool ranks_before(T fa, std::uint32_t ia, T fb, std::uint32_t ib) {
+  return ops::better(fa, fb) || (!ops::better(fb, fa) && ia < ib);
+}
+
+// The CTA's best (f, index) into *slot (with the stop flag); run by every thread of the CTA.
+template <class T>
+__device__ void publish_best(T bf, std::uint32_t bi, Slot<T>* slot, int stop) {
+  __shared__ T sf[32];
+  __shared__ std::uint32_t si[32];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = (blockDim.x + 31) / 32;
+  for (int off = 16; off > 0; off /= 2) {
+    const T of = __shfl_xor_sync(0xffffffffu, bf, off);
+    const std::uint32_t oi = __shfl_xor_sync(0xffffffffu, bi, off);
+    if (ranks_before(of, oi, bf, bi)) bf = of, bi = oi;
+  }
+  if (lane == 0) sf[warp] = bf, si[warp] = bi;
+  __syncthreads();
+  if (warp == 0) {
+    bf = lane < warps ? sf[lane] : sf[0];
+    bi = lane < warps ? si[lane] : si[0];
+    for (int off = 16; off > 0; off /= 2) {
+      const T of = __shfl_xor_sync(0xffffffffu, bf, off);
+      const std::uint32_t oi = __shfl_xor_sync(0xffffffffu, bi, off);
+      if (ranks_before(of, oi, bf, bi)) bf = of, bi = oi;
+    }
+    if (lane == 0) *slot = Slot<T>{bf, bi, stop};
+  }
+  __syncthreads();  // sf, si reused
+}
+
+// The team's best from the slots of its `ranks` CTAs (load(r) reads rank r's), the same answer in every
+// CTA, with CTA 0's stop flag. Run by every thread of the CTA.
+template <class T, class Load>
+__device__ Slot<T> read_best(Load load, unsigned ranks) {
+  __shared__ Slot<T> result;
+  if (threadIdx.x < 32) {
+    const unsigned lane = threadIdx.x;
+    const Slot<T> s0 = load(0);
+    T bf = s0.f;
+    std::uint32_t bi = s0.idx;
+    for (unsigned r = lane; r < ranks; r += 32) {
+      const Slot<T> s = load(r);
+      if (ranks_before(s.f, s.idx, bf, bi)) bf = s.f, bi = s.idx;
+    }
+    for (int off = 16; off > 0; off /= 2) {
+      const T of = __shfl_xor_sync(0xffffffffu, bf, off);
+      const std::uint32_t oi = __shfl_xor_sync(0xffffffffu, bi, off);
+      if (ranks_before(of, oi, bf, bi)) bf = of, bi = oi;
+    }
+    if (lane == 0) result = Slot<T>{bf, bi, s0.stop};
+  }
+  __syncthreads();
+  const Slot<T> r = result;
+  __syncthreads();
+  return r;
+}
+
+}  // namespace
+}  // namespace degpu::cuda
