@@ -43,18 +43,13 @@ __global__ void barrier_loop(int iterations, float* out, unsigned long long* ns)
   out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 
-template <int kMode>
-void run(int cluster, int threads, int iterations) {
-  auto kernel = barrier_loop<kMode>;
-  int smem_per_sm = 0;
-  cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0);
-  const int smem = smem_per_sm / 2;  // one CTA per SM
+// Launches `kernel(args...)` on one cluster of `cluster` CTAs of `threads` threads with `smem` bytes of
+// dynamic shared memory, three times; returns the smallest time the kernel reported (ns), or 0 on error.
+template <class... Args>
+unsigned long long best_of_three(void (*kernel)(int, Args...), int cluster, int threads, int smem, int iterations,
+                                 unsigned long long* ns, Args... args) {
   cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-  float* out = nullptr;
-  unsigned long long* ns = nullptr;
-  cudaMalloc(&out, sizeof(float) * cluster * threads);
-  cudaMalloc(&ns, sizeof(unsigned long long));
   cudaLaunchConfig_t cfg{};
   cudaLaunchAttribute attr[1]{};
   cfg.gridDim = dim3(cluster);
@@ -67,19 +62,33 @@ void run(int cluster, int threads, int iterations) {
   cfg.numAttrs = 1;
   unsigned long long best = ~0ull;
   for (int rep = 0; rep < 3; ++rep) {
-    if (cudaLaunchKernelEx(&cfg, kernel, iterations, out, ns) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) {
-      std::printf("{\"mode\": %d, \"cluster\": %d, \"threads\": %d, \"error\": \"%s\"}\n", kMode, cluster, threads,
+    if (cudaLaunchKernelEx(&cfg, kernel, iterations, args...) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) {
+      std::printf("{\"cluster\": %d, \"threads\": %d, \"error\": \"%s\"}\n", cluster, threads,
                   cudaGetErrorString(cudaGetLastError()));
-      return;
+      return 0;
     }
     unsigned long long t = 0;
     cudaMemcpy(&t, ns, sizeof(t), cudaMemcpyDeviceToHost);
     if (t < best) best = t;
   }
+  return best;
+}
+
+template <int kMode>
+void run(int cluster, int threads, int iterations) {
+  int smem_per_sm = 0;
+  cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0);
+  float* out = nullptr;
+  unsigned long long* ns = nullptr;
+  cudaMalloc(&out, sizeof(float) * cluster * threads);
+  cudaMalloc(&ns, sizeof(unsigned long long));
+  // smem_per_sm / 2: one CTA per SM
+  const unsigned long long best = best_of_three(barrier_loop<kMode>, cluster, threads, smem_per_sm / 2, iterations, ns, out, ns);
   const char* names[] = {"arrive.release+wait.acquire", "arrive.relaxed+wait", "release/acquire+remote load",
                          "shared release fence+relaxed arrive+remote load"};
-  std::printf("{\"mode\": \"%s\", \"cluster\": %d, \"threads\": %d, \"ns_per_iteration\": %.1f}\n", names[kMode], cluster,
-              threads, static_cast<double>(best) / iterations);
+  if (best)
+    std::printf("{\"mode\": \"%s\", \"cluster\": %d, \"threads\": %d, \"ns_per_iteration\": %.1f}\n", names[kMode], cluster,
+                threads, static_cast<double>(best) / iterations);
   cudaFree(out);
   cudaFree(ns);
 }
@@ -114,39 +123,16 @@ __global__ void read_loop(int iterations, int per_iter, float* out, unsigned lon
 
 template <bool kRemote>
 void run_reads(int cluster, int threads, int iterations) {
-  auto kernel = read_loop<kRemote>;
-  int smem_per_sm = 0;
-  cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0);
-  const int smem = 8192 * 16;
-  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-  cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
   float* out = nullptr;
   unsigned long long* ns = nullptr;
   cudaMalloc(&out, sizeof(float) * cluster * threads);
   cudaMalloc(&ns, sizeof(unsigned long long));
-  cudaLaunchConfig_t cfg{};
-  cudaLaunchAttribute attr[1]{};
-  cfg.gridDim = dim3(cluster);
-  cfg.blockDim = dim3(threads);
-  cfg.dynamicSmemBytes = smem;
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = cluster;
-  attr[0].val.clusterDim.y = attr[0].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  unsigned long long best = ~0ull;
-  for (int rep = 0; rep < 3; ++rep) {
-    if (cudaLaunchKernelEx(&cfg, kernel, iterations, 8, out, ns) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) {
-      std::printf("{\"reads\": \"%s\", \"error\": \"%s\"}\n", kRemote ? "remote" : "local", cudaGetErrorString(cudaGetLastError()));
-      return;
-    }
-    unsigned long long t = 0;
-    cudaMemcpy(&t, ns, sizeof(t), cudaMemcpyDeviceToHost);
-    if (t < best) best = t;
-  }
+  const unsigned long long best = best_of_three(read_loop<kRemote>, cluster, threads, 8192 * 16, iterations, ns, 8, out, ns);
   const double bytes = static_cast<double>(iterations) * threads * 8 * 16;  // per CTA
-  std::printf("{\"reads\": \"%s\", \"cluster\": %d, \"threads\": %d, \"GBps_per_SM\": %.1f, \"ns_per_iteration\": %.1f}\n",
-              kRemote ? "remote (DSMEM)" : "local", cluster, threads, bytes / static_cast<double>(best), static_cast<double>(best) / iterations);
+  if (best)
+    std::printf("{\"reads\": \"%s\", \"cluster\": %d, \"threads\": %d, \"GBps_per_SM\": %.1f, \"ns_per_iteration\": %.1f}\n",
+                kRemote ? "remote (DSMEM)" : "local", cluster, threads, bytes / static_cast<double>(best),
+                static_cast<double>(best) / iterations);
   cudaFree(out);
   cudaFree(ns);
 }

@@ -79,14 +79,14 @@ __host__ __device__ inline SmemLayout smem_layout(int threads, int m, int D, std
 
 extern __shared__ __align__(16) unsigned char fused_smem[];
 
-// Where a thread works: the block is m groups of G threads, group k on individual blockIdx.x m + k.
-struct Group {
+// Where a thread works (a member of a group): the block is m groups of G threads, group k on individual blockIdx.x m + k.
+struct Member {
   int G, m, k, lane;
   std::uint32_t i;
   bool active;  // i < np (the last block may have idle groups; they still reach every barrier)
 };
-__device__ __forceinline__ Group group_of(int G, int np) {
-  Group q;
+__device__ __forceinline__ Member group_of(int G, int np) {
+  Member q;
   q.G = G;
   q.m = static_cast<int>(blockDim.x) / G;
   q.k = static_cast<int>(threadIdx.x) / G;
@@ -102,7 +102,7 @@ __device__ __forceinline__ Group group_of(int G, int np) {
 // call it (it may hold a barrier); the value is valid in lane 0 of the group. Prefix functions (Schwefel
 // 1.2) are evaluated by lane 0 alone, in order (a scan across the group is not written yet).
 template <class F, class T>
-__device__ double group_evaluate(const Group& q, const T* row, const T* __restrict__ o, int D, double* red) {
+__device__ double member_evaluate(const Member& q, const T* row, const T* __restrict__ o, int D, double* red) {
   if constexpr (F::pattern == fn::Pattern::prefix) {
     return q.active && q.lane == 0 ? fn::evaluate<F, T, double>(row, o, D) : 0.0;
   } else {
@@ -157,7 +157,7 @@ template <class F, class T>
 __global__ void kernel_ie(ops::Params p, int G, T* __restrict__ x, T* __restrict__ f, const T* __restrict__ lo,
                           const T* __restrict__ hi, const T* __restrict__ o, double bias,
                           unsigned long long* nan_count) {
-  const Group q = group_of(G, p.np);
+  const Member q = group_of(G, p.np);
   const int D = p.D;
   const SmemLayout l = smem_layout(static_cast<int>(blockDim.x), q.m, D, sizeof(T), false);
   double* red = reinterpret_cast<double*>(fused_smem + l.red);
@@ -167,7 +167,7 @@ __global__ void kernel_ie(ops::Params p, int G, T* __restrict__ x, T* __restrict
     for (int j = q.lane; j < D; j += G) xi[j] = ops::uniform_in(s.unit_pair(static_cast<std::uint64_t>(j)), lo[j], hi[j]);
   }
   __syncthreads();  // the row's coordinates, written by the group's threads, are read by others below
-  const double v = group_evaluate<F, T>(q, xi, o, D, red);
+  const double v = member_evaluate<F, T>(q, xi, o, D, red);
   if (q.active && q.lane == 0) {
     const T fi = static_cast<T>(v + bias);
     f[q.i] = fi;
@@ -191,7 +191,7 @@ __global__ void kernel_p(ops::Params p, std::uint32_t g, Draw* __restrict__ out)
 // Coordinates lane, lane + G, ... of trial i into u: the steps of block_make_trial (de_blocks.cuh), with
 // the draws from kernel P instead of thread 0.
 template <class T>
-__device__ __forceinline__ void group_make_trial(const ops::Params& p, std::uint32_t g, const Group& q, const Draw& dr,
+__device__ __forceinline__ void group_make_trial(const ops::Params& p, std::uint32_t g, const Member& q, const Draw& dr,
                                                  const T* __restrict__ x, std::uint32_t best,
                                                  const std::uint32_t* __restrict__ ranking, const T* __restrict__ lo,
                                                  const T* __restrict__ hi, T* u) {
@@ -231,7 +231,7 @@ __global__ void kernel_mcer(ops::Params p, std::uint32_t g, int G, const Draw* _
                             const std::uint32_t* __restrict__ ranking, const T* __restrict__ lo,
                             const T* __restrict__ hi, const T* __restrict__ o, double bias, T* __restrict__ trial_rows,
                             unsigned long long* nan_count) {
-  const Group q = group_of(G, p.np);
+  const Member q = group_of(G, p.np);
   const int D = p.D;
   const SmemLayout l = smem_layout(static_cast<int>(blockDim.x), q.m, D, sizeof(T), trial_rows == nullptr);
   double* red = reinterpret_cast<double*>(fused_smem + l.red);
@@ -240,7 +240,7 @@ __global__ void kernel_mcer(ops::Params p, std::uint32_t g, int G, const Draw* _
                     : reinterpret_cast<T*>(fused_smem) + static_cast<std::size_t>(q.k) * D;
   if (q.active) group_make_trial(p, g, q, draws[q.i], x, *best, ranking, lo, hi, u);
   __syncthreads();  // the trial's coordinates are read by other threads of the group
-  const double v = group_evaluate<F, T>(q, u, o, D, red);
+  const double v = member_evaluate<F, T>(q, u, o, D, red);
   if (q.active && q.lane == 0) {
     const T ft = static_cast<T>(v + bias), fi = f[q.i];
     const bool t = ops::no_worse(ft, fi);

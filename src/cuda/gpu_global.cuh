@@ -26,20 +26,6 @@ struct GlobalRows {
   __device__ T* other(std::uint32_t k) const { return (__ldcg(side + k) ? x0 : x1) + k * Ds; }
 };
 
-// Writes the stop decision for the generation that follows g - 1 (0: go on), from the team's best.
-template <class T>
-__device__ int stop_reason(const State<T>& s, const Slot<T>& b, long long g) {
-  if (s.has_target && static_cast<double>(b.f) <= s.target_f) return 1 + static_cast<int>(StopReason::target);
-  if (g - 1 >= s.max_gens) return 1 + static_cast<int>(StopReason::max_gens);
-  if (b.stop) return 1 + static_cast<int>(StopReason::max_time);
-  return 0;
-}
-template <class T>
-__device__ void record_history(const State<T>& s, unsigned t, long long gen, T f) {
-  if (s.history_every > 0 && gen % s.history_every == 0 && gen / s.history_every < s.nhist)
-    s.history[t * s.nhist + gen / s.history_every] = f;
-}
-
 // The team's final result (run by every thread of one CTA, after the last barrier): the best of the
 // last population (f in global memory), its row copied out.
 template <class T>
@@ -80,6 +66,30 @@ __device__ void rank_pbest(const ops::Params& p, const T* f, std::uint32_t* rank
   }
 }
 
+// The start of generation g on the grid: the barrier (generation g - 1 written), the team's best and the
+// stop decision (StopReason + 1, or 0 to go on), current-to-pbest's ranking (with one more barrier).
+template <class T>
+__device__ int begin_generation(const ops::Params& p, const State<T>& s, GridTeam& team, const T* f, long long g,
+                                std::uint32_t& best) {
+  team.wait();
+  const unsigned ranks = GridTeam::ranks(), rank = GridTeam::rank();
+  int why = 0;
+  if (s.need_best) {
+    const Slot<T> b = read_best<T>([&](unsigned r) { return load_slot(s.slots + ((g - 1) & 1) * ranks + r); }, ranks);
+    best = b.idx;
+    if (rank == 0 && threadIdx.x == 0) record_history(s, 0, g - 1, b.f);
+    why = stop_reason(s, b, g);
+  } else if (g - 1 >= s.max_gens) {
+    why = 1 + static_cast<int>(StopReason::max_gens);
+  }
+  if (why) return why;
+  if (p.mutation == Mutation::current_to_pbest1) {
+    rank_pbest(p, f, s.ranking, static_cast<int>(rank * blockDim.x + threadIdx.x), static_cast<int>(ranks * blockDim.x));
+    team.sync();
+  }
+  return 0;
+}
+
 // A row of generation 0 (coordinates of blocks b, b + step, ... of individual i), with the padding.
 template <class T>
 __device__ void init_blocks(const ops::Params& p, const State<T>& s, T* x0, T* x1, std::uint32_t i, int b, int step) {
@@ -102,23 +112,7 @@ __device__ TrialIn<T> trial_in(const ops::Params& p, const State<T>& s, const Gl
   const T* xi = rows(i);
   const T* xb = uses_best ? rows(best) : nullptr;
   const T* xpb = m == Mutation::current_to_pbest1 ? rows(__ldcg(ranking + w.pbest_rank)) : nullptr;
-  return TrialIn<T>{mutation_form<T>(m, w.r, xi, xb, xpb, rows),
-                    xi,
-                    rows.other(i),
-                    s.lo,
-                    s.hi,
-                    s.shift,
-                    w.F,
-                    w.first,
-                    w.length,
-                    w.threshold,
-                    p.crossover,
-                    p.repair,
-                    p.D,
-                    i,
-                    g,
-                    stream_tag(rng::Purpose::crossover, p.trial),
-                    ops::Stream(p.seed, p.trial, ops::Purpose::repair, g, i)};
+  return make_trial<T>(p, mutation_form<T>(m, w.r, xi, xb, xpb, rows), xi, rows.other(i), s.lo, s.hi, s.shift, w, g, i);
 }
 
 // Grid path: a group of G lanes per individual.
@@ -170,21 +164,9 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
   int why = 0;
   std::uint32_t best = 0;
   for (;; ++g) {
-    team.wait();  // generation g - 1 is written
     const int cur = static_cast<int>((g - 1) & 1), nxt = cur ^ 1;
-    if (s.need_best) {
-      const Slot<T> b = read_best<T>([&](unsigned r) { return load_slot(s.slots + cur * ranks + r); }, ranks);
-      best = b.idx;
-      if (rank == 0 && threadIdx.x == 0) record_history(s, 0, g - 1, b.f);
-      why = stop_reason(s, b, g);
-    } else if (g - 1 >= s.max_gens) {
-      why = 1 + static_cast<int>(StopReason::max_gens);
-    }
+    why = begin_generation(p, s, team, f[cur], g, best);
     if (why) break;
-    if (p.mutation == Mutation::current_to_pbest1) {
-      rank_pbest(p, f[cur], s.ranking, static_cast<int>(rank * blockDim.x + threadIdx.x), static_cast<int>(ranks * blockDim.x));
-      team.sync();
-    }
     const std::uint32_t gu = static_cast<std::uint32_t>(g);
     const GlobalRows<T> rows{s.x[0], s.x[1], s.side[cur], Ds};
     bf = nan, bi = 0xffffffffu;
@@ -281,14 +263,8 @@ __device__ Partial slice_terms(const T* u, const T* o, int D, int b, int step) {
   const int nterms = F::pattern == fn::Pattern::neighbour ? D - 1 : D;
   for (int j0 = kBlock * b; j0 < nterms; j0 += kBlock * step) {
     const int n = nterms - j0 < kBlock ? nterms - j0 : kBlock;
-    Vec4<T> zv{}, zn{};
-#pragma unroll
-    for (int k = 0; k < kBlock; ++k) {
-      const int i = j0 + k;
-      if (k < n) zv.v[k] = z(i);
-      if constexpr (F::pattern == fn::Pattern::neighbour) if (k < n) zn.v[k] = z(i + 1);
-      if constexpr (F::pattern == fn::Pattern::cyclic) if (k < n) zn.v[k] = z(i + 1 == D ? 0 : i + 1);
-    }
+    Vec4<T> zv, zn;
+    gather_block<F>(z, j0, n, D, zv, zn);
     add_block<F>(acc, zv, zn, j0, n, D);
   }
   return acc;
@@ -378,21 +354,9 @@ __global__ void __launch_bounds__(kMaxThreads) run_wide(ops::Params p, const __g
   int why = 0;
   std::uint32_t best = 0;
   for (;; ++g) {
-    team.wait();
     const int cur = static_cast<int>((g - 1) & 1), nxt = cur ^ 1;
-    if (s.need_best) {
-      const Slot<T> b = read_best<T>([&](unsigned r) { return load_slot(s.slots + cur * ranks + r); }, ranks);
-      best = b.idx;
-      if (rank == 0 && threadIdx.x == 0) record_history(s, 0, g - 1, b.f);
-      why = stop_reason(s, b, g);
-    } else if (g - 1 >= s.max_gens) {
-      why = 1 + static_cast<int>(StopReason::max_gens);
-    }
+    why = begin_generation(p, s, team, f[cur], g, best);
     if (why) break;
-    if (p.mutation == Mutation::current_to_pbest1) {
-      rank_pbest(p, f[cur], s.ranking, static_cast<int>(rank * blockDim.x + threadIdx.x), static_cast<int>(ranks * blockDim.x));
-      team.sync();
-    }
     const std::uint32_t gu = static_cast<std::uint32_t>(g);
     const GlobalRows<T> rows{s.x[0], s.x[1], s.side[cur], Ds};
     for (int i = first; i < p.np; i += stride) {

@@ -144,12 +144,8 @@ __global__ void __launch_bounds__(kMaxThreads) run_resident(ops::Params p, const
     if (s.need_best) {
       const Slot<T> b = read_best<T>([&](unsigned r) { return *cluster.map_shared_rank(&slot[cur], r); }, C);
       best = b.idx;
-      if (rank == 0 && threadIdx.x == 0 && s.history_every > 0 && (g - 1) % s.history_every == 0 &&
-          (g - 1) / s.history_every < s.nhist)
-        s.history[t * s.nhist + (g - 1) / s.history_every] = b.f;
-      if (s.has_target && static_cast<double>(b.f) <= s.target_f) why = 1 + static_cast<int>(StopReason::target);
-      else if (g - 1 >= s.max_gens) why = 1 + static_cast<int>(StopReason::max_gens);
-      else if (b.stop) why = 1 + static_cast<int>(StopReason::max_time);
+      if (rank == 0 && threadIdx.x == 0) record_history(s, t, g - 1, b.f);
+      why = stop_reason(s, b, g);
       if (why) break;
     } else if (g - 1 >= s.max_gens) {
       why = 1 + static_cast<int>(StopReason::max_gens);
@@ -193,23 +189,8 @@ __global__ void __launch_bounds__(kMaxThreads) run_resident(ops::Params p, const
       const WinDraw<T> w = d.w;
       const T* xi = own(cur, k);
       const T* xpb = pbest ? row_at(cur, __ldcg(ranking + w.pbest_rank)) : nullptr;
-      const TrialIn<T> a{mutation_form<T>(m, kSlots, xi, xb, xpb, [&](std::uint32_t q) { return d.rows[q]; }),
-                         xi,
-                         own(nxt, k),
-                         lo,
-                         hi,
-                         o,
-                         w.F,
-                         w.first,
-                         w.length,
-                         w.threshold,
-                         p.crossover,
-                         p.repair,
-                         D,
-                         i,
-                         gu,
-                         tag,
-                         ops::Stream(p.seed, p.trial, ops::Purpose::repair, gu, i)};
+      const TrialIn<T> a = make_trial<T>(p, mutation_form<T>(m, kSlots, xi, xb, xpb, [&](std::uint32_t q) { return d.rows[q]; }),
+                                         xi, own(nxt, k), lo, hi, o, w, gu, i);
       Partial acc = trial_blocks<F, T, false>(a, s.rk, grp.lane, G, ahead_ok, ahead);
       double value;
       if constexpr (F::pattern == fn::Pattern::elementwise) {
@@ -217,6 +198,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_resident(ops::Params p, const
       } else {
         grp.sync();
         value = group_evaluate<F, T, G>(a.ui, o, D, grp);
+        grp.sync();  // every lane has read the trial (neighbours' coordinates too) before a loss overwrites it
       }
       const T ft = static_cast<T>(value + s.bias), fi = fv[cur * P + k];
       const bool take = ops::no_worse(ft, fi);
@@ -250,8 +232,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_resident(ops::Params p, const
     s.best_f[t] = b.f;
     s.gens[t] = done;
     s.reason[t] = why;
-    if (s.history_every > 0 && done % s.history_every == 0 && done / s.history_every < s.nhist)
-      s.history[t * s.nhist + done / s.history_every] = b.f;
+    record_history(s, t, done, b.f);
   }
   cluster.sync();  // no CTA leaves while another may still read its shared memory
 }

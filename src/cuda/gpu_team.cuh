@@ -129,35 +129,34 @@ template <class T>
 struct Vec4 {
   T v[4];
 };
-// Loads four coordinates at p (16-byte aligned in float, 32 in double). kGlobal: a row other SMs write
-// during the run (cached in L2 only); otherwise shared memory of this CTA or of the cluster.
-template <bool kGlobal, class T>
-__device__ __forceinline__ Vec4<T> load4(const T* p) {
+// Where a 4-wide load reads from: shared memory (of this CTA or of the cluster), a row other SMs write
+// during the run (global, cached in L2 only), or read-only global data (the box, the shift).
+enum class From { shared, global, global_ro };
+template <From kFrom, class V>
+__device__ __forceinline__ V load_vec(const V* p) {
+  if constexpr (kFrom == From::global) return __ldcg(p);
+  else if constexpr (kFrom == From::global_ro) return __ldg(p);
+  else return *p;
+}
+// Four coordinates at p (16-byte aligned in float, 32 in double).
+template <From kFrom, class T>
+__device__ __forceinline__ Vec4<T> load4_from(const T* p) {
   Vec4<T> r;
   if constexpr (sizeof(T) == 4) {
-    const float4 q = kGlobal ? __ldcg(reinterpret_cast<const float4*>(p)) : *reinterpret_cast<const float4*>(p);
+    const float4 q = load_vec<kFrom>(reinterpret_cast<const float4*>(p));
     r.v[0] = q.x, r.v[1] = q.y, r.v[2] = q.z, r.v[3] = q.w;
   } else {
     const double2* d = reinterpret_cast<const double2*>(p);
-    const double2 a = kGlobal ? __ldcg(d) : d[0], b = kGlobal ? __ldcg(d + 1) : d[1];
+    const double2 a = load_vec<kFrom>(d), b = load_vec<kFrom>(d + 1);
     r.v[0] = a.x, r.v[1] = a.y, r.v[2] = b.x, r.v[3] = b.y;
   }
   return r;
 }
-// Read-only data (the box, the shift): through the non-coherent cache when in global memory.
+// kGlobal: rows in global memory (else shared memory), and their read-only companions.
 template <bool kGlobal, class T>
-__device__ __forceinline__ Vec4<T> load4_ro(const T* p) {
-  Vec4<T> r;
-  if constexpr (sizeof(T) == 4) {
-    const float4 q = kGlobal ? __ldg(reinterpret_cast<const float4*>(p)) : *reinterpret_cast<const float4*>(p);
-    r.v[0] = q.x, r.v[1] = q.y, r.v[2] = q.z, r.v[3] = q.w;
-  } else {
-    const double2* d = reinterpret_cast<const double2*>(p);
-    const double2 a = kGlobal ? __ldg(d) : d[0], b = kGlobal ? __ldg(d + 1) : d[1];
-    r.v[0] = a.x, r.v[1] = a.y, r.v[2] = b.x, r.v[3] = b.y;
-  }
-  return r;
-}
+__device__ __forceinline__ Vec4<T> load4(const T* p) { return load4_from<kGlobal ? From::global : From::shared>(p); }
+template <bool kGlobal, class T>
+__device__ __forceinline__ Vec4<T> load4_ro(const T* p) { return load4_from<kGlobal ? From::global_ro : From::shared>(p); }
 template <class T>
 __device__ __forceinline__ void store4(T* p, const Vec4<T>& r) {
   if constexpr (sizeof(T) == 4) {
@@ -269,6 +268,35 @@ __device__ __forceinline__ void add_terms(Partial& acc, const Vec4<T>& z, int j0
   add_block<F>(acc, z, Vec4<T>{}, j0, n, D);
 }
 
+// The shifted coordinates j0 .. j0+n-1 (z(i) reads one) and, for neighbour and cyclic functions, each
+// one's successor; zero elsewhere.
+template <class F, class T, class Z>
+__device__ __forceinline__ void gather_block(Z z, int j0, int n, int D, Vec4<T>& zv, Vec4<T>& zn) {
+  zv = Vec4<T>{}, zn = Vec4<T>{};
+#pragma unroll
+  for (int k = 0; k < kBlock; ++k) {
+    if (k >= n) continue;
+    const int i = j0 + k;
+    zv.v[k] = z(i);
+    if constexpr (F::pattern == fn::Pattern::neighbour) zn.v[k] = z(i + 1);
+    if constexpr (F::pattern == fn::Pattern::cyclic) zn.v[k] = z(i + 1 == D ? 0 : i + 1);
+  }
+}
+
+// The stop decision before generation g (StopReason + 1, or 0 to go on), from the team's best.
+template <class T>
+__device__ int stop_reason(const State<T>& s, const Slot<T>& b, long long g) {
+  if (s.has_target && static_cast<double>(b.f) <= s.target_f) return 1 + static_cast<int>(StopReason::target);
+  if (g - 1 >= s.max_gens) return 1 + static_cast<int>(StopReason::max_gens);
+  if (b.stop) return 1 + static_cast<int>(StopReason::max_time);
+  return 0;
+}
+template <class T>
+__device__ void record_history(const State<T>& s, unsigned t, long long gen, T f) {
+  if (s.history_every > 0 && gen % s.history_every == 0 && gen / s.history_every < s.nhist)
+    s.history[t * s.nhist + gen / s.history_every] = f;
+}
+
 // f(u) without bias by one group; every lane gets the value (kGlobal: u in global memory, read through L2). Lane l takes the blocks l, l + G, ..., in
 // coordinate order (the trial's layout, so a value evaluated here and one summed while the trial is made
 // are the same bits); prefix functions (Schwefel 1.2) give each lane a run of consecutive blocks and scan
@@ -297,14 +325,8 @@ __device__ double group_evaluate(const T* u, const T* __restrict__ o, int D, con
     const int nterms = F::pattern == fn::Pattern::neighbour ? D - 1 : D;
     for (int j0 = kBlock * grp.lane; j0 < nterms; j0 += kBlock * G) {
       const int n = nterms - j0 < kBlock ? nterms - j0 : kBlock;
-      Vec4<T> zv{}, zn{};
-#pragma unroll
-      for (int k = 0; k < kBlock; ++k) {
-        const int i = j0 + k;
-        if (k < n) zv.v[k] = z(i);
-        if constexpr (F::pattern == fn::Pattern::neighbour) if (k < n) zn.v[k] = z(i + 1);
-        if constexpr (F::pattern == fn::Pattern::cyclic) if (k < n) zn.v[k] = z(i + 1 == D ? 0 : i + 1);
-      }
+      Vec4<T> zv, zn;
+      gather_block<F>(z, j0, n, D, zv, zn);
       add_block<F>(acc, zv, zn, j0, n, D);
     }
   }

@@ -81,6 +81,16 @@ __device__ __forceinline__ std::uint32_t stream_tag(rng::Purpose purpose, std::u
   return (static_cast<std::uint32_t>(purpose) << 24) | (trial & (rng::kMaxTrials - 1));
 }
 
+// The trial of individual i in generation g: the mutation's rows, the target row xi, where the trial goes
+// (ui), the box and shift, the draws.
+template <class T>
+__device__ __forceinline__ TrialIn<T> make_trial(const ops::Params& p, const Form<T>& form, const T* xi, T* ui, const T* lo,
+                                                 const T* hi, const T* o, const WinDraw<T>& w, std::uint32_t g,
+                                                 std::uint32_t i) {
+  return TrialIn<T>{form,    xi,   ui, lo, hi, o, w.F, w.first, w.length, w.threshold, p.crossover, p.repair, p.D, i, g,
+                    stream_tag(rng::Purpose::crossover, p.trial), ops::Stream(p.seed, p.trial, ops::Purpose::repair, g, i)};
+}
+
 // The blocks b, b + step, ... of the trial: crossover, mutation where crossed, repair, the trial written
 // to a.ui; returns the sum of the terms of elementwise functions (others are evaluated from a.ui).
 // With use_ahead, `ahead` holds the crossover words of the first block, made earlier. kGlobal: rows in
