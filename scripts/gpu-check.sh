@@ -78,6 +78,15 @@ if has bandwidth; then
       "$runs" gpu $problem 10000 10000 0.3 $((10000 * (gens + 1))) 1 3 f32 | tee -a "$out/bandwidth.jsonl"
     done
   done
+  # The bytes DRAM actually moved (ncu), for runs of 10 and 40 generations: per generation by difference.
+  if command -v ncu >/dev/null; then
+    for gens in 10 40; do
+      ncu --metrics dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum -k regex:run_ -c 1 "$cli" run \
+        --problem sphere --dim 10000 --np 10000 --CR 0.3 --max-gens $gens --engine gpu --precision f32 --quiet \
+        >"$out/bandwidth_ncu_$gens.txt" 2>&1
+      grep -E "dram__bytes|gpu__time" "$out/bandwidth_ncu_$gens.txt" | sed "s/^/sphere $gens gens: /"
+    done
+  fi
 fi
 if has profile; then
   # Where a generation's time goes on the target job (the gpu engine's chosen plan), 1000 generations:
