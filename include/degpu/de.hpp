@@ -90,6 +90,10 @@ DEGPU_HD constexpr int donors_needed(Mutation m) {
   return 3;
 }
 DEGPU_HD constexpr int min_np(Mutation m) { return donors_needed(m) + 1; }
+// Whether mutation m reads the population's best individual (host and device).
+DEGPU_HD constexpr bool uses_best(Mutation m) {
+  return m == Mutation::best1 || m == Mutation::best2 || m == Mutation::current_to_best1 || m == Mutation::rand_to_best1;
+}
 int default_np(int dim);        // 5 D, clamped to [20, 500] (Storn and Price advise 5 D to 10 D)
 
 }  // namespace degpu

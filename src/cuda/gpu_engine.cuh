@@ -291,8 +291,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
     s.target_f = *problem.optimum_f() + *r.stop.target_error;
   }
   const Mutation m = p.mutation;
-  s.need_best = m == Mutation::best1 || m == Mutation::best2 || m == Mutation::current_to_best1 ||
-                m == Mutation::rand_to_best1 || s.has_target || o.history_every > 0 || s.max_time_ns > 0;
+  s.need_best = uses_best(m) || s.has_target || o.history_every > 0 || s.max_time_ns > 0;
   s.window = plan.window;
   s.per_individual = plan.per_individual;
   s.rk = round_keys(p.seed);

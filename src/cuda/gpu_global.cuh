@@ -26,6 +26,16 @@ struct GlobalRows {
   __device__ T* other(std::uint32_t k) const { return (__ldcg(side + k) ? x0 : x1) + k * Ds; }
 };
 
+// Selection of individual i between generations cur and cur ^ 1 (rows in global memory): the survivor's
+// value, its side flag (a win moves it to the other row), the NaN count. Run by one thread.
+template <class T>
+__device__ void record_selection(const State<T>& s, int cur, std::uint32_t i, bool take, T ft, T fi) {
+  s.f[cur ^ 1][i] = take ? ft : fi;
+  const std::uint8_t si = __ldcg(s.side[cur] + i);
+  s.side[cur ^ 1][i] = take ? !si : si;
+  if (ft != ft) atomicAdd(s.nans, 1ull);
+}
+
 // The team's final result (run by every thread of one CTA, after the last barrier): the best of the
 // last population (f in global memory), its row copied out.
 template <class T>
@@ -34,8 +44,7 @@ __device__ void write_result(const State<T>& s, unsigned t, const T* f, const Gl
   T bf = static_cast<T>(NAN);
   std::uint32_t bi = 0xffffffffu;
   for (std::uint32_t i = threadIdx.x; i < static_cast<std::uint32_t>(np); i += blockDim.x) {
-    const T fi = __ldcg(f + i);
-    if (ranks_before(fi, i, bf, bi)) bf = fi, bi = i;
+    keep_best(bf, bi, __ldcg(f + i), i);
   }
   __shared__ Slot<T> final_best;
   publish_best(bf, bi, &final_best, 0);
@@ -51,21 +60,6 @@ __device__ void write_result(const State<T>& s, unsigned t, const T* f, const Gl
   }
 }
 
-// current-to-pbest: ranking[r] = the individual of rank r < pbest_count (rank = how many are better,
-// ties by index), individuals i = first, first + step, ...
-template <class T>
-__device__ void rank_pbest(const ops::Params& p, const T* f, std::uint32_t* ranking, int first, int step) {
-  for (int i = first; i < p.np; i += step) {
-    const T fi = __ldcg(f + i);
-    int r = 0;
-    for (int j = 0; j < p.np && r < p.pbest_count; ++j) {
-      const T fj = __ldcg(f + j);
-      r += ops::better(fj, fi) || (j < i && !ops::better(fi, fj));
-    }
-    if (r < p.pbest_count) ranking[r] = static_cast<std::uint32_t>(i);
-  }
-}
-
 // The start of generation g on the grid: the barrier (generation g - 1 written), the team's best and the
 // stop decision (StopReason + 1, or 0 to go on), current-to-pbest's ranking (with one more barrier).
 template <class T>
@@ -73,18 +67,12 @@ __device__ int begin_generation(const ops::Params& p, const State<T>& s, GridTea
                                 std::uint32_t& best) {
   team.wait();
   const unsigned ranks = GridTeam::ranks(), rank = GridTeam::rank();
-  int why = 0;
-  if (s.need_best) {
-    const Slot<T> b = read_best<T>([&](unsigned r) { return load_slot(s.slots + ((g - 1) & 1) * ranks + r); }, ranks);
-    best = b.idx;
-    if (rank == 0 && threadIdx.x == 0) record_history(s, 0, g - 1, b.f);
-    why = stop_reason(s, b, g);
-  } else if (g - 1 >= s.max_gens) {
-    why = 1 + static_cast<int>(StopReason::max_gens);
-  }
+  const int why = decide_stop(s, 0, g, ranks, rank == 0,
+                              [&](unsigned r) { return load_slot(s.slots + ((g - 1) & 1) * ranks + r); }, best);
   if (why) return why;
   if (p.mutation == Mutation::current_to_pbest1) {
-    rank_pbest(p, f, s.ranking, static_cast<int>(rank * blockDim.x + threadIdx.x), static_cast<int>(ranks * blockDim.x));
+    rank_pbest(p, [&](int j) { return __ldcg(f + j); }, s.ranking, static_cast<int>(rank * blockDim.x + threadIdx.x), p.np,
+               static_cast<int>(ranks * blockDim.x));
     team.sync();
   }
   return 0;
@@ -107,10 +95,8 @@ template <class F, class T>
 __device__ TrialIn<T> trial_in(const ops::Params& p, const State<T>& s, const GlobalRows<T>& rows, const WinDraw<T>& w,
                                std::uint32_t g, std::uint32_t i, std::uint32_t best, const std::uint32_t* ranking) {
   const Mutation m = p.mutation;
-  const bool uses_best = m == Mutation::best1 || m == Mutation::best2 || m == Mutation::current_to_best1 ||
-                         m == Mutation::rand_to_best1;
   const T* xi = rows(i);
-  const T* xb = uses_best ? rows(best) : nullptr;
+  const T* xb = uses_best(m) ? rows(best) : nullptr;
   const T* xpb = m == Mutation::current_to_pbest1 ? rows(__ldcg(ranking + w.pbest_rank)) : nullptr;
   return make_trial<T>(p, mutation_form<T>(m, w.r, xi, xb, xpb, rows), xi, rows.other(i), s.lo, s.hi, s.shift, w, g, i);
 }
@@ -129,9 +115,6 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
   const T nan = static_cast<T>(NAN);
   const std::uint32_t np = static_cast<std::uint32_t>(p.np);
   auto time_up = [&] { return s.max_time_ns && global_ns() - start >= s.max_time_ns; };
-  auto consider = [&](T& bf, std::uint32_t& bi, T fi, std::uint32_t i) {
-    if (ranks_before(fi, i, bf, bi)) bf = fi, bi = i;
-  };
 
   T bf = nan;
   std::uint32_t bi = 0xffffffffu;
@@ -145,7 +128,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
       s.side[0][i] = 0;
       if (fi != fi) atomicAdd(s.nans, 1ull);
     }
-    consider(bf, bi, fi, i);
+    keep_best(bf, bi, fi, i);
   }
   if (s.need_best) publish_best(bf, bi, &s.slots[rank], rank == 0 && time_up());
   team.arrive();
@@ -183,13 +166,8 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
       }
       const T ft = static_cast<T>(value + s.bias), fi = __ldcg(f[cur] + i);
       const bool take = ops::no_worse(ft, fi);
-      if (grp.lane == 0) {
-        f[nxt][i] = take ? ft : fi;
-        const std::uint8_t si = __ldcg(s.side[cur] + i);
-        s.side[nxt][i] = take ? !si : si;
-        if (ft != ft) atomicAdd(s.nans, 1ull);
-      }
-      if (s.need_best) consider(bf, bi, take ? ft : fi, i);
+      if (grp.lane == 0) record_selection(s, cur, i, take, ft, fi);
+      if (s.need_best) keep_best(bf, bi, take ? ft : fi, i);
     }
     if (s.need_best) publish_best(bf, bi, &s.slots[nxt * ranks + rank], rank == 0 && time_up());
     team.arrive();
@@ -345,7 +323,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_wide(ops::Params p, const __g
       f[0][i] = fi;
       s.side[0][i] = 0;
       if (fi != fi) atomicAdd(s.nans, 1ull);
-      if (ranks_before(fi, static_cast<std::uint32_t>(i), bf, bi)) bf = fi, bi = static_cast<std::uint32_t>(i);
+      keep_best(bf, bi, fi, static_cast<std::uint32_t>(i));
     }
   if (s.need_best) publish_best(bf, bi, &s.slots[rank], rank == 0 && time_up());
   team.arrive();
@@ -372,12 +350,8 @@ __global__ void __launch_bounds__(kMaxThreads) run_wide(ops::Params p, const __g
       for (int i = first; i < p.np; i += stride) {
         const T ft = static_cast<T>(total(i) + s.bias), fi = __ldcg(f[cur] + i);
         const bool take = ops::no_worse(ft, fi);
-        f[nxt][i] = take ? ft : fi;
-        const std::uint8_t si = __ldcg(s.side[cur] + i);
-        s.side[nxt][i] = take ? !si : si;
-        if (ft != ft) atomicAdd(s.nans, 1ull);
-        const T fs = take ? ft : fi;
-        if (ranks_before(fs, static_cast<std::uint32_t>(i), bf, bi)) bf = fs, bi = static_cast<std::uint32_t>(i);
+        record_selection(s, cur, static_cast<std::uint32_t>(i), take, ft, fi);
+        keep_best(bf, bi, take ? ft : fi, static_cast<std::uint32_t>(i));
       }
     if (s.need_best) publish_best(bf, bi, &s.slots[nxt * ranks + rank], rank == 0 && time_up());
     team.arrive();

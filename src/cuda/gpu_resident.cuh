@@ -63,8 +63,6 @@ __global__ void __launch_bounds__(kMaxThreads) run_resident(ops::Params p, const
   p.trial += t;
   const bool pbest = p.mutation == Mutation::current_to_pbest1;
   const Mutation m = p.mutation;
-  const bool uses_best = m == Mutation::best1 || m == Mutation::best2 || m == Mutation::current_to_best1 ||
-                         m == Mutation::rand_to_best1;
   const ResidentShape sh = resident_shape<T>(p.np, p.D, static_cast<int>(C), s.window, pbest);
   const int P = sh.P, Ds = sh.Ds, W = sh.W, D = p.D;
   T* rows = reinterpret_cast<T*>(smem);  // [2][P][Ds]: the even and odd generations' rows
@@ -87,9 +85,6 @@ __global__ void __launch_bounds__(kMaxThreads) run_resident(ops::Params p, const
   const std::uint32_t tag = stream_tag(rng::Purpose::crossover, p.trial);
   const T nan = static_cast<T>(NAN);
   auto time_up = [&] { return s.max_time_ns && global_ns() - start >= s.max_time_ns; };
-  auto consider = [&](T& bf, std::uint32_t& bi, T fi, std::uint32_t i) {
-    if (ranks_before(fi, i, bf, bi)) bf = fi, bi = i;
-  };
   // individual k's row in buffer `buf`, wherever in the cluster it lives
   auto row_at = [&](int buf, std::uint32_t k) -> const T* {
     const std::uint32_t ref = pack_ref(k, P);
@@ -123,7 +118,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_resident(ops::Params p, const
       fv[k] = fi;
       if (fi != fi) atomicAdd(nans, 1ull);
     }
-    consider(bf, bi, fi, i);
+    keep_best(bf, bi, fi, i);
   }
   if (s.need_best) publish_best(bf, bi, &slot[0], rank == 0 && time_up());
   cluster_arrive_shared();
@@ -141,29 +136,16 @@ __global__ void __launch_bounds__(kMaxThreads) run_resident(ops::Params p, const
     cluster_wait();  // generation g - 1 is written everywhere in the cluster
     const std::uint32_t gu = static_cast<std::uint32_t>(g);
     const int cur = static_cast<int>((g - 1) & 1), nxt = cur ^ 1;
-    if (s.need_best) {
-      const Slot<T> b = read_best<T>([&](unsigned r) { return *cluster.map_shared_rank(&slot[cur], r); }, C);
-      best = b.idx;
-      if (rank == 0 && threadIdx.x == 0) record_history(s, t, g - 1, b.f);
-      why = stop_reason(s, b, g);
-      if (why) break;
-    } else if (g - 1 >= s.max_gens) {
-      why = 1 + static_cast<int>(StopReason::max_gens);
-      break;
-    }
-    if (pbest) {  // rank of i = how many are better, ties by index; the best pbest_count are written out
+    why = decide_stop(s, t, g, C, rank == 0, [&](unsigned r) { return *cluster.map_shared_rank(&slot[cur], r); }, best);
+    if (why) break;
+    if (pbest) {  // every f gathered here, this CTA's individuals ranked, the best pbest_count written out
       for (int k = threadIdx.x; k < p.np; k += blockDim.x) {
         const std::uint32_t ref = pack_ref(static_cast<std::uint32_t>(k), P);
         fall[k] = *cluster.map_shared_rank(fv + cur * P + (ref & 0xfffffu), ref >> 20);
       }
       __syncthreads();
-      for (int k = threadIdx.x; k < mine; k += blockDim.x) {
-        const int i = base + k;
-        const T fi = fall[i];
-        int r = 0;
-        for (int j = 0; j < p.np && r < p.pbest_count; ++j) r += ops::better(fall[j], fi) || (j < i && !ops::better(fi, fall[j]));
-        if (r < p.pbest_count) ranking[r] = static_cast<std::uint32_t>(i);
-      }
+      rank_pbest(p, [&](int j) { return fall[j]; }, ranking, base + static_cast<int>(threadIdx.x), base + mine,
+                 static_cast<int>(blockDim.x));
       cluster.sync();
     }
     if (((gu - 1) & wmask) == 0) {  // the next W generations' draws, a lane each
@@ -180,7 +162,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_resident(ops::Params p, const
       }
       grp.sync();
     }
-    const T* xb = uses_best ? row_at(cur, best) : nullptr;
+    const T* xb = uses_best(m) ? row_at(cur, best) : nullptr;
     constexpr std::uint32_t kSlots[5] = {0, 1, 2, 3, 4};
     bf = nan, bi = 0xffffffffu;
     for (int k = gid; k < mine; k += ngroups) {
@@ -208,7 +190,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_resident(ops::Params p, const
         fv[nxt * P + k] = take ? ft : fi;
         if (ft != ft) atomicAdd(nans, 1ull);
       }
-      if (s.need_best) consider(bf, bi, take ? ft : fi, i);
+      if (s.need_best) keep_best(bf, bi, take ? ft : fi, i);
     }
     if (s.need_best) publish_best(bf, bi, &slot[nxt], rank == 0 && time_up());
     cluster_arrive_shared();
@@ -219,7 +201,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_resident(ops::Params p, const
   const long long done = g - 1;
   const int last = static_cast<int>(done & 1);
   bf = nan, bi = 0xffffffffu;
-  for (int k = threadIdx.x; k < mine; k += blockDim.x) consider(bf, bi, fv[last * P + k], static_cast<std::uint32_t>(base + k));
+  for (int k = threadIdx.x; k < mine; k += blockDim.x) keep_best(bf, bi, fv[last * P + k], static_cast<std::uint32_t>(base + k));
   publish_best(bf, bi, &slot[2], 0);
   cluster.sync();
   const Slot<T> b = read_best<T>([&](unsigned r) { return *cluster.map_shared_rank(&slot[2], r); }, C);

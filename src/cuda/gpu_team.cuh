@@ -41,17 +41,6 @@ __device__ __forceinline__ void cluster_arrive_shared() {
 }
 __device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
 
-// The team (CTAs of one trial) and its barrier.
-struct ClusterTeam {
-  template <class S>
-  __device__ explicit ClusterTeam(const S&) {}
-  __device__ static unsigned ranks() { return cg::this_cluster().num_blocks(); }
-  __device__ static unsigned rank() { return cg::this_cluster().block_rank(); }
-  __device__ static unsigned trial() { return blockIdx.x / ranks(); }
-  __device__ static void arrive() { __cluster_barrier_arrive(); }  // release
-  __device__ static void wait() { __cluster_barrier_wait(); }      // acquire
-  __device__ static void sync() { cg::this_cluster().sync(); }
-};
 // The grid barrier, split like the cluster's: arrive (every write of the CTA released, one count), then
 // wait (until every CTA has counted this barrier; acquire). The CTAs are co-resident (cooperative launch),
 // so spinning is safe. The counter only grows: barrier k is passed at k x gridDim arrivals.
@@ -62,7 +51,6 @@ struct GridTeam {
   __device__ explicit GridTeam(const S& s) : arrivals(s.arrivals) {}
   __device__ static unsigned ranks() { return gridDim.x; }
   __device__ static unsigned rank() { return blockIdx.x; }
-  __device__ static unsigned trial() { return 0; }
   __device__ void arrive() {
     __syncthreads();  // the CTA's writes are done
     ++passed;
@@ -114,8 +102,6 @@ struct Group {
     const V ex = __shfl_up_sync(mask, incl, 1, G);
     return lane == 0 ? V(0) : ex;
   }
-  template <class V>
-  __device__ V from(V v, int src) const { return __shfl_sync(mask, v, src, G); }
   __device__ void sync() const { __syncwarp(mask); }
 };
 
@@ -339,6 +325,12 @@ __device__ __forceinline__ bool ranks_before(T fa, std::uint32_t ia, T fb, std::
   return ops::better(fa, fb) || (!ops::better(fb, fa) && ia < ib);
 }
 
+// The running best (bf, bi) of a thread: (f, i) replaces it if it ranks before.
+template <class T>
+__device__ __forceinline__ void keep_best(T& bf, std::uint32_t& bi, T f, std::uint32_t i) {
+  if (ranks_before(f, i, bf, bi)) bf = f, bi = i;
+}
+
 // The CTA's best (f, index) into *slot (with the stop flag); run by every thread of the CTA.
 template <class T>
 __device__ void publish_best(T bf, std::uint32_t bi, Slot<T>* slot, int stop) {
@@ -390,6 +382,34 @@ __device__ Slot<T> read_best(Load load, unsigned ranks) {
   const Slot<T> r = result;
   __syncthreads();
   return r;
+}
+
+// The start of generation g in every CTA of a team: with the team's best (load(r): rank r's slot of
+// generation g - 1) where the run needs it, the history sample of trial t (written by the leader) and the
+// stop decision: StopReason + 1, or 0 to go on, the same in every CTA.
+template <class T, class Load>
+__device__ int decide_stop(const State<T>& s, unsigned t, long long g, unsigned ranks, bool leader, Load load,
+                           std::uint32_t& best) {
+  if (!s.need_best) return g - 1 >= s.max_gens ? 1 + static_cast<int>(StopReason::max_gens) : 0;
+  const Slot<T> b = read_best<T>(load, ranks);
+  best = b.idx;
+  if (leader && threadIdx.x == 0) record_history(s, t, g - 1, b.f);
+  return stop_reason(s, b, g);
+}
+
+// current-to-pbest: ranking[r] = the individual of rank r < pbest_count (rank = how many are better, ties
+// by index), for the individuals i = first, first + step, ... below last; value(j) reads j's f.
+template <class Value>
+__device__ void rank_pbest(const ops::Params& p, Value value, std::uint32_t* ranking, int first, int last, int step) {
+  for (int i = first; i < last; i += step) {
+    const auto fi = value(i);
+    int r = 0;
+    for (int j = 0; j < p.np && r < p.pbest_count; ++j) {
+      const auto fj = value(j);
+      r += ops::better(fj, fi) || (j < i && !ops::better(fi, fj));
+    }
+    if (r < p.pbest_count) ranking[r] = static_cast<std::uint32_t>(i);
+  }
 }
 
 }  // namespace
