@@ -163,7 +163,7 @@ TEST(GpuEngine, LargeDimensionTakesSeveralCtasPerIndividual) {
   expect_same_run(minimize(p, de, stop, cpu), minimize(p, de, stop, o), 1e-4, "D = 2e6");
 }
 
-// A plan forced through DEGPU_GPU_PLAN that cannot hold the population is refused.
+// A plan forced through DEGPU_GPU_PLAN that cannot hold the population, or is malformed, is refused.
 TEST(GpuEngine, AnImpossiblePlanIsRefused) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
   const Problem p = shifted("sphere", 100000);
@@ -173,7 +173,11 @@ TEST(GpuEngine, AnImpossiblePlanIsRefused) {
   stop.max_gens = 1;
   RunOptions o;
   o.engine = Engine::gpu;
-  PlanOverride plan("resident,1,0,32");
+  {
+    PlanOverride plan("resident,1,0,32");
+    EXPECT_THROW(minimize(p, de, stop, o), ConfigError);
+  }
+  PlanOverride malformed("clusters,4");  // not one of resident,C,B,G / grid,B / wide,K,B
   EXPECT_THROW(minimize(p, de, stop, o), ConfigError);
 }
 
