@@ -230,6 +230,7 @@ int run(const RunArgs& a) {
   j["dim"] = problem.dim();
   j["bounds"] = {problem.lower()[0], problem.upper()[0]};
   j["bias"] = problem.bias();
+  if (problem.cec_data()) j["data"] = problem.data_source();
   j["strategy"] = strategy_name(de.mutation, de.crossover);
   j["np"] = r.de.np;
   j["F"] = range_json(de.F);

@@ -11,9 +11,9 @@
 
 namespace degpu::cli {
 
-// --problem, --dim, --bounds, --shift, --bias: shared by run and eval.
+// --problem, --dim, --bounds, --shift, --bias, --cec-data: shared by run and eval.
 struct ProblemOptions {
-  std::string problem, dim, bounds, shift, bias;
+  std::string problem, dim, bounds, shift, bias, cec_data;
   void add_to(CLI::App& app);
   ProblemSpec spec() const;
 };

@@ -17,6 +17,8 @@ void ProblemOptions::add_to(CLI::App& app) {
   app.add_option("--bounds", bounds, "LO:HI for every coordinate (default: the function's usual box)");
   app.add_option("--shift", shift, "none | random | random:SEED | FILE of whitespace-separated numbers");
   app.add_option("--bias", bias, "f* added to the function (its value at the optimum)");
+  app.add_option("--cec-data", cec_data,
+                 "folder of the official CEC 2017 / 2014 data files (cec2017:*, cec2014:*, janssen:*); default: generated");
 }
 
 ProblemSpec ProblemOptions::spec() const {
@@ -29,6 +31,7 @@ ProblemSpec ProblemOptions::spec() const {
   if (!bounds.empty()) s.bounds = parse_bounds("--bounds", bounds);
   if (!shift.empty()) s.shift = parse_shift(shift);
   if (!bias.empty()) s.bias = parse_number("--bias", bias);
+  s.cec_data = cec_data;
   return s;
 }
 

@@ -1,11 +1,13 @@
 // Problem: what is minimised. A dimension, a box, an objective and, where known, the optimum.
 //
-// Two kinds: the built-in benchmark functions (functions/classic.hpp), which every engine (CPU and GPU)
-// evaluates from the same functor, with an optional shift o and bias f* (f(o) = f*); and user objectives,
-// any callable on a double vector, evaluated on the CPU.
+// Three kinds: the built-in benchmark functions (functions/classic.hpp), which every engine (CPU and GPU)
+// evaluates from the same functor, with an optional shift o and bias f* (f(o) = f*); the CEC 2017 / 2014
+// suites (functions/cec.hpp), with their data (shifts, rotations, shuffles) read from the official files or
+// generated; and user objectives, any callable on a double vector, evaluated on the CPU.
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -14,6 +16,8 @@
 #include "degpu/functions/classic.hpp"
 
 namespace degpu {
+
+struct CecInstance;  // one CEC function's data (src/problems/cec_data.hpp)
 
 // How a built-in problem is shifted.
 struct ShiftSpec {
@@ -30,6 +34,7 @@ struct ProblemSpec {
   std::optional<std::pair<double, double>> bounds;    // LO:HI for every coordinate; default: the function's
   std::optional<ShiftSpec> shift;                     // default: none (suites set their own)
   std::optional<double> bias;                         // default: 0 (suites set their own)
+  std::string cec_data;  // CEC suites: the folder of the official data files; empty: generated data
 };
 
 using Objective = std::function<double(std::span<const double>)>;
@@ -59,6 +64,14 @@ class Problem {
   const std::vector<double>& shift() const { return shift_; }
   double bias() const { return bias_; }
 
+  // A CEC 2017 / 2014 function (name e.g. "cec2017:f5") with its data, on the box [lower, upper].
+  static Problem cec(std::shared_ptr<const CecInstance> data, std::string name, std::vector<double> lower,
+                     std::vector<double> upper);
+  // The CEC function's data (nullptr for other problems).
+  const CecInstance* cec_data() const { return cec_.get(); }
+  // Where the CEC data came from: the folder, or "generated (seed N)"; empty for other problems.
+  std::string data_source() const;
+
   // f(x) for x of length dim(). Built-ins compute their terms in T and accumulate in double.
   template <class T>
   T evaluate(const T* x) const;
@@ -70,6 +83,7 @@ class Problem {
   std::optional<double> optimum_f_;
   std::optional<std::vector<double>> optimum_x_;
   std::optional<fn::Classic> builtin_;
+  std::shared_ptr<const CecInstance> cec_;
   std::vector<double> shift_;
   std::vector<float> shift_f_;
   double bias_ = 0.0;

@@ -75,7 +75,9 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
   const Engine engine = resolve_engine(options.engine, problem);
   if (is_cuda_engine(engine) && !problem.is_builtin())
     throw ConfigError("--engine " + std::string(engine_name(engine)) + ": problem " + problem.name() +
-                      " is a user objective, which runs on the CPU engines (serial, threads, matrix)");
+                      (problem.cec_data() ? " is a CEC suite function, which runs on the CPU engines for now"
+                                          : " is a user objective, which runs on the CPU engines") +
+                      " (serial, threads, matrix)");
   if (options.history_every < 0)
     throw ConfigError("--history-every " + std::to_string(options.history_every) + ": must be >= 1");
 }

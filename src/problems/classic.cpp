@@ -9,6 +9,7 @@
 #include "degpu/errors.hpp"
 #include "degpu/problem.hpp"
 #include "degpu/rng.hpp"
+#include "problems/cec_data.hpp"
 
 namespace degpu {
 namespace {
@@ -106,6 +107,7 @@ Problem Problem::builtin(fn::Classic function, int dim, std::vector<double> lowe
 
 template <class T>
 T Problem::evaluate(const T* x) const {
+  if (cec_) return evaluate_cec<T>(*cec_, x);
   if (builtin_) {
     const T* o = nullptr;
     if (!shift_.empty()) {
@@ -153,6 +155,9 @@ std::vector<double> read_numbers(const std::string& path, std::size_t need) {
 }
 
 Problem make_problem(const ProblemSpec& spec) {
+  if (is_cec_name(spec.name)) return make_cec_problem(spec);
+  if (!spec.cec_data.empty())
+    throw ConfigError("--cec-data " + spec.cec_data + ": problem " + spec.name + " reads no CEC data (cec2017:*, cec2014:*, janssen:*)");
   std::optional<fn::Classic> id;
   double lo = 0, hi = 0, bias = 0;
   std::optional<ShiftSpec> shift;
@@ -199,6 +204,7 @@ std::vector<ProblemInfo> list_problems() {
   std::vector<ProblemInfo> out;
   for (const auto& c : classic_infos()) out.push_back({c.name, c.summary, c.lower, c.upper});
   for (const auto& a : kAliases) out.push_back({a.name, a.summary, a.lower, a.upper});
+  add_cec_infos(out);
   return out;
 }
 

@@ -393,3 +393,29 @@ TEST_F(Cli, AutoIsTheDefaultEngineAndSaysWhichRan) {
   EXPECT_NE(l.out.find("(here: " + auto_engine() + ")"), std::string::npos) << l.out;
   if (degpu::list_devices().empty()) EXPECT_EQ(auto_engine(), "threads");
 }
+
+// The CEC suites from the command line: a run on generated data names its source, bad options and data
+// give one error line.
+TEST_F(Cli, CecProblems) {
+  const Out o = run("run --problem janssen:f03 --dim 10 --max-evals 3000 --engine serial --json -");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["problem"], "janssen:f03");
+  EXPECT_EQ(j["bias"], 500.0);  // f* of CEC 2017 F5
+  EXPECT_EQ(j["data"], "generated (seed 0)");
+  EXPECT_GE(j["best_f"].get<double>(), 500.0);
+  EXPECT_DOUBLE_EQ(j["best_error"].get<double>(), j["best_f"].get<double>() - 500.0);
+  const Out l = run("list problems");
+  EXPECT_NE(l.out.find("cec2014:f22"), std::string::npos);
+  EXPECT_NE(l.out.find("janssen:f10"), std::string::npos);
+  expect_invalid("run --problem cec2017:f5 --dim 10 --cec-data " + path("none"), "--cec-data " + path("none") + ": not a folder");
+  expect_invalid("run --problem rastrigin --dim 10 --cec-data " + path(""), "--cec-data");
+  expect_invalid("run --problem cec2017:f5 --dim 10 --bias 1", "--bias");
+  expect_invalid("run --problem cec2017:f2 --dim 10", "cec2017:f2");
+  expect_invalid("run --problem cec2017:f5 --dim 10 --engine gpu", "is a CEC suite function, which runs on the CPU engines");
+  expect_invalid("eval --problem cec2017:f5 --dim 7 --cec-data " + path(""), "shift_data_5.txt: cannot open");
+  write("shift_data_5.txt", "1 2 3 4 5 6 7 8\n");
+  expect_invalid("eval --problem cec2017:f5 --dim 7 --cec-data " + path(""), "M_5_D7.txt: cannot open");
+  write("shift_data_5.txt", "1 2 oops\n");
+  expect_invalid("eval --problem cec2017:f5 --dim 3 --cec-data " + path(""), "shift_data_5.txt:1: expected a number, got 'oops'");
+}

@@ -1,0 +1,59 @@
+// The data of one CEC 2017 / CEC 2014 function at one dimension: shift vectors, rotation matrices and
+// shuffles, read from the official files (--cec-data DIR) or generated from a seed. The functions
+// themselves are in degpu/functions/cec.hpp; docs/CEC.md describes both.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "degpu/functions/cec.hpp"
+
+namespace degpu {
+
+struct CecInstance {
+  cec::Suite suite = cec::Suite::cec2017;
+  int fn = 0, D = 0;
+  std::string source;  // the directory read, or "generated (seed N)"
+  std::vector<double> shift, M;
+  std::vector<int> shuffle;  // 0-based
+  std::vector<float> shift_f, M_f;
+
+  template <class T>
+  cec::View<T> view() const {
+    if constexpr (sizeof(T) == 4)
+      return cec::View<T>{suite, fn, D, shift_f.data(), M_f.data(), shuffle.empty() ? nullptr : shuffle.data()};
+    else
+      return cec::View<T>{suite, fn, D, shift.data(), M.data(), shuffle.empty() ? nullptr : shuffle.data()};
+  }
+};
+
+// The official files of (suite, fn) at dimension D in `dir`: shift_data_F.txt (the first D numbers of each
+// component's line), M_F_D{D}.txt (D x D numbers per matrix, stacked), shuffle_data_F_D{D}.txt (1-based).
+// DataError "FILE:LINE: ..." on a missing, short or malformed file or a shuffle that is not a permutation.
+std::shared_ptr<const CecInstance> load_cec(cec::Suite suite, int fn, int D, const std::string& dir);
+
+// A generated instance (every D >= 2): shifts uniform in [-80, 80], rotations orthogonal (Gram-Schmidt of
+// a Gaussian matrix), shuffles uniform permutations, all drawn from rng::Stream(seed, ...) as
+// docs/CEC.md lays out, so the same (seed, suite, fn, D) gives the same instance everywhere.
+std::shared_ptr<const CecInstance> generate_cec(cec::Suite suite, int fn, int D, std::uint64_t seed);
+
+}  // namespace degpu
+
+namespace degpu {
+
+struct ProblemSpec;
+class Problem;
+struct ProblemInfo;
+
+// f(x) of a CEC instance in T (work: thread-local scratch); the problem layer's evaluation.
+template <class T>
+T evaluate_cec(const CecInstance& c, const T* x);
+
+// The CEC problems by name: cec2017:f1, cec2017:f3 .. f30, cec2014:f18, cec2014:f22, and the GPU benchmark
+// of Janssen et al. (janssen:f01 .. f10, its Table 2). make_cec_problem returns nothing for other names.
+bool is_cec_name(const std::string& name);
+Problem make_cec_problem(const ProblemSpec& spec);
+void add_cec_infos(std::vector<ProblemInfo>& out);
+
+}  // namespace degpu
