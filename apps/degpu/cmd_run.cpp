@@ -20,7 +20,7 @@ namespace {
 
 struct RunArgs {
   ProblemOptions problem;
-  std::string strategy = "rand/1/bin", np, F = "0.5", CR = "0.9", dither, p, repair = "reinit";
+  std::string strategy = "rand/1/bin", np, F = "0.5", CR = "0.9", dither, p, repair = "reinit", algorithm = "de";
   std::string max_evals, max_gens, target_error, max_time, seed = "1", engine = "auto", threads;
   std::string precision = "f64", json, history, history_every, trials = "1", trial = "0";
   bool quiet = false;
@@ -169,6 +169,7 @@ int run(const RunArgs& a) {
   de.F = parse_range("--F", a.F);
   de.CR = parse_range("--CR", a.CR);
   if (!a.dither.empty()) de.dither = parse_dither(a.dither);
+  de.algorithm = parse_algorithm(a.algorithm);
   if (!a.p.empty()) de.p = parse_number("--p", a.p);
   de.repair = parse_repair(a.repair);
 
@@ -215,7 +216,7 @@ int run(const RunArgs& a) {
   }
   check_writable("--json", a.json);
   check_writable("--history", a.history);
-  o.engine = resolve_engine(o.engine, problem);  // the engine that runs, as the output says
+  o.engine = resolve_engine(o.engine, problem, de);  // the engine that runs, as the output says
   validate(problem, de, stop, o);
 
   auto progress = std::make_shared<ProgressLine>(static_cast<int>(trials));
@@ -236,6 +237,7 @@ int run(const RunArgs& a) {
   j["F"] = range_json(de.F);
   j["CR"] = range_json(de.CR);
   j["dither"] = dither_name(r.de.dither);
+  j["algorithm"] = algorithm_name(r.de.algorithm);
   j["repair"] = repair_name(de.repair);
   j["seed"] = o.seed;
   if (trials > 1 || first != 0) j["trial"] = o.trial;
@@ -290,6 +292,10 @@ Command add_run(CLI::App& app) {
   app.add_option("--strategy", a->strategy, "DE/x/y/z without DE/: rand/1/bin, current-to-pbest/1/exp, rand/1/nec ...")
       ->capture_default_str();
   app.add_option("--np", a->np, "population size (default 5 D, clamped to [20, 500])");
+  app.add_option("--algorithm", a->algorithm,
+                 "de | jde (Brest et al. 2006: F and CR self-adapted per individual, tau1 = tau2 = 0.1, F in [0.1, 1.0); "
+                 "--F and --CR are the initial values)")
+      ->capture_default_str();
   app.add_option("--F", a->F, "scale factor, or LO:HI to dither")->capture_default_str();
   app.add_option("--CR", a->CR, "crossover rate, or LO:HI to dither")->capture_default_str();
   app.add_option("--dither", a->dither, "none | generation | individual (default generation when F or CR is a range)");

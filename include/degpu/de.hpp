@@ -44,6 +44,18 @@ enum class Dither {
   individual,  // one draw per individual and generation
 };
 
+// The algorithm: classic DE (F and CR as configured), or jDE (Brest, Greiner, Boskovic, Zumer and Zumer
+// 2006, "Self-adapting control parameters in differential evolution"): every individual carries its own
+// F and CR; before its trial is made, F is redrawn with probability tau1 as F_l + rand x F_u (in
+// [F_l, F_l + F_u)) and CR with probability tau2 as rand (in [0, 1)); the trial's F and CR replace the
+// individual's only when the trial replaces it.
+enum class Algorithm { de, jde };
+
+struct Jde {
+  double tau1 = 0.1, tau2 = 0.1;  // Brest et al. 2006, section 3
+  double F_l = 0.1, F_u = 0.9;    // so F in [0.1, 1.0)
+};
+
 struct Range {
   double lo, hi;
   bool fixed() const { return lo == hi; }
@@ -58,6 +70,8 @@ struct DEConfig {
   Dither dither = Dither::none;  // with ranges, defaults to generation (see resolve())
   double p = 0.1;                // current-to-pbest: fraction of the population that pb is drawn from
   Repair repair = Repair::reinit;
+  Algorithm algorithm = Algorithm::de;  // jde: F and CR (fixed) are every individual's initial values
+  Jde jde;
 };
 
 // Strategy name DE/x/y/z without the "DE/": "rand/1/bin", "current-to-pbest/1/exp", "rand/1/nec".
@@ -75,6 +89,8 @@ Repair parse_repair(std::string_view name);
 Dither parse_dither(std::string_view name);
 std::string_view dither_name(Dither d);
 std::vector<std::string> list_strategies();
+Algorithm parse_algorithm(std::string_view name);
+std::string_view algorithm_name(Algorithm a);
 
 // Distinct random indices besides i that mutation m reads (host and device).
 DEGPU_HD constexpr int donors_needed(Mutation m) {

@@ -20,6 +20,8 @@
 //                          word 1      nec: the uniform that gives the crossed length L
 //                          word 4+j    bin: the uniform of coordinate j;  exp: the j-th loop draw
 //   dither     gen g       word 0, 1   F and CR; individual = i (per individual) or kAllIndividuals
+//                          word 0..3   jDE (no dither then): u0 the new F, u1 its tau1 test, u2 the new CR,
+//                                      u3 its tau2 test; individual = i
 //   repair     gen g       pair j      reinit: the new value of violated coordinate j
 //   shift      gen 0, individual 0, trial 0, pair j: coordinate j of a random shift (its own seed)
 #pragma once

@@ -12,16 +12,16 @@ namespace degpu {
 namespace {
 
 // The options with auto replaced by the engine that runs: the engines never see auto.
-RunOptions concrete(const Problem& problem, const RunOptions& options) {
+RunOptions concrete(const Problem& problem, const DEConfig& de, const RunOptions& options) {
   RunOptions o = options;
-  o.engine = resolve_engine(options.engine, problem);
+  o.engine = resolve_engine(options.engine, problem, de);
   return o;
 }
 
 }  // namespace
 
 Result minimize(const Problem& problem, const DEConfig& de, const StopCriteria& stop, const RunOptions& options) {
-  const RunOptions o = concrete(problem, options);
+  const RunOptions o = concrete(problem, de, options);
   validate(problem, de, stop, o);
   const Resolved r = resolve(problem, de, stop);
   if (is_cuda_engine(o.engine)) return cuda::minimize_cuda(problem, r, o);
@@ -32,7 +32,7 @@ TrialsResult minimize_trials(const Problem& problem, const DEConfig& de, const S
                              const RunOptions& options, int n) {
   if (n < 1 || static_cast<std::uint64_t>(n) > rng::kMaxTrials)
     throw ConfigError("--trials " + std::to_string(n) + ": must be in [1, " + std::to_string(rng::kMaxTrials) + "]");
-  const RunOptions o = concrete(problem, options);
+  const RunOptions o = concrete(problem, de, options);
   validate(problem, de, stop, o);  // options.trial < kMaxTrials
   if (static_cast<std::uint64_t>(o.trial) + static_cast<std::uint64_t>(n) > rng::kMaxTrials)
     throw ConfigError("--trials " + std::to_string(n) + ": trials " + std::to_string(o.trial) + " to " +

@@ -45,6 +45,7 @@ constexpr std::array<std::pair<Crossover, std::string_view>, 3> kCrossovers{{
     {Crossover::bin, "bin"}, {Crossover::exp, "exp"}, {Crossover::nec, "nec"}}};
 constexpr std::array<std::pair<Repair, std::string_view>, 4> kRepairs{{
     {Repair::reinit, "reinit"}, {Repair::midpoint, "midpoint"}, {Repair::clip, "clip"}, {Repair::reflect, "reflect"}}};
+constexpr std::array<std::pair<Algorithm, std::string_view>, 2> kAlgorithms{{{Algorithm::de, "de"}, {Algorithm::jde, "jde"}}};
 constexpr std::array<std::pair<Dither, std::string_view>, 3> kDithers{{
     {Dither::none, "none"}, {Dither::generation, "generation"}, {Dither::individual, "individual"}}};
 constexpr std::array<std::pair<Engine, std::string_view>, 8> kEngines{{
@@ -109,6 +110,8 @@ std::string_view repair_name(Repair r) { return name_of(r, kRepairs); }
 Repair parse_repair(std::string_view name) { return parse_named(name, kRepairs, "repair", "--repair"); }
 Dither parse_dither(std::string_view name) { return parse_named(name, kDithers, "dither mode", "--dither"); }
 std::string_view dither_name(Dither d) { return name_of(d, kDithers); }
+Algorithm parse_algorithm(std::string_view name) { return parse_named(name, kAlgorithms, "algorithm", "--algorithm"); }
+std::string_view algorithm_name(Algorithm a) { return name_of(a, kAlgorithms); }
 
 Engine parse_engine(std::string_view name) { return parse_named(name, kEngines, "engine", "--engine"); }
 std::string_view engine_name(Engine e) { return name_of(e, kEngines); }
@@ -126,8 +129,8 @@ Engine resolve_engine(Engine e) {
   static const bool gpu = cuda_compiled() && !list_devices().empty();
   return gpu ? Engine::gpu : Engine::threads;
 }
-Engine resolve_engine(Engine e, const Problem& problem) {
-  if (e == Engine::auto_ && !problem.is_builtin()) return Engine::threads;
+Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de) {
+  if (e == Engine::auto_ && (!problem.is_builtin() || de.algorithm != Algorithm::de)) return Engine::threads;
   return resolve_engine(e);
 }
 Precision parse_precision(std::string_view name) {

@@ -54,6 +54,7 @@ struct Population {
   std::vector<T> lo, hi;           // D
   std::uint32_t best = 0;
   std::vector<std::uint32_t> ranking;  // indices by fitness (current-to-pbest only)
+  std::vector<double> Fi, CRi, Ft, CRt;  // jDE: each individual's F and CR, and its trial's (np each)
   T* row(int i) { return buffer[side[i]].data() + static_cast<std::size_t>(i) * D; }
   const T* row(int i) const { return buffer[side[i]].data() + static_cast<std::size_t>(i) * D; }
   T* trial_row(int i) { return buffer[side[i] ^ 1].data() + static_cast<std::size_t>(i) * D; }
@@ -70,11 +71,21 @@ ops::MutationRows<T> mutation_rows(const Population<T>& P, std::uint32_t i, cons
   return R;
 }
 
+// F and CR of trial i in generation g: drawn (DE), or adapted from the individual's own (jDE, which keeps
+// them with the trial until selection).
+template <class T>
+void trial_f_cr(const ops::Params& p, Population<T>& P, std::uint32_t g, std::uint32_t i, double& F, double& CR) {
+  if (!p.jde) return ops::draw_f_cr(p, g, i, F, CR);
+  ops::jde_f_cr(p, g, i, P.Fi[i], P.CRi[i], F, CR);
+  P.Ft[i] = F;
+  P.CRt[i] = CR;
+}
+
 // Makes trial i of generation g into P.trial_row(i): mutation only where the crossover says, then repair.
 template <class T>
 void make_trial(const ops::Params& p, Population<T>& P, std::uint32_t g, std::uint32_t i) {
   double Fd, CR;
-  ops::draw_f_cr(p, g, i, Fd, CR);
+  trial_f_cr(p, P, g, i, Fd, CR);
   const T F = static_cast<T>(Fd);
   const ops::Donors d = ops::draw_donors(p, g, i);
   const ops::MutationRows<T> R = mutation_rows(P, i, d, donors_needed(p.mutation));
@@ -141,6 +152,12 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
   P.ftrial.resize(p.np);
   P.lo.assign(problem.lower().begin(), problem.lower().end());
   P.hi.assign(problem.upper().begin(), problem.upper().end());
+  if (p.jde) {
+    P.Fi.assign(p.np, p.F.lo);
+    P.CRi.assign(p.np, p.CR.lo);
+    P.Ft.resize(p.np);
+    P.CRt.resize(p.np);
+  }
 
   Result res;
   const auto count_nan = [&](const std::vector<T>& f) {
@@ -193,6 +210,7 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
       if (ops::no_worse(P.ftrial[i], P.f[i])) {
         P.side[i] ^= 1;
         P.f[i] = P.ftrial[i];
+        if (p.jde) P.Fi[i] = P.Ft[i], P.CRi[i] = P.CRt[i];
       }
     res.evals += p.np;
     res.nan_evals += count_nan(P.ftrial);

@@ -30,7 +30,7 @@ struct MatrixTrials {
     exec.for_each(np, [&](int i) {
       const auto ui = static_cast<std::uint32_t>(i);
       double Fd, CR;
-      ops::draw_f_cr(p, g, ui, Fd, CR);
+      trial_f_cr(p, P, g, ui, Fd, CR);
       F[i] = static_cast<T>(Fd);
       donors[i] = ops::draw_donors(p, g, ui);
       const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, ui);

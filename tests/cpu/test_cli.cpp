@@ -266,14 +266,15 @@ TEST_F(Cli, OneTrialKeepsTheJsonOfBefore) {
   std::vector<std::string> keys;
   for (const auto& [k, v] : j.items()) keys.push_back(k);
   const std::vector<std::string> expected{"problem", "dim",    "bounds", "bias",       "strategy", "np",
-                                          "F",       "CR",     "dither", "repair",     "seed",     "engine",
+                                          "F",       "CR",     "dither", "algorithm",  "repair",   "seed",
+                                          "engine",
                                           "precision", "best_f", "best_error", "best_x", "evals", "generations",
                                           "nan_evals", "stop_reason", "wall_s"};
   EXPECT_EQ(keys, expected);
   // --trial T != 0 adds "trial" after the seed
   const auto t = nlohmann::ordered_json::parse(run(kTrialsRun + " --engine serial --trial 4 --json -").out);
   EXPECT_EQ(t["trial"], 4);
-  EXPECT_EQ(std::next(t.begin(), 11).key(), "trial");
+  EXPECT_EQ(std::next(t.begin(), 12).key(), "trial");
   EXPECT_NE(t["best_f"], j["best_f"]);
   const auto z = nlohmann::ordered_json::parse(run(kTrialsRun + " --engine serial --trial 0 --json -").out);
   EXPECT_EQ(z.size(), j.size());
@@ -418,4 +419,17 @@ TEST_F(Cli, CecProblems) {
   expect_invalid("eval --problem cec2017:f5 --dim 7 --cec-data " + path(""), "M_5_D7.txt: cannot open");
   write("shift_data_5.txt", "1 2 oops\n");
   expect_invalid("eval --problem cec2017:f5 --dim 3 --cec-data " + path(""), "shift_data_5.txt:1: expected a number, got 'oops'");
+}
+
+TEST_F(Cli, JdeAlgorithm) {
+  const Out o = run("run --problem sphere --dim 5 --algorithm jde --max-gens 20 --json -");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["algorithm"], "jde");
+  EXPECT_NE(j["engine"], "gpu");  // auto runs jDE on a CPU engine
+  EXPECT_EQ(nlohmann::json::parse(run(kRun + " --json -").out)["algorithm"], "de");
+  expect_invalid(kRun + " --algorithm jade", "--algorithm jade");
+  expect_invalid(kRun + " --algorithm jde --F 0.3:0.9", "--algorithm jde");
+  expect_invalid(kRun + " --algorithm jde --dither individual", "--dither individual");
+  expect_invalid(kRun + " --algorithm jde --engine gpu", "--algorithm jde runs on the CPU engines");
 }
