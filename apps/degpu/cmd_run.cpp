@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "stats.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/rng.hpp"
 #include "degpu/run.hpp"
@@ -78,36 +79,6 @@ class ProgressLine {
 
 nlohmann::ordered_json error_json(const std::optional<double>& e) {
   return e ? nlohmann::ordered_json(*e) : nlohmann::ordered_json(nullptr);
-}
-
-struct Stats {
-  double mean = 0, sd = 0, min = 0, median = 0, max = 0;
-};
-
-// Over the trials: sd with n - 1 in the denominator (0 for one value), as MATLAB's std and the CEC code.
-Stats stats(std::vector<double> v) {
-  Stats s;
-  const double n = static_cast<double>(v.size());
-  for (double x : v) s.mean += x / n;
-  double ss = 0;
-  for (double x : v) ss += (x - s.mean) * (x - s.mean);
-  s.sd = v.size() > 1 ? std::sqrt(ss / (n - 1)) : 0.0;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  s.min = v.front();
-  s.median = v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-  s.max = v.back();
-  return s;
-}
-
-nlohmann::ordered_json stats_json(const Stats& s) {
-  nlohmann::ordered_json j;
-  j["mean"] = s.mean;
-  j["sd"] = s.sd;
-  j["min"] = s.min;
-  j["median"] = s.median;
-  j["max"] = s.max;
-  return j;
 }
 
 // The summary of a batch of trials: best_f and best_error (when the optimum is known) over the trials,

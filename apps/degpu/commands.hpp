@@ -13,7 +13,7 @@ namespace degpu::cli {
 
 // --problem, --dim, --bounds, --shift, --bias, --cec-data: shared by run and eval.
 struct ProblemOptions {
-  std::string problem, dim, bounds, shift, bias, cec_data;
+  std::string problem, dim, bounds, shift, bias, cec_data, cec2014_data;
   void add_to(CLI::App& app);
   ProblemSpec spec() const;
 };
@@ -23,6 +23,7 @@ Command add_run(CLI::App& app);
 Command add_eval(CLI::App& app);
 Command add_list(CLI::App& app);
 Command add_devices(CLI::App& app);
+Command add_bench(CLI::App& app);
 
 // Writes `text` to `path` ("-": stdout) through a temporary file renamed into place, so a failed run
 // leaves nothing half-written. DataError when the file cannot be written.

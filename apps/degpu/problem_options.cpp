@@ -18,7 +18,9 @@ void ProblemOptions::add_to(CLI::App& app) {
   app.add_option("--shift", shift, "none | random | random:SEED | FILE of whitespace-separated numbers");
   app.add_option("--bias", bias, "f* added to the function (its value at the optimum)");
   app.add_option("--cec-data", cec_data,
-                 "folder of the official CEC 2017 / 2014 data files (cec2017:*, cec2014:*, janssen:*); default: generated");
+                 "folder of the official CEC 2017 / 2014 data files (cec2017:*, cec2014:*; janssen:* CEC 2017 functions); "
+                 "default: generated");
+  app.add_option("--cec2014-data", cec2014_data, "folder of the official CEC 2014 data (janssen:f05, f07; cec2014:*)");
 }
 
 ProblemSpec ProblemOptions::spec() const {
@@ -32,6 +34,7 @@ ProblemSpec ProblemOptions::spec() const {
   if (!shift.empty()) s.shift = parse_shift(shift);
   if (!bias.empty()) s.bias = parse_number("--bias", bias);
   s.cec_data = cec_data;
+  s.cec2014_data = cec2014_data;
   return s;
 }
 

@@ -35,6 +35,7 @@ struct ProblemSpec {
   std::optional<ShiftSpec> shift;                     // default: none (suites set their own)
   std::optional<double> bias;                         // default: 0 (suites set their own)
   std::string cec_data;  // CEC suites: the folder of the official data files; empty: generated data
+  std::string cec2014_data;  // the CEC 2014 folder where a problem set mixes suites (janssen:*)
 };
 
 using Objective = std::function<double(std::span<const double>)>;

@@ -89,9 +89,26 @@ const Named* find(const std::string& name) {
   return nullptr;
 }
 
+// The folder of f's data: --cec-data for a cec2017:* or cec2014:* problem; janssen:* mixes the suites,
+// so its CEC 2017 functions read --cec-data and its CEC 2014 ones --cec2014-data, both or neither given
+// (the two suites' folders hold files of the same names: one folder cannot serve both).
+std::string data_folder(const ProblemSpec& spec, Named f) {
+  const bool mixed = spec.name.rfind("janssen:", 0) == 0;
+  if (!mixed) {
+    if (!spec.cec2014_data.empty() && f.suite == cec::Suite::cec2017)
+      throw ConfigError("--cec2014-data: problem " + spec.name + " is a CEC 2017 function (use --cec-data DIR)");
+    return f.suite == cec::Suite::cec2014 && !spec.cec2014_data.empty() ? spec.cec2014_data : spec.cec_data;
+  }
+  if (spec.cec_data.empty() != spec.cec2014_data.empty())
+    throw ConfigError(std::string(spec.cec_data.empty() ? "--cec2014-data" : "--cec-data") + ": the janssen:* problems mix " +
+                      "CEC 2017 and CEC 2014 functions: give both folders (--cec-data CEC2017_DIR --cec2014-data CEC2014_DIR) or neither");
+  return f.suite == cec::Suite::cec2014 ? spec.cec2014_data : spec.cec_data;
+}
+
 // The data folder's files are named by the function of the suite; the official data covers some D only.
 std::shared_ptr<const CecInstance> instance(const ProblemSpec& spec, Named f) {
-  if (spec.cec_data.empty()) {
+  const std::string dir = data_folder(spec, f);
+  if (dir.empty()) {
     std::uint64_t seed = 0;
     if (spec.shift) {
       if (spec.shift->kind != ShiftSpec::Kind::random)
@@ -101,12 +118,11 @@ std::shared_ptr<const CecInstance> instance(const ProblemSpec& spec, Named f) {
     }
     return generate_cec(f.suite, f.fn, spec.dim, seed);
   }
-  if (spec.shift)
-    throw ConfigError("--shift: problem " + spec.name + " reads its shifts from --cec-data " + spec.cec_data);
+  const std::string opt = dir == spec.cec_data ? "--cec-data " : "--cec2014-data ";
+  if (spec.shift) throw ConfigError("--shift: problem " + spec.name + " reads its shifts from " + opt + dir);
   std::error_code ec;
-  if (!std::filesystem::is_directory(spec.cec_data, ec))
-    throw ConfigError("--cec-data " + spec.cec_data + ": not a folder");
-  return load_cec(f.suite, f.fn, spec.dim, spec.cec_data);
+  if (!std::filesystem::is_directory(dir, ec)) throw ConfigError(opt + dir + ": not a folder");
+  return load_cec(f.suite, f.fn, spec.dim, dir);
 }
 
 }  // namespace

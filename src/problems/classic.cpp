@@ -158,6 +158,8 @@ Problem make_problem(const ProblemSpec& spec) {
   if (is_cec_name(spec.name)) return make_cec_problem(spec);
   if (!spec.cec_data.empty())
     throw ConfigError("--cec-data " + spec.cec_data + ": problem " + spec.name + " reads no CEC data (cec2017:*, cec2014:*, janssen:*)");
+  if (!spec.cec2014_data.empty())
+    throw ConfigError("--cec2014-data " + spec.cec2014_data + ": problem " + spec.name + " reads no CEC data");
   std::optional<fn::Classic> id;
   double lo = 0, hi = 0, bias = 0;
   std::optional<ShiftSpec> shift;

@@ -433,3 +433,59 @@ TEST_F(Cli, JdeAlgorithm) {
   expect_invalid(kRun + " --algorithm jde --dither individual", "--dither individual");
   expect_invalid(kRun + " --algorithm jde --engine gpu", "--algorithm jde runs on the CPU engines");
 }
+
+// degpu bench janssen: every trial of every configuration in the JSON and CSV, the ranking in the
+// markdown; bad configuration files and options give one error line and write nothing.
+TEST_F(Cli, BenchJanssen) {
+  write("configs.txt", "# name algorithm engine\nde de serial np=20 CR=0.3\n\njde jde threads np=20 threads=2  # Brest\n");
+  const std::string out = path("out");
+  const Out o = run("bench janssen --dim 5 --trials 3 --configs " + path("configs.txt") +
+                    " --functions f01,f05 --max-evals 3000 --quiet --out " + out);
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_TRUE(o.err.empty()) << o.err;
+  EXPECT_NE(o.out.find("## Ranking"), std::string::npos);
+  EXPECT_EQ(read(out + "/summary.md"), o.out);
+  const std::string csv = read(out + "/trials.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 2 * 2 * 3);  // header + functions x configs x trials
+  const auto j = nlohmann::json::parse(read(out + "/results.json"));
+  EXPECT_EQ(j["max_evals"], 3000);
+  ASSERT_EQ(j["configurations"].size(), 2u);
+  EXPECT_EQ(j["configurations"][1]["algorithm"], "jde");
+  EXPECT_EQ(j["configurations"][1]["engine"], "threads");
+  ASSERT_EQ(j["functions"].size(), 2u);
+  EXPECT_EQ(j["functions"][1]["problem"], "janssen:f05");
+  double scores = 0;
+  for (const auto& c : j["functions"][0]["configurations"]) {
+    ASSERT_EQ(c["trials"].size(), 3u);
+    for (const auto& t : c["trials"]) EXPECT_EQ(t["evals"], 3000);
+    scores += c["score"].get<double>();
+  }
+  EXPECT_DOUBLE_EQ(scores, 6 * 7 / 2.0 - 2 * 6);  // N (N + 1) / 2 - m n (n + 1) / 2, N = 6, n = 3
+  // the same seed gives the same errors
+  const Out again = run("bench janssen --dim 5 --trials 3 --configs " + path("configs.txt") +
+                        " --functions f01,f05 --max-evals 3000 --quiet --out " + path("out2"));
+  ASSERT_EQ(again.code, 0) << again.err;
+  const auto j2 = nlohmann::json::parse(read(path("out2") + "/results.json"));
+  EXPECT_EQ(j2["functions"][1]["configurations"][1]["error"], j["functions"][1]["configurations"][1]["error"]);
+
+  const std::string base = "bench janssen --dim 5 --trials 2 --max-evals 1000 --quiet --out " + path("bad") + " --configs ";
+  const auto invalid = [&](const std::string& configs, const std::string& extra, const std::string& needle) {
+    write("c.txt", configs);
+    expect_invalid(base + path("c.txt") + extra, needle);
+    EXPECT_FALSE(fs::exists(path("bad")));
+  };
+  invalid("a de serial\n", " --functions f01,f11", "--functions f01,f11: 'f11' is not one of f01 .. f10");
+  invalid("a de\n", "", "c.txt:1: expected NAME ALGORITHM ENGINE");
+  invalid("a de serial\n# x\nb jade serial\n", "", "c.txt:3: --algorithm jade");
+  invalid("a de serial np=x\n", "", "c.txt:1: --np x");
+  invalid("a de serial colour=red\n", "", "c.txt:1: unknown key 'colour'");
+  invalid("a de serial\na jde serial\n", "", "c.txt:2: configuration a named twice");
+  invalid("a de gpu\n", "", "c.txt:1: a: --engine gpu");
+  invalid("# nothing\n", "", "no configuration");
+  invalid("a de serial\n", " --cec-data " + path(""), "give both folders");
+  expect_invalid(base + path("missing.txt"), "missing.txt: cannot open");
+  expect_invalid("bench janssen --dim 1 --configs " + path("c.txt"), "--dim 1: must be in [2, 100000]");
+  write("afile", "x");
+  write("c.txt", "a de serial\n");
+  expect_invalid("bench janssen --dim 5 --configs " + path("c.txt") + " --out " + path("afile"), "is a file, not a folder");
+}
