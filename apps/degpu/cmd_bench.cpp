@@ -1,8 +1,9 @@
 // degpu bench janssen: the GPU benchmark protocol of 001_4fa57c347dbcd9f9.txt (sections 7.3.4 and 7.3.5):
 // the ten functions janssen:f01..f10 at D, N trials of every configuration of a file, each stopped at
 // error <= 1e-8 or at the budget (5M evaluations at D 50, 10M at D 100: 10^5 D), then every trial of every
-// configuration ranked together per function. Writes results.json, trials.csv and summary.md into --out
-// (each file through a temporary, renamed into place) and prints summary.md. docs/BENCH.md.
+// configuration ranked together per function. Writes results.json, trials.csv, summary.md and a plot per
+// function (fNN.png: final error against wall-clock time) into --out (each file through a temporary,
+// renamed into place) and prints summary.md. docs/BENCH.md.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +19,7 @@
 #include "degpu/ranking.hpp"
 #include "degpu/run.hpp"
 #include "parse.hpp"
+#include "png_plot.hpp"
 #include "stats.hpp"
 
 namespace degpu::cli {
@@ -289,6 +291,17 @@ int bench_janssen(const BenchArgs& a) {
   write_output(out + "/results.json", j.dump(2) + "\n");
   write_output(out + "/trials.csv", csv.str());
   write_output(out + "/summary.md", md.str());
+  for (std::size_t fi = 0; fi < functions.size(); ++fi) {  // the paper's Fig. 7: error against time
+    std::vector<Series> series;
+    for (std::size_t ci = 0; ci < configs.size(); ++ci) {
+      Series s{configs[ci].name, {}, {}};
+      for (const TrialOutcome& t : cells[fi][ci].outcomes) s.x.push_back(t.seconds), s.y.push_back(t.error);
+      series.push_back(std::move(s));
+    }
+    write_output(out + "/" + functions[fi] + ".png",
+                 scatter_png(problems[fi].name() + ", D " + std::to_string(D), "wall-clock time of a trial (s)",
+                             "final error f - f*", series));
+  }
   std::cout << md.str() << std::flush;
   return 0;
 }

@@ -461,6 +461,15 @@ TEST_F(Cli, BenchJanssen) {
     scores += c["score"].get<double>();
   }
   EXPECT_DOUBLE_EQ(scores, 6 * 7 / 2.0 - 2 * 6);  // N (N + 1) / 2 - m n (n + 1) / 2, N = 6, n = 3
+  // a plot per function: an RGB PNG of 720 x 460, stored (uncompressed) deflate blocks, ending in IEND
+  for (const char* f : {"/f01.png", "/f05.png"}) {
+    const std::string png = read(out + f);
+    ASSERT_EQ(png.size(), 994203u) << f;  // 8 + IHDR 25 + IDAT (12 + 2 + 16 x 5 + 460 x 2161 + 4) + IEND 12
+    EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+    EXPECT_EQ(png.substr(12, 4), "IHDR");
+    EXPECT_EQ(png.substr(16, 8), std::string("\0\0\x02\xd0\0\0\x01\xcc", 8));  // 720, 460
+    EXPECT_EQ(png.substr(png.size() - 8, 4), "IEND");
+  }
   // the same seed gives the same errors
   const Out again = run("bench janssen --dim 5 --trials 3 --configs " + path("configs.txt") +
                         " --functions f01,f05 --max-evals 3000 --quiet --out " + path("out2"));
