@@ -86,11 +86,12 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
   if (is_cuda_engine(engine) && de.algorithm == Algorithm::jde)
     throw ConfigError("--engine " + std::string(engine_name(engine)) +
                       ": --algorithm jde runs on the CPU engines for now (serial, threads, matrix)");
-  if (is_cuda_engine(engine) && !problem.is_builtin())
+  if (problem.cec_data() && (engine == Engine::gpu_fused || engine == Engine::gpu))
     throw ConfigError("--engine " + std::string(engine_name(engine)) + ": problem " + problem.name() +
-                      (problem.cec_data() ? " is a CEC suite function, which runs on the CPU engines for now"
-                                          : " is a user objective, which runs on the CPU engines") +
-                      " (serial, threads, matrix)");
+                      " is a CEC suite function, which runs on serial, threads, matrix, gpu-eval and gpu-kernels for now");
+  if (is_cuda_engine(engine) && !problem.is_builtin() && !problem.cec_data())
+    throw ConfigError("--engine " + std::string(engine_name(engine)) + ": problem " + problem.name() +
+                      " is a user objective, which runs on the CPU engines (serial, threads, matrix)");
   if (options.history_every < 0)
     throw ConfigError("--history-every " + std::to_string(options.history_every) + ": must be >= 1");
 }

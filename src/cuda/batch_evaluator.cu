@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cuda/batch_evaluator.hpp"
+#include "cuda/cec_device.cuh"
 #include "cuda/check.hpp"
 #include "degpu/errors.hpp"
 #include "cuda/evaluate_rows.cuh"
@@ -16,7 +17,9 @@ struct BatchEvaluator<T>::Impl {
   int D, max_rows;
   T *rows = nullptr, *shift = nullptr, *f = nullptr;
   cudaStream_t stream = nullptr;
+  std::unique_ptr<CecOnDevice<T>> cec;  // CEC functions: their data and scratch
   ~Impl() {
+    cec.reset();
     cudaFree(rows);
     cudaFree(shift);
     cudaFree(f);
@@ -26,10 +29,12 @@ struct BatchEvaluator<T>::Impl {
 
 template <class T>
 BatchEvaluator<T>::BatchEvaluator(const Problem& problem, int max_rows) : impl_(new Impl{&problem, problem.dim(), max_rows}) {
-  if (!problem.is_builtin())
+  if (!problem.is_builtin() && !problem.cec_data())
     throw ConfigError("problem " + problem.name() + ": user objectives run on the CPU engines (serial, threads, matrix)");
   const std::size_t D = static_cast<std::size_t>(impl_->D);
-  use_device((static_cast<std::size_t>(max_rows) * D + D + max_rows) * sizeof(T));
+  use_device((static_cast<std::size_t>(max_rows) * D + D + max_rows) * sizeof(T) +
+             (problem.cec_data() ? CecOnDevice<T>::bytes(*problem.cec_data(), max_rows) : 0));
+  if (problem.cec_data()) impl_->cec = std::make_unique<CecOnDevice<T>>(*problem.cec_data(), max_rows);
   DEGPU_CUDA_TRY(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking));
   DEGPU_CUDA_TRY(cudaMalloc(&impl_->rows, static_cast<std::size_t>(max_rows) * D * sizeof(T)));
   DEGPU_CUDA_TRY(cudaMalloc(&impl_->f, static_cast<std::size_t>(max_rows) * sizeof(T)));
@@ -49,7 +54,8 @@ void BatchEvaluator<T>::evaluate(const T* rows, int n, T* f) {
   if (n > m.max_rows) throw ConfigError("BatchEvaluator: more rows than allocated");
   const std::size_t D = static_cast<std::size_t>(m.D);
   DEGPU_CUDA_TRY(cudaMemcpyAsync(m.rows, rows, static_cast<std::size_t>(n) * D * sizeof(T), cudaMemcpyHostToDevice, m.stream));
-  launch_evaluate_rows<T>(m.problem->function(), m.rows, m.shift, m.D, n, m.problem->bias(), m.f, m.stream);
+  if (m.cec) m.cec->evaluate(m.rows, n, m.f, m.stream);
+  else launch_evaluate_rows<T>(m.problem->function(), m.rows, m.shift, m.D, n, m.problem->bias(), m.f, m.stream);
   DEGPU_CUDA_TRY(cudaGetLastError());
   DEGPU_CUDA_TRY(cudaMemcpyAsync(f, m.f, static_cast<std::size_t>(n) * sizeof(T), cudaMemcpyDeviceToHost, m.stream));
   DEGPU_CUDA_TRY(cudaStreamSynchronize(m.stream));

@@ -14,6 +14,7 @@
 #include "cuda/device_array.cuh"
 #include "cuda/de_blocks.cuh"
 #include "cuda/engines_cuda.hpp"
+#include "cuda/cec_device.cuh"
 #include "cuda/evaluate_rows.cuh"
 #include "degpu/errors.hpp"
 
@@ -48,16 +49,26 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
   const auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - t0).count(); };
   const ops::Params p = ops::make_params(problem, r, o);
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np);
-  use_device((2 * np * D + 2 * np + 1) * sizeof(T) + ProblemOnDevice<T>::bytes(problem) + np * sizeof(std::uint32_t) + 64);
+  const CecInstance* cec_data = problem.cec_data();
+  use_device((2 * np * D + 2 * np + 1) * sizeof(T) + ProblemOnDevice<T>::bytes(problem) + np * sizeof(std::uint32_t) + 64 +
+             (cec_data ? CecOnDevice<T>::bytes(*cec_data, p.np) : 0));
   DeviceArray<T> x(np * D), trial(np * D), f(np), ftrial(np), best_f(1);
   DeviceArray<std::uint32_t> best(1), ranking(np);
   DeviceArray<unsigned long long> nan_count(1);
   const ProblemOnDevice<T> box(problem);
   const T* o_dev = box.shift;
+  std::unique_ptr<const CecOnDevice<T>> cec;
+  if (cec_data) cec = std::make_unique<const CecOnDevice<T>>(*cec_data, p.np);
+  cudaStream_t stream = 0;
+  // the np rows at rows into values (a warp per row; CEC functions: a thread per row)
+  const auto evaluate = [&](const T* rows, T* values) {
+    if (cec) cec->evaluate(rows, p.np, values, stream);
+    else launch_evaluate_rows<T>(problem.function(), rows, o_dev, p.D, p.np, problem.bias(), values, stream);
+    DEGPU_CUDA_TRY(cudaGetLastError());
+  };
   DEGPU_CUDA_TRY(cudaMemset(nan_count.ptr, 0, sizeof(unsigned long long)));
   const int tpb = gpu_kernels_threads(p.D);
   const unsigned grid = static_cast<unsigned>(np);
-  cudaStream_t stream = 0;
 
   Result res;
   T bf = 0;
@@ -71,8 +82,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
   const auto record = [&](long long g) { res.history.push_back({g, res.evals, static_cast<double>(bf), elapsed()}); };
 
   init_population<T><<<grid, tpb, 0, stream>>>(p, x.ptr, box.lo.ptr, box.hi.ptr);
-  launch_evaluate_rows<T>(problem.function(), x.ptr, o_dev, p.D, p.np, problem.bias(), f.ptr, stream);
-  DEGPU_CUDA_TRY(cudaGetLastError());
+  evaluate(x.ptr, f.ptr);
   read_best();
   res.evals = p.np;
   if (o.history_every > 0) record(0);
@@ -92,8 +102,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
     make_trials<T><<<grid, tpb, 0, stream>>>(p, static_cast<std::uint32_t>(g), x.ptr, best.ptr, pbest ? ranking.ptr : nullptr,
                                              box.lo.ptr, box.hi.ptr, trial.ptr);
     DEGPU_CUDA_TRY(cudaGetLastError());
-    launch_evaluate_rows<T>(problem.function(), trial.ptr, o_dev, p.D, p.np, problem.bias(), ftrial.ptr, stream);
-    DEGPU_CUDA_TRY(cudaGetLastError());
+    evaluate(trial.ptr, ftrial.ptr);
     select_survivors<T><<<grid, tpb, 0, stream>>>(p.D, x.ptr, f.ptr, trial.ptr, ftrial.ptr, nan_count.ptr);
     DEGPU_CUDA_TRY(cudaGetLastError());
     read_best();

@@ -413,7 +413,8 @@ TEST_F(Cli, CecProblems) {
   expect_invalid("run --problem rastrigin --dim 10 --cec-data " + path(""), "--cec-data");
   expect_invalid("run --problem cec2017:f5 --dim 10 --bias 1", "--bias");
   expect_invalid("run --problem cec2017:f2 --dim 10", "cec2017:f2");
-  expect_invalid("run --problem cec2017:f5 --dim 10 --engine gpu", "is a CEC suite function, which runs on the CPU engines");
+  expect_invalid("run --problem cec2017:f5 --dim 10 --engine gpu", "is a CEC suite function, which runs on serial, threads");
+  expect_invalid("run --problem cec2017:f5 --dim 10 --engine gpu-fused", "is a CEC suite function");
   expect_invalid("eval --problem cec2017:f5 --dim 7 --cec-data " + path(""), "shift_data_5.txt: cannot open");
   write("shift_data_5.txt", "1 2 3 4 5 6 7 8\n");
   expect_invalid("eval --problem cec2017:f5 --dim 7 --cec-data " + path(""), "M_5_D7.txt: cannot open");

@@ -1,0 +1,61 @@
+// CEC 2017 / 2014 functions on the GPU (gpu-eval, gpu-kernels): the instance's data on the device and a
+// thread per individual running the same code as the CPU (degpu/functions/cec.hpp), with its scratch
+// (the official code's y and z) in global memory. docs/CEC.md.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "cuda/device_array.cuh"
+#include "degpu/functions/cec.hpp"
+#include "problems/cec_data.hpp"
+
+namespace degpu::cuda {
+
+template <class T>
+__global__ void evaluate_cec_rows(cec::View<T> v, const T* __restrict__ x, int n, T* __restrict__ f,
+                                  T* __restrict__ work) {
+  const long long row = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (row >= n) return;
+  const std::size_t D = static_cast<std::size_t>(v.D);
+  f[row] = static_cast<T>(cec::evaluate<T>(v, x + row * D, work + row * static_cast<std::size_t>(cec::work_size(v.D))));
+}
+
+// One CEC instance on the device, with scratch for `max_rows` individuals evaluated at once.
+template <class T>
+struct CecOnDevice {
+  DeviceArray<T> shift, M, work;
+  DeviceArray<int> shuffle;
+  cec::View<T> view;
+  int max_rows;
+
+  CecOnDevice(const CecInstance& c, int rows)
+      : shift(c.shift.size()), M(c.M.size()), work(static_cast<std::size_t>(rows) * cec::work_size(c.D)),
+        shuffle(c.shuffle.size()), view(c.view<T>()), max_rows(rows) {
+    upload(shift.ptr, c.shift);
+    upload(M.ptr, c.M);
+    if (!c.shuffle.empty())
+      DEGPU_CUDA_TRY(cudaMemcpy(shuffle.ptr, c.shuffle.data(), c.shuffle.size() * sizeof(int), cudaMemcpyHostToDevice));
+    view.shift = shift.ptr;
+    view.M = M.ptr;
+    view.shuffle = c.shuffle.empty() ? nullptr : shuffle.ptr;
+  }
+  static std::size_t bytes(const CecInstance& c, int rows) {
+    return (c.shift.size() + c.M.size() + static_cast<std::size_t>(rows) * cec::work_size(c.D)) * sizeof(T) +
+           c.shuffle.size() * sizeof(int);
+  }
+  // f[k] = f(x row k) for k < n <= max_rows, on `stream`.
+  void evaluate(const T* x, int n, T* f, cudaStream_t stream) const {
+    if (n > max_rows) throw ConfigError("CecOnDevice: more rows than allocated");
+    constexpr int kBlock = 128;
+    evaluate_cec_rows<T><<<(n + kBlock - 1) / kBlock, kBlock, 0, stream>>>(view, x, n, f, work.ptr);
+    DEGPU_CUDA_TRY(cudaGetLastError());
+  }
+
+ private:
+  static void upload(T* dst, const std::vector<double>& src) {
+    const std::vector<T> v(src.begin(), src.end());
+    DEGPU_CUDA_TRY(cudaMemcpy(dst, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
+};
+
+}  // namespace degpu::cuda
