@@ -4,7 +4,11 @@
 // configuration ranked together per function. Writes results.json, trials.csv, summary.md and a plot per
 // function (fNN.png: final error against wall-clock time) into --out (each file through a temporary,
 // renamed into place) and prints summary.md. docs/BENCH.md.
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
