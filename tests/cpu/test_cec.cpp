@@ -15,19 +15,12 @@
 #include "degpu/problem.hpp"
 #include "degpu/rng.hpp"
 #include "problems/cec_data.hpp"
+#include "../cec_points.hpp"
 
 namespace fs = std::filesystem;
 using degpu::cec::Suite;
 
 namespace {
-
-// ../shared/data (or DEGPU_SHARED_DATA, or the copy scripts/gpu-check.sh carries); empty when absent.
-std::string shared_data() {
-  if (const char* e = std::getenv("DEGPU_SHARED_DATA")) return e;
-  for (const char* p : {DEGPU_SOURCE_DIR "/../shared/data", DEGPU_SOURCE_DIR "/.gpu-deps/data"})
-    if (fs::is_directory(fs::path(p) / "cec2017" / "input_data")) return p;
-  return "";
-}
 
 degpu::Problem cec_problem(const std::string& name, int D, const std::string& data = "",
                            std::optional<degpu::ShiftSpec> shift = std::nullopt) {
@@ -37,25 +30,6 @@ degpu::Problem cec_problem(const std::string& name, int D, const std::string& da
   s.cec_data = data;
   s.shift = shift;
   return degpu::make_problem(s);
-}
-
-// The README's test points: the shift, x_j = 10 sin(j + 1), and x_j = -100 + 200 u_j from its LCG.
-std::vector<double> point(const std::string& dir, int F, int D, const std::string& name) {
-  std::vector<double> x(D);
-  if (name == "shift") {
-    std::ifstream in(dir + "/shift_data_" + std::to_string(F) + ".txt");
-    for (double& v : x) in >> v;
-  } else if (name == "sin1") {
-    for (int j = 0; j < D; ++j) x[j] = 10 * std::sin(j + 1.0);
-  } else {
-    const std::uint64_t K = std::stoull(name.substr(3));
-    std::uint64_t state = 1000003ull * K + 7919ull * D + F;
-    for (int j = 0; j < D; ++j) {
-      state = state * 6364136223846793005ull + 1442695040888963407ull;
-      x[j] = -100 + 200 * (static_cast<double>(state >> 11) / 9007199254740992.0);
-    }
-  }
-  return x;
 }
 
 struct Ref {
@@ -86,7 +60,7 @@ void check_reference_values(const std::string& suite) {
     const degpu::Problem p = cec_problem(suite + ":f" + std::to_string(fn), dim, dir);
     EXPECT_EQ(p.optimum_f(), 100.0 * fn);
     for (const Ref& r : refs) {
-      const std::vector<double> x = point(dir, fn, dim, r.point);
+      const std::vector<double> x = cec_point(dir, fn, dim, r.point);
       const std::vector<float> xf(x.begin(), x.end());
       const double fd = p.evaluate<double>(x.data()), ff = p.evaluate<float>(xf.data());
       EXPECT_LE(std::fabs(fd - r.f), 1e-9 * std::fabs(r.f)) << suite << " F" << fn << " D" << dim << " " << r.point;

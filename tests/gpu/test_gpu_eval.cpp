@@ -12,6 +12,7 @@
 #include "cuda/batch_evaluator.hpp"
 #include "degpu/devices.hpp"
 #include "gpu_test_util.hpp"
+#include "../cec_points.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/run.hpp"
 
@@ -76,18 +77,6 @@ TEST(GpuEval, UserObjectivesAreRefused) {
   EXPECT_THROW(minimize(p, DEConfig{}, StopCriteria{}, o), ConfigError);
 }
 
-namespace {
-
-// ../shared/data, or the copy scripts/gpu-check.sh carries (.gpu-deps/data); empty when absent.
-std::string shared_data() {
-  if (const char* e = std::getenv("DEGPU_SHARED_DATA")) return e;
-  for (const char* p : {DEGPU_SOURCE_DIR "/../shared/data", DEGPU_SOURCE_DIR "/.gpu-deps/data"})
-    if (std::filesystem::is_directory(std::filesystem::path(p) / "cec2017" / "input_data")) return p;
-  return "";
-}
-
-}  // namespace
-
 // Every official CEC 2017 / 2014 reference value on the GPU (a thread per individual, the CPU's code):
 // relative 1e-9 in double, 1e-4 in float, as on the CPU (tests/cpu/test_cec.cpp).
 TEST(GpuEval, CecReferenceValues) {
@@ -116,20 +105,8 @@ TEST(GpuEval, CecReferenceValues) {
       const int n = static_cast<int>(refs.size());
       std::vector<double> x(static_cast<std::size_t>(n) * dim), fd(n);
       for (int k = 0; k < n; ++k) {
-        double* xk = x.data() + static_cast<std::size_t>(k) * dim;
-        const std::string& name = refs[k].first;
-        if (name == "shift") {
-          std::ifstream sh(dir + "/shift_data_" + std::to_string(fn) + ".txt");
-          for (int j = 0; j < dim; ++j) sh >> xk[j];
-        } else if (name == "sin1") {
-          for (int j = 0; j < dim; ++j) xk[j] = 10 * std::sin(j + 1.0);
-        } else {
-          std::uint64_t st = 1000003ull * std::stoull(name.substr(3)) + 7919ull * dim + fn;
-          for (int j = 0; j < dim; ++j) {
-            st = st * 6364136223846793005ull + 1442695040888963407ull;
-            xk[j] = -100 + 200 * (static_cast<double>(st >> 11) / 9007199254740992.0);
-          }
-        }
+        const std::vector<double> xk = cec_point(dir, fn, dim, refs[k].first);
+        std::copy(xk.begin(), xk.end(), x.begin() + static_cast<std::ptrdiff_t>(k) * dim);
       }
       std::vector<float> xf(x.begin(), x.end()), ff(n);
       cuda::BatchEvaluator<double>(p, n).evaluate(x.data(), n, fd.data());
