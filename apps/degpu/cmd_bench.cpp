@@ -79,11 +79,8 @@ std::vector<Config> read_configs(const std::string& path) {
         else if (key == "p") c.de.p = parse_number(opt, value);
         else if (key == "repair") c.de.repair = parse_repair(value);
         else if (key == "precision") c.o.precision = parse_precision(value);
-        else if (key == "threads") {
-          const long long n = parse_integer(opt, value);
-          if (n < 1 || n > 4096) throw ConfigError(opt + " " + value + ": must be in [1, 4096]");
-          c.o.threads = static_cast<int>(n);
-        } else {
+        else if (key == "threads") c.o.threads = parse_threads(value);
+        else {
           throw ConfigError("unknown key '" + key + "' (known: " + kKeys + ")");
         }
       }
@@ -138,10 +135,7 @@ int bench_janssen(const BenchArgs& a) {
   const std::vector<std::string> functions = function_list(a.functions);
   StopCriteria stop;
   stop.max_evals = 100000LL * D;  // section 7.3.4: 5,000,000 at D 50, 10,000,000 at D 100
-  if (!a.max_evals.empty()) {
-    stop.max_evals = parse_integer("--max-evals", a.max_evals);
-    if (*stop.max_evals < 1) throw ConfigError("--max-evals " + a.max_evals + ": must be positive");
-  }
+  if (!a.max_evals.empty()) stop.max_evals = parse_max_evals(a.max_evals);
   stop.target_error = 1e-8;
   const std::uint64_t seed = parse_seed("--seed", a.seed);
   const std::string out = a.out.empty() ? "janssen-d" + std::to_string(D) : a.out;

@@ -145,21 +145,14 @@ int run(const RunArgs& a) {
   de.repair = parse_repair(a.repair);
 
   StopCriteria stop;
-  if (!a.max_evals.empty()) {
-    stop.max_evals = parse_integer("--max-evals", a.max_evals);
-    if (*stop.max_evals < 1) throw ConfigError("--max-evals " + a.max_evals + ": must be positive");
-  }
+  if (!a.max_evals.empty()) stop.max_evals = parse_max_evals(a.max_evals);
   if (!a.max_gens.empty()) stop.max_gens = parse_integer("--max-gens", a.max_gens);
   if (!a.target_error.empty()) stop.target_error = parse_number("--target-error", a.target_error);
   if (!a.max_time.empty()) stop.max_time_s = parse_number("--max-time", a.max_time);
 
   RunOptions o;
   o.engine = parse_engine(a.engine);
-  if (!a.threads.empty()) {
-    const long long t = parse_integer("--threads", a.threads);
-    if (t < 1 || t > 4096) throw ConfigError("--threads " + a.threads + ": must be in [1, 4096]");
-    o.threads = static_cast<int>(t);
-  }
+  if (!a.threads.empty()) o.threads = parse_threads(a.threads);
   o.precision = parse_precision(a.precision);
   o.seed = parse_seed("--seed", a.seed);
   const long long max_trials = rng::kMaxTrials;

@@ -94,4 +94,16 @@ int parse_trials(const std::string& text) {
   return static_cast<int>(n);
 }
 
+int parse_threads(const std::string& text) {
+  const long long t = parse_integer("--threads", text);
+  if (t < 1 || t > 4096) throw ConfigError("--threads " + text + ": must be in [1, 4096]");
+  return static_cast<int>(t);
+}
+
+long long parse_max_evals(const std::string& text) {
+  const long long n = parse_integer("--max-evals", text);
+  if (n < 1) throw ConfigError("--max-evals " + text + ": must be positive");
+  return n;
+}
+
 }  // namespace degpu::cli

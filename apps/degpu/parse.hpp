@@ -21,5 +21,9 @@ ShiftSpec parse_shift(const std::string& text);
 void parse_strategy_and_np(const std::string& strategy, const std::string& np, DEConfig& de);
 // --trials N: in [1, rng::kMaxTrials].
 int parse_trials(const std::string& text);
+// --threads N: in [1, 4096].
+int parse_threads(const std::string& text);
+// --max-evals N: positive.
+long long parse_max_evals(const std::string& text);
 
 }  // namespace degpu::cli

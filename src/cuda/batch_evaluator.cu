@@ -39,9 +39,8 @@ BatchEvaluator<T>::BatchEvaluator(const Problem& problem, int max_rows) : impl_(
   DEGPU_CUDA_TRY(cudaMalloc(&impl_->rows, static_cast<std::size_t>(max_rows) * D * sizeof(T)));
   DEGPU_CUDA_TRY(cudaMalloc(&impl_->f, static_cast<std::size_t>(max_rows) * sizeof(T)));
   if (!problem.shift().empty()) {
-    std::vector<T> o(problem.shift().begin(), problem.shift().end());
     DEGPU_CUDA_TRY(cudaMalloc(&impl_->shift, D * sizeof(T)));
-    DEGPU_CUDA_TRY(cudaMemcpy(impl_->shift, o.data(), D * sizeof(T), cudaMemcpyHostToDevice));
+    upload_as(impl_->shift, problem.shift());
   }
 }
 

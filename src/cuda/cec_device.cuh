@@ -31,8 +31,8 @@ struct CecOnDevice {
   CecOnDevice(const CecInstance& c, int rows)
       : shift(c.shift.size()), M(c.M.size()), work(static_cast<std::size_t>(rows) * cec::work_size(c.D)),
         shuffle(c.shuffle.size()), view(c.view<T>()), max_rows(rows) {
-    upload(shift.ptr, c.shift);
-    upload(M.ptr, c.M);
+    upload_as(shift.ptr, c.shift);
+    upload_as(M.ptr, c.M);
     if (!c.shuffle.empty())
       DEGPU_CUDA_TRY(cudaMemcpy(shuffle.ptr, c.shuffle.data(), c.shuffle.size() * sizeof(int), cudaMemcpyHostToDevice));
     view.shift = shift.ptr;
@@ -49,12 +49,6 @@ struct CecOnDevice {
     constexpr int kBlock = 128;
     evaluate_cec_rows<T><<<(n + kBlock - 1) / kBlock, kBlock, 0, stream>>>(view, x, n, f, work.ptr);
     DEGPU_CUDA_TRY(cudaGetLastError());
-  }
-
- private:
-  static void upload(T* dst, const std::vector<double>& src) {
-    const std::vector<T> v(src.begin(), src.end());
-    DEGPU_CUDA_TRY(cudaMemcpy(dst, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
   }
 };
 

@@ -21,7 +21,15 @@ struct DeviceArray {
   DeviceArray& operator=(const DeviceArray&) = delete;
 };
 
-// A built-in problem's box and shift on the device. ConfigError for a user objective (CPU engines only).
+// src (double, host) copied to the device at dst as T.
+template <class T>
+void upload_as(T* dst, const std::vector<double>& src) {
+  const std::vector<T> v(src.begin(), src.end());
+  DEGPU_CUDA_TRY(cudaMemcpy(dst, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+}
+
+// A problem's box and (built-in functions) shift on the device; CEC functions keep their data in
+// CecOnDevice (cec_device.cuh). ConfigError for a user objective (CPU engines only).
 template <class T>
 struct ProblemOnDevice {
   std::size_t D;
@@ -29,10 +37,10 @@ struct ProblemOnDevice {
   const T* shift = nullptr;  // nullptr: unshifted
   explicit ProblemOnDevice(const Problem& problem)
       : D(check(problem)), lo(D), hi(D), shift_storage(problem.shift().size()) {
-    upload(lo, problem.lower());
-    upload(hi, problem.upper());
+    upload_as(lo.ptr, problem.lower());
+    upload_as(hi.ptr, problem.upper());
     if (!problem.shift().empty()) {
-      upload(shift_storage, problem.shift());
+      upload_as(shift_storage.ptr, problem.shift());
       shift = shift_storage.ptr;
     }
   }
@@ -44,10 +52,6 @@ struct ProblemOnDevice {
       throw ConfigError("problem " + problem.name() +
                         ": user objectives run on the CPU engines (serial, threads, matrix)");
     return static_cast<std::size_t>(problem.dim());
-  }
-  static void upload(DeviceArray<T>& dst, const std::vector<double>& src) {
-    const std::vector<T> v(src.begin(), src.end());
-    DEGPU_CUDA_TRY(cudaMemcpy(dst.ptr, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
   }
 };
 

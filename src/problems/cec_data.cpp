@@ -4,64 +4,15 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <numeric>
-#include <sstream>
 #include <utility>
 
 #include "degpu/errors.hpp"
 #include "degpu/rng.hpp"
+#include "problems/token_file.hpp"
 
 namespace degpu {
 namespace {
-
-// A file read token by token, knowing the line of the last token.
-class TokenFile {
- public:
-  explicit TokenFile(std::string path) : path_(std::move(path)), in_(path_) {
-    if (!in_) throw DataError(path_ + ": cannot open: " + std::strerror(errno));
-  }
-  const std::string& path() const { return path_; }
-  long line() const { return line_; }
-  // The next line's tokens (false at the end of the file).
-  bool next_line(std::vector<std::string>& tokens) {
-    std::string l;
-    if (!std::getline(in_, l)) return false;
-    ++line_;
-    tokens.clear();
-    std::istringstream s(l);
-    for (std::string t; s >> t;) tokens.push_back(t);
-    return true;
-  }
-  // The next token, across lines (false at the end of the file).
-  bool next(std::string& tok) {
-    while (pos_ >= cur_.size()) {
-      if (!next_line(cur_)) return false;
-      pos_ = 0;
-    }
-    tok = cur_[pos_++];
-    return true;
-  }
-  [[noreturn]] void fail(const std::string& what) const {
-    throw DataError(path_ + ":" + std::to_string(line_) + ": " + what);
-  }
-  double number(const std::string& tok) const {
-    char* end = nullptr;
-    errno = 0;
-    const double v = std::strtod(tok.c_str(), &end);
-    if (end != tok.c_str() + tok.size() || !std::isfinite(v) || errno == ERANGE)
-      fail("expected a number, got '" + tok + "'");
-    return v;
-  }
-
- private:
-  std::string path_;
-  std::ifstream in_;
-  long line_ = 0;
-  std::vector<std::string> cur_;
-  std::size_t pos_ = 0;
-};
 
 std::string file_in(const std::string& dir, const std::string& name) {
   return dir.empty() || dir.back() == '/' ? dir + name : dir + "/" + name;
@@ -116,7 +67,7 @@ std::vector<int> read_shuffles(TokenFile& f, int count, int D) {
 }
 
 void check(cec::Suite suite, int fn, int D) {
-  const std::string name = std::string(suite == cec::Suite::cec2017 ? "cec2017" : "cec2014") + ":f" + std::to_string(fn);
+  const std::string name = suite_name(suite) + ":f" + std::to_string(fn);
   if (!cec::defined(suite, fn)) throw ConfigError("problem " + name + ": not a function of the suite");
   if (D < 2) throw ConfigError("--dim " + std::to_string(D) + ": " + name + " needs at least 2");
 }
@@ -127,6 +78,8 @@ void finish(CecInstance& c) {
 }
 
 }  // namespace
+
+std::string suite_name(cec::Suite s) { return s == cec::Suite::cec2017 ? "cec2017" : "cec2014"; }
 
 std::shared_ptr<const CecInstance> load_cec(cec::Suite suite, int fn, int D, const std::string& dir) {
   check(suite, fn, D);

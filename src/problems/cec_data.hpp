@@ -46,6 +46,13 @@ struct ProblemSpec;
 class Problem;
 struct ProblemInfo;
 
+// "cec2017" or "cec2014", as the problem names spell the suite.
+std::string suite_name(cec::Suite s);
+
+// Where f = f* (the problem's optimum_x when it lies in the box): the first shift, but o + M^T 1 for the
+// official Levy function (CEC 2017 F9, docs/CEC.md).
+std::vector<double> cec_optimum_x(const CecInstance& c);
+
 // f(x) of a CEC instance in T (work: thread-local scratch); the problem layer's evaluation.
 template <class T>
 T evaluate_cec(const CecInstance& c, const T* x);

@@ -61,8 +61,6 @@ const char* title(cec::Suite s, int fn) {
   return cec2017_title(fn);
 }
 
-std::string suite_name(cec::Suite s) { return s == cec::Suite::cec2017 ? "cec2017" : "cec2014"; }
-
 // Table 2 of 001_4fa57c347dbcd9f9.txt: the ten functions of the GPU benchmark.
 constexpr Named kJanssen[10] = {{cec::Suite::cec2017, 3},  {cec::Suite::cec2017, 4},  {cec::Suite::cec2017, 5},
                                 {cec::Suite::cec2017, 10}, {cec::Suite::cec2014, 18}, {cec::Suite::cec2017, 16},
@@ -163,29 +161,15 @@ T evaluate_cec(const CecInstance& c, const T* x) {
 template float evaluate_cec<float>(const CecInstance&, const float*);
 template double evaluate_cec<double>(const CecInstance&, const double*);
 
-Problem Problem::cec(std::shared_ptr<const CecInstance> data, std::string name, std::vector<double> lower,
-                     std::vector<double> upper) {
-  if (!data) throw ConfigError("problem " + name + ": no data");
-  const int D = data->D;
-  if (static_cast<int>(lower.size()) != D || static_cast<int>(upper.size()) != D)
-    throw ConfigError("bounds: " + std::to_string(lower.size()) + " values for --dim " + std::to_string(D));
-  // The user-objective constructor checks the box; the placeholder objective is dropped at once (a CEC
-  // problem evaluates through cec_).
-  Problem p(name, std::move(lower), std::move(upper), [](std::span<const double>) { return 0.0; });
-  p.objective_ = nullptr;
-  p.bias_ = cec::optimum(data->suite, data->fn);
-  // The optimum: the (first) shift, where every function but the Levy function (F9) has f = f*; the
-  // official Levy has no +1 in w = 1 + (z - 1) / 4, so its optimum is at z = M (x - o) = (1, ..., 1).
-  std::vector<double> x(data->shift.begin(), data->shift.begin() + D);
-  if (data->suite == cec::Suite::cec2017 && data->fn == 9)
+std::vector<double> cec_optimum_x(const CecInstance& c) {
+  // The (first) shift, where every function but the Levy function (F9) has f = f*; the official Levy has
+  // no +1 in w = 1 + (z - 1) / 4, so its optimum is at z = M (x - o) = (1, ..., 1).
+  const int D = c.D;
+  std::vector<double> x(c.shift.begin(), c.shift.begin() + D);
+  if (c.suite == cec::Suite::cec2017 && c.fn == 9)
     for (int r = 0; r < D; ++r)
-      for (int j = 0; j < D; ++j) x[j] += data->M[static_cast<std::size_t>(r) * D + j];  // o + M^T 1
-  bool inside = true;
-  for (int j = 0; j < D; ++j) inside = inside && x[j] >= p.lower_[j] && x[j] <= p.upper_[j];
-  p.optimum_f_ = p.bias_;  // f* is the suite's, wherever the box puts the optimum
-  if (inside) p.optimum_x_ = std::move(x);
-  p.cec_ = std::move(data);
-  return p;
+      for (int j = 0; j < D; ++j) x[j] += c.M[static_cast<std::size_t>(r) * D + j];  // o + M^T 1
+  return x;
 }
 
 std::string Problem::data_source() const { return cec_ ? cec_->source : std::string(); }

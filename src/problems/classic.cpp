@@ -1,4 +1,4 @@
-// Problem: construction, evaluation of built-in functions and user objectives, and the name registry.
+// Problem: construction, evaluation of built-in and CEC functions and user objectives, and the name registry.
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -10,6 +10,7 @@
 #include "degpu/problem.hpp"
 #include "degpu/rng.hpp"
 #include "problems/cec_data.hpp"
+#include "problems/token_file.hpp"
 
 namespace degpu {
 namespace {
@@ -30,6 +31,12 @@ void check_box(const std::vector<double>& lo, const std::vector<double>& hi) {
     if (!(lo[j] < hi[j]))
       throw ConfigError("--bounds " + num(lo[j]) + ":" + num(hi[j]) + ": LO must be below HI");
   }
+}
+
+bool inside_box(const std::vector<double>& x, const std::vector<double>& lo, const std::vector<double>& hi) {
+  for (std::size_t j = 0; j < x.size(); ++j)
+    if (!(x[j] >= lo[j] && x[j] <= hi[j])) return false;
+  return true;
 }
 
 struct Alias {
@@ -96,12 +103,29 @@ Problem Problem::builtin(fn::Classic function, int dim, std::vector<double> lowe
   p.shift_f_.assign(p.shift_.begin(), p.shift_.end());
   p.bias_ = bias;
   std::vector<double> x = p.shift_.empty() ? std::vector<double>(dim, 0.0) : p.shift_;
-  bool inside = true;
-  for (int j = 0; j < dim; ++j) inside = inside && x[j] >= p.lower_[j] && x[j] <= p.upper_[j];
-  if (inside) {
+  if (inside_box(x, p.lower_, p.upper_)) {
     p.optimum_f_ = bias;
     p.optimum_x_ = std::move(x);
   }
+  return p;
+}
+
+Problem Problem::cec(std::shared_ptr<const CecInstance> data, std::string name, std::vector<double> lower,
+                     std::vector<double> upper) {
+  if (!data) throw ConfigError("problem " + name + ": no data");
+  const int D = data->D;
+  if (static_cast<int>(lower.size()) != D || static_cast<int>(upper.size()) != D)
+    throw ConfigError("bounds: " + std::to_string(lower.size()) + " values for --dim " + std::to_string(D));
+  check_box(lower, upper);
+  Problem p;
+  p.name_ = std::move(name);
+  p.lower_ = std::move(lower);
+  p.upper_ = std::move(upper);
+  p.bias_ = cec::optimum(data->suite, data->fn);
+  p.optimum_f_ = p.bias_;  // f* is the suite's, wherever the box puts the optimum
+  std::vector<double> x = cec_optimum_x(*data);
+  if (inside_box(x, p.lower_, p.upper_)) p.optimum_x_ = std::move(x);
+  p.cec_ = std::move(data);
   return p;
 }
 
@@ -130,27 +154,12 @@ template float Problem::evaluate<float>(const float*) const;
 template double Problem::evaluate<double>(const double*) const;
 
 std::vector<double> read_numbers(const std::string& path, std::size_t need) {
-  std::ifstream in(path);
-  if (!in) throw DataError(path + ": cannot open: " + std::strerror(errno));
+  TokenFile in(path);
   std::vector<double> out;
-  std::string line;
-  long lineno = 0;
-  while (out.size() < need && std::getline(in, line)) {
-    ++lineno;
-    std::istringstream tokens(line);
-    std::string tok;
-    while (out.size() < need && tokens >> tok) {
-      char* end = nullptr;
-      errno = 0;
-      const double v = std::strtod(tok.c_str(), &end);
-      if (end != tok.c_str() + tok.size() || !std::isfinite(v) || errno == ERANGE)
-        throw DataError(path + ":" + std::to_string(lineno) + ": expected a number, got '" + tok + "'");
-      out.push_back(v);
-    }
-  }
+  std::string tok;
+  while (out.size() < need && in.next(tok)) out.push_back(in.number(tok));
   if (out.size() < need)
-    throw DataError(path + ":" + std::to_string(lineno) + ": holds " + std::to_string(out.size()) + " numbers, " +
-                    std::to_string(need) + " needed");
+    in.fail("holds " + std::to_string(out.size()) + " numbers, " + std::to_string(need) + " needed");
   return out;
 }
 
