@@ -169,6 +169,20 @@ TEST(CecGenerator, OptimumAndLowerBoundAtEveryDimension) {
   }
 }
 
+// --bounds: the box is the user's; f* stays the suite's, and the optimum is reported only inside the box.
+TEST(CecProblems, BoundsKeepFStar) {
+  degpu::ProblemSpec s;
+  s.name = "cec2017:f5";
+  s.dim = 10;
+  s.bounds = std::pair<double, double>{90, 100};  // the generated shift lies in [-80, 80]
+  const degpu::Problem p = degpu::make_problem(s);
+  EXPECT_EQ(p.lower()[0], 90);
+  EXPECT_EQ(p.optimum_f(), 500.0);
+  EXPECT_FALSE(p.optimum_x().has_value());
+  s.bounds = std::pair<double, double>{1, -1};
+  EXPECT_THROW(degpu::make_problem(s), degpu::ConfigError);
+}
+
 TEST(CecGenerator, ShiftOptionPicksTheSeedOnly) {
   std::vector<double> x(10, 3.0);
   const degpu::Problem a = cec_problem("cec2017:f5", 10), b = cec_problem("cec2017:f5", 10, "", degpu::ShiftSpec{degpu::ShiftSpec::Kind::random, 7, {}});

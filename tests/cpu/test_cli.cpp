@@ -412,6 +412,10 @@ TEST_F(Cli, CecProblems) {
   expect_invalid("run --problem cec2017:f5 --dim 10 --cec-data " + path("none"), "--cec-data " + path("none") + ": not a folder");
   expect_invalid("run --problem rastrigin --dim 10 --cec-data " + path(""), "--cec-data");
   expect_invalid("run --problem cec2017:f5 --dim 10 --bias 1", "--bias");
+  expect_invalid("run --problem cec2017:f5 --dim 10 --cec2014-data " + path(""), "--cec2014-data: problem cec2017:f5 is a CEC 2017 function");
+  expect_invalid("run --problem sphere --dim 10 --cec2014-data " + path(""), "reads no CEC data");
+  expect_invalid("run --problem janssen:f05 --dim 10 --cec-data " + path(""), "give both folders");
+  expect_invalid("run --problem cec2014:f18 --dim 10 --cec2014-data " + path("none"), "--cec2014-data " + path("none") + ": not a folder");
   expect_invalid("run --problem cec2017:f2 --dim 10", "cec2017:f2");
   expect_invalid("run --problem cec2017:f5 --dim 10 --engine gpu", "is a CEC suite function, which runs on serial, threads");
   expect_invalid("run --problem cec2017:f5 --dim 10 --engine gpu-fused", "is a CEC suite function");
