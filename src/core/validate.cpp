@@ -83,9 +83,9 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
                       ": the serial engine runs on one thread (use --engine threads or matrix)");
   // auto is checked as what it runs: never a CUDA engine for a user objective.
   const Engine engine = resolve_engine(options.engine, problem, de);
-  if (is_cuda_engine(engine) && de.algorithm == Algorithm::jde)
+  if ((engine == Engine::gpu_fused || engine == Engine::gpu) && de.algorithm == Algorithm::jde)
     throw ConfigError("--engine " + std::string(engine_name(engine)) +
-                      ": --algorithm jde runs on the CPU engines for now (serial, threads, matrix)");
+                      ": --algorithm jde runs on serial, threads, matrix, gpu-eval and gpu-kernels for now");
   if (problem.cec_data() && (engine == Engine::gpu_fused || engine == Engine::gpu))
     throw ConfigError("--engine " + std::string(engine_name(engine)) + ": problem " + problem.name() +
                       " is a CEC suite function, which runs on serial, threads, matrix, gpu-eval and gpu-kernels for now");

@@ -28,13 +28,13 @@ __global__ void init_population(ops::Params p, T* x, const T* lo, const T* hi) {
 template <class T>
 __global__ void make_trials(ops::Params p, std::uint32_t g, const T* __restrict__ x, const std::uint32_t* best,
                             const std::uint32_t* ranking, const T* __restrict__ lo, const T* __restrict__ hi,
-                            T* __restrict__ trial) {
-  block_make_trial(p, g, blockIdx.x, x, best, ranking, lo, hi, trial);
+                            T* __restrict__ trial, JdeArrays jde) {
+  block_make_trial(p, g, blockIdx.x, x, best, ranking, lo, hi, trial, jde);
 }
 template <class T>
 __global__ void select_survivors(int D, T* __restrict__ x, T* __restrict__ f, const T* __restrict__ trial,
-                                 const T* __restrict__ ftrial, unsigned long long* nan_count) {
-  block_select(D, blockIdx.x, x, f, trial, ftrial, nan_count);
+                                 const T* __restrict__ ftrial, unsigned long long* nan_count, JdeArrays jde) {
+  block_select(D, blockIdx.x, x, f, trial, ftrial, nan_count, jde);
 }
 constexpr int kBestThreads = 1024;
 template <class T>
@@ -51,10 +51,20 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np);
   const CecInstance* cec_data = problem.cec_data();
   use_device((2 * np * D + 2 * np + 1) * sizeof(T) + ProblemOnDevice<T>::bytes(problem) + np * sizeof(std::uint32_t) + 64 +
+             (p.jde ? 4 * np * sizeof(double) : 0) +
              (cec_data ? CecOnDevice<T>::bytes(*cec_data, p.np) : 0));
   DeviceArray<T> x(np * D), trial(np * D), f(np), ftrial(np), best_f(1);
   DeviceArray<std::uint32_t> best(1), ranking(np);
   DeviceArray<unsigned long long> nan_count(1);
+  // jDE: every individual starts at F.lo, CR.lo (as the CPU driver's Population)
+  DeviceArray<double> jde_store(p.jde ? 4 * np : 0);
+  JdeArrays jde;
+  if (p.jde) {
+    jde = JdeArrays{jde_store.ptr, jde_store.ptr + np, jde_store.ptr + 2 * np, jde_store.ptr + 3 * np};
+    const std::vector<double> F0(np, p.F.lo), CR0(np, p.CR.lo);
+    DEGPU_CUDA_TRY(cudaMemcpy(jde.Fi, F0.data(), np * sizeof(double), cudaMemcpyHostToDevice));
+    DEGPU_CUDA_TRY(cudaMemcpy(jde.CRi, CR0.data(), np * sizeof(double), cudaMemcpyHostToDevice));
+  }
   const ProblemOnDevice<T> box(problem);
   const T* o_dev = box.shift;
   std::unique_ptr<const CecOnDevice<T>> cec;
@@ -100,10 +110,10 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
       DEGPU_CUDA_TRY(cudaMemcpy(ranking.ptr, rank_h.data(), np * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
     }
     make_trials<T><<<grid, tpb, 0, stream>>>(p, static_cast<std::uint32_t>(g), x.ptr, best.ptr, pbest ? ranking.ptr : nullptr,
-                                             box.lo.ptr, box.hi.ptr, trial.ptr);
+                                             box.lo.ptr, box.hi.ptr, trial.ptr, jde);
     DEGPU_CUDA_TRY(cudaGetLastError());
     evaluate(trial.ptr, ftrial.ptr);
-    select_survivors<T><<<grid, tpb, 0, stream>>>(p.D, x.ptr, f.ptr, trial.ptr, ftrial.ptr, nan_count.ptr);
+    select_survivors<T><<<grid, tpb, 0, stream>>>(p.D, x.ptr, f.ptr, trial.ptr, ftrial.ptr, nan_count.ptr, jde);
     DEGPU_CUDA_TRY(cudaGetLastError());
     read_best();
     res.evals += p.np;

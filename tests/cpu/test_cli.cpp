@@ -436,7 +436,8 @@ TEST_F(Cli, JdeAlgorithm) {
   expect_invalid(kRun + " --algorithm jade", "--algorithm jade");
   expect_invalid(kRun + " --algorithm jde --F 0.3:0.9", "--algorithm jde");
   expect_invalid(kRun + " --algorithm jde --dither individual", "--dither individual");
-  expect_invalid(kRun + " --algorithm jde --engine gpu", "--algorithm jde runs on the CPU engines");
+  expect_invalid(kRun + " --algorithm jde --engine gpu", "--algorithm jde runs on serial, threads, matrix, gpu-eval and gpu-kernels");
+  expect_invalid(kRun + " --algorithm jde --engine gpu-fused", "--algorithm jde runs on serial");
 }
 
 // degpu bench janssen: every trial of every configuration in the JSON and CSV, the ranking in the
