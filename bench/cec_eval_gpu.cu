@@ -1,7 +1,9 @@
 // Evaluations per second of the CEC functions on the GPU, device-resident rows, as gpu-eval and
-// gpu-kernels evaluate them (a thread per individual running the CPU's code: cuda/cec_device.cuh).
+// gpu-kernels evaluate them (cuda/cec_device.cuh): rotations as matrix products then a thread per
+// individual ("product", the default; "rotate_only" times the products alone), or the rotations inside
+// each thread as on the CPU ("per_thread").
 // The janssen functions (generated data) at D, populations N = 10^3 .. 10^5, float and double.
-// usage: degpu_cec_eval_gpu [D]   -> one JSON line per (function, precision, N)
+// usage: degpu_cec_eval_gpu [D] [per_thread]   -> one JSON line per (function, precision, N)
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -14,9 +16,10 @@
 #include "degpu/problem.hpp"
 
 template <class T>
-void measure(const degpu::Problem& p, int N) {
+void measure(const degpu::Problem& p, int N, bool per_thread) {
   const int D = p.dim();
-  degpu::cuda::CecOnDevice<T> dev(*p.cec_data(), N);
+  using degpu::cuda::CecRotation;
+  degpu::cuda::CecOnDevice<T> dev(*p.cec_data(), N, per_thread ? CecRotation::per_thread : CecRotation::product);
   degpu::cuda::DeviceArray<T> x(static_cast<std::size_t>(N) * D), f(N);
   std::mt19937_64 gen(1);
   std::uniform_real_distribution<double> u(-100, 100);
@@ -27,21 +30,29 @@ void measure(const degpu::Problem& p, int N) {
   cudaEvent_t a, b;
   cudaEventCreate(&a);
   cudaEventCreate(&b);
-  const int reps = std::max(5, 2000000 / N);
-  cudaEventRecord(a);
-  for (int r = 0; r < reps; ++r) dev.evaluate(x.ptr, N, f.ptr, nullptr);
-  cudaEventRecord(b);
-  cudaEventSynchronize(b);
-  float ms = 0;
-  cudaEventElapsedTime(&ms, a, b);
-  std::printf("{\"problem\": \"%s\", \"D\": %d, \"N\": %d, \"precision\": \"%s\", \"evals_per_s\": %.4g}\n",
-              p.name().c_str(), D, N, sizeof(T) == 4 ? "f32" : "f64", static_cast<double>(reps) * N / (ms * 1e-3));
+  const int reps = std::max(5, (per_thread ? 2000000 : 20000000) / N);
+  const auto rate = [&](auto&& step) {
+    cudaEventRecord(a);
+    for (int r = 0; r < reps; ++r) step();
+    cudaEventRecord(b);
+    cudaEventSynchronize(b);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, a, b);
+    return static_cast<double>(reps) * N / (ms * 1e-3);
+  };
+  const double whole = rate([&] { dev.evaluate(x.ptr, N, f.ptr, nullptr); });
+  const double rotate_only =
+      dev.K > 0 ? rate([&] { degpu::cuda::launch_rotate_population<T>(dev.view, dev.K, x.ptr, N, dev.Z.ptr, nullptr); }) : 0.0;
+  std::printf("{\"problem\": \"%s\", \"D\": %d, \"N\": %d, \"precision\": \"%s\", \"rotation\": \"%s\", "
+              "\"evals_per_s\": %.4g, \"rotate_only_per_s\": %.4g}\n",
+              p.name().c_str(), D, N, sizeof(T) == 4 ? "f32" : "f64", per_thread ? "per_thread" : "product", whole, rotate_only);
   cudaEventDestroy(a);
   cudaEventDestroy(b);
 }
 
 int main(int argc, char** argv) {
   const int D = argc > 1 ? std::atoi(argv[1]) : 100;
+  const bool per_thread = argc > 2 && std::string(argv[2]) == "per_thread";
   try {
     for (int k = 1; k <= 10; ++k) {
       degpu::ProblemSpec s;
@@ -51,8 +62,8 @@ int main(int argc, char** argv) {
       s.dim = D;
       const degpu::Problem p = degpu::make_problem(s);
       for (int N : {1000, 10000, 100000}) {
-        measure<float>(p, N);
-        measure<double>(p, N);
+        measure<float>(p, N, per_thread);
+        measure<double>(p, N, per_thread);
       }
     }
   } catch (const std::exception& e) {

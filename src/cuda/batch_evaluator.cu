@@ -28,13 +28,13 @@ struct BatchEvaluator<T>::Impl {
 };
 
 template <class T>
-BatchEvaluator<T>::BatchEvaluator(const Problem& problem, int max_rows) : impl_(new Impl{&problem, problem.dim(), max_rows}) {
+BatchEvaluator<T>::BatchEvaluator(const Problem& problem, int max_rows, CecRotation rotation) : impl_(new Impl{&problem, problem.dim(), max_rows}) {
   if (!problem.is_builtin() && !problem.cec_data())
     throw ConfigError("problem " + problem.name() + ": user objectives run on the CPU engines (serial, threads, matrix)");
   const std::size_t D = static_cast<std::size_t>(impl_->D);
   use_device((static_cast<std::size_t>(max_rows) * D + D + max_rows) * sizeof(T) +
              (problem.cec_data() ? CecOnDevice<T>::bytes(*problem.cec_data(), max_rows) : 0));
-  if (problem.cec_data()) impl_->cec = std::make_unique<CecOnDevice<T>>(*problem.cec_data(), max_rows);
+  if (problem.cec_data()) impl_->cec = std::make_unique<CecOnDevice<T>>(*problem.cec_data(), max_rows, rotation);
   DEGPU_CUDA_TRY(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking));
   DEGPU_CUDA_TRY(cudaMalloc(&impl_->rows, static_cast<std::size_t>(max_rows) * D * sizeof(T)));
   DEGPU_CUDA_TRY(cudaMalloc(&impl_->f, static_cast<std::size_t>(max_rows) * sizeof(T)));

@@ -8,12 +8,17 @@
 
 namespace degpu::cuda {
 
+// How the GPU does a CEC function's rotations: as matrix products over the population, accumulated in T
+// with fused multiply-adds (the default: cuda/cec_rotate.cuh), or inside each individual's thread exactly
+// as the CPU does (double sums; for comparison in tests and bench/cec_eval_gpu.cu).
+enum class CecRotation { product, per_thread };
+
 template <class T>
 class BatchEvaluator {
  public:
   // Allocates room for `max_rows` individuals on device 0. Throws CudaError when there is no usable
   // device or not enough memory (saying how much is needed and free), ConfigError for a user objective.
-  BatchEvaluator(const Problem& problem, int max_rows);
+  BatchEvaluator(const Problem& problem, int max_rows, CecRotation rotation = CecRotation::product);
   ~BatchEvaluator();
   BatchEvaluator(const BatchEvaluator&) = delete;
   BatchEvaluator& operator=(const BatchEvaluator&) = delete;

@@ -20,7 +20,7 @@ namespace cuda {
 template <class T>
 struct BatchEvaluator<T>::Impl {};
 template <class T>
-BatchEvaluator<T>::BatchEvaluator(const Problem&, int) {
+BatchEvaluator<T>::BatchEvaluator(const Problem&, int, CecRotation) {
   throw NotCompiled("this build of degpu has no CUDA engines; use --engine serial, threads or matrix");
 }
 template <class T>

@@ -169,6 +169,58 @@ TEST(CecGenerator, OptimumAndLowerBoundAtEveryDimension) {
   }
 }
 
+// The rotations handed in beforehand (`pre`, the GPU's matrix products): made the way evaluate() makes
+// them (shift, scale by rotation_rate in T, rotate with double sums), they give evaluate()'s own value
+// bit for bit, for every function and component, in double and float; a wrong `pre` changes the value
+// (it is read), except for CEC 2017 F7, whose rotation cannot be taken out (rate 0, pre ignored).
+template <class T>
+void check_pre_rotations(Suite suite, int fn, int D) {
+  const auto c = degpu::generate_cec(suite, fn, D, 5);
+  const degpu::cec::View<T> v = c->view<T>();
+  const int K = degpu::cec::layout(suite, fn).matrices;
+  const degpu::rng::Stream s(9, 0, degpu::rng::Purpose::init, static_cast<std::uint32_t>(D), static_cast<std::uint32_t>(fn));
+  std::vector<T> x(D), work(degpu::cec::work_size(D)), pre(static_cast<std::size_t>(K) * D), y(D);
+  for (int trial = 0; trial < 5; ++trial) {
+    for (int j = 0; j < D; ++j) x[j] = static_cast<T>(-100 + 200 * s.unit_pair(static_cast<std::uint64_t>(trial * D + j)));
+    const double rate0 = degpu::cec::rotation_rate(suite, fn, 0);
+    for (int k = 0; k < K; ++k) {
+      const T rate = static_cast<T>(degpu::cec::rotation_rate(suite, fn, k));
+      for (int j = 0; j < D; ++j) {
+        y[j] = x[j] - v.shift[static_cast<std::size_t>(k) * D + j];
+        y[j] = y[j] * rate;
+      }
+      degpu::cec::detail::rotate(y.data(), pre.data() + static_cast<std::size_t>(k) * D, D, v.M + static_cast<std::size_t>(k) * D * D);
+    }
+    const double own = degpu::cec::evaluate<T>(v, x.data(), work.data());
+    EXPECT_EQ(degpu::cec::evaluate<T>(v, x.data(), work.data(), pre.data()), own)
+        << degpu::suite_name(suite) << " F" << fn << " D" << D << " T" << sizeof(T);
+    for (T& z : pre) z += T(0.5);
+    const double moved = degpu::cec::evaluate<T>(v, x.data(), work.data(), pre.data());
+    if (rate0 == 0.0 || (suite == Suite::cec2017 && fn == 6))  // F6 reads y, not z (docs/CEC.md)
+      EXPECT_EQ(moved, own) << "F" << fn;
+    else
+      EXPECT_NE(moved, own) << degpu::suite_name(suite) << " F" << fn << " D" << D;
+  }
+}
+
+TEST(CecFunctions, PrecomputedRotationsGiveTheSameValue) {
+  EXPECT_EQ(degpu::cec::rotation_rate(Suite::cec2017, 7, 0), 0.0);
+  EXPECT_EQ(degpu::cec::rotation_rate(Suite::cec2017, 5, 0), 5.12 / 100.0);
+  EXPECT_EQ(degpu::cec::rotation_rate(Suite::cec2017, 22, 1), 600.0 / 100.0);  // cf02's Griewank
+  EXPECT_EQ(degpu::cec::rotation_rate(Suite::cec2017, 29, 2), 1.0);            // cf09's hybrids
+  for (int D : {2, 7, 30}) {
+    for (int fn = 1; fn <= 30; ++fn) {
+      if (!degpu::cec::defined(Suite::cec2017, fn)) continue;
+      check_pre_rotations<double>(Suite::cec2017, fn, D);
+      check_pre_rotations<float>(Suite::cec2017, fn, D);
+    }
+    for (int fn : {18, 22}) {
+      check_pre_rotations<double>(Suite::cec2014, fn, D);
+      check_pre_rotations<float>(Suite::cec2014, fn, D);
+    }
+  }
+}
+
 // --bounds: the box is the user's; f* stays the suite's, and the optimum is reported only inside the box.
 TEST(CecProblems, BoundsKeepFStar) {
   degpu::ProblemSpec s;

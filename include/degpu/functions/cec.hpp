@@ -473,9 +473,20 @@ DEGPU_HD double basic_body(Basic b, const T* z, int n, const T* y) {
 // x may point into y (hybrid parts) but not into z.
 // QUIRK step_rastrigin: the official rounds y before sr_func, but sr_func (always called with
 // s_flag = 1 for F8) overwrites y with x - Os, so the step is a no-op: F8 equals rotated Rastrigin.
+// pre (with s_flag and r_flag; never for bi_rastrigin, which rotates a transformed vector): sr_func's
+// output computed beforehand (evaluate()); the body reads it in place, and y, which only schaffer F7
+// reads, is made only for it.
 template <class T>
 DEGPU_HD double basic_func(Basic b, const T* x, int n, const T* Os, const T* Mr, bool s_flag,
-                           bool r_flag, T* y, T* z) {
+                           bool r_flag, T* y, T* z, const T* pre = nullptr) {
+  if (pre != nullptr && s_flag && r_flag && b != Basic::bi_rastrigin) {
+    if (b == Basic::schaffer_f7) {
+      const T rate = T(basic_rate(b));
+      for (int i = 0; i < n; ++i) y[i] = x[i] - Os[i];
+      for (int i = 0; i < n; ++i) y[i] = y[i] * rate;
+    }
+    return basic_body(b, pre, n, static_cast<const T*>(y));
+  }
   if (b == Basic::bi_rastrigin) {  // official does its own shift/scale and rotates inside
     if (s_flag) {
       for (int i = 0; i < n; ++i) y[i] = x[i] - Os[i];
@@ -538,7 +549,7 @@ DEGPU_HD_INLINE HybridSpec hybrid_spec(Suite s, int fn) {
 // D = 10..100 no product rounds above an integer), the last part takes the rest.
 template <class T>
 DEGPU_HD double hybrid(const HybridSpec& h, const T* x, int nx, const T* Os, const T* Mr, const int* S,
-                       bool s_flag, bool r_flag, T* y, T* z) {
+                       bool s_flag, bool r_flag, T* y, T* z, const T* pre = nullptr) {
   // Official split: part i < last takes ceil(p_i nx), the last the rest. Below the official dimensions
   // (D < 10) those sizes can overrun nx: a part then takes what is left (possibly nothing) and an empty
   // part adds 0 (degpu's extension, docs/CEC.md; the same split wherever the official one is valid).
@@ -553,8 +564,12 @@ DEGPU_HD double hybrid(const HybridSpec& h, const T* x, int nx, const T* Os, con
   G[0] = 0;
   for (int i = 1; i < h.parts; ++i) G[i] = G[i - 1] + G_nx[i - 1];
 
-  sr_func(x, z, nx, Os, Mr, T(1.0), s_flag, r_flag, y);
-  for (int i = 0; i < nx; ++i) y[i] = z[S[i]];
+  if (pre != nullptr && s_flag && r_flag) {  // sr_func's output computed beforehand (evaluate())
+    for (int i = 0; i < nx; ++i) y[i] = pre[S[i]];
+  } else {
+    sr_func(x, z, nx, Os, Mr, T(1.0), s_flag, r_flag, y);
+    for (int i = 0; i < nx; ++i) y[i] = z[S[i]];
+  }
 
   double f = 0.0;
   for (int i = 0; i < h.parts; ++i)
@@ -701,20 +716,21 @@ DEGPU_HD double cf_cal(const T* x, int nx, const T* Os, const double* delta, dou
 }
 
 // Official cfXX(x, f, nx, Os, Mr, [SS,] r_flag = 1): component i uses shift row i, matrix i (and
-// shuffle row i), always with s_flag = 1.
+// shuffle row i), always with s_flag = 1. pre: the components' rotated vectors, nx apart.
 template <class T>
 DEGPU_HD double composition(int fn, const T* x, int nx, const T* Os, const T* Mr, const int* SS, T* y,
-                            T* z) {
+                            T* z, const T* pre = nullptr) {
   const CompSpec c = comp_spec(fn);
   double fit[6];
   for (int i = 0; i < c.n; ++i) {
     const T* os = Os + static_cast<long>(i) * nx;
     const T* mr = Mr + static_cast<long>(i) * nx * nx;
+    const T* pre_i = pre != nullptr ? pre + static_cast<long>(i) * nx : nullptr;
     if (c.hybrid_fn[i] != 0) {
       fit[i] = hybrid(hybrid_spec(Suite::cec2017, c.hybrid_fn[i]), x, nx, os, mr,
-                      SS + static_cast<long>(i) * nx, true, true, y, z);
+                      SS + static_cast<long>(i) * nx, true, true, y, z, pre_i);
     } else {
-      fit[i] = basic_func(c.basic[i], x, nx, os, mr, true, true, y, z);
+      fit[i] = basic_func(c.basic[i], x, nx, os, mr, true, true, y, z, pre_i);
       fit[i] = c.mul[i] * fit[i] / c.div[i];
     }
   }
@@ -738,23 +754,39 @@ DEGPU_HD_INLINE Basic cec2017_simple(int fn) {
 
 }  // namespace detail
 
+// Rotations computed before the body, for a whole population at once (the GPU's matrix product):
+// every defined function but CEC 2017 F7 (Lunacek's bi-Rastrigin rotates a transformed vector) starts
+// each component c < layout().matrices with sr_func's y = (x - shift_c) * rate, z = M_c y. This is
+// component c's rate in T's arithmetic (shift, then scale, both rounded to T), or 0 for F7.
+DEGPU_HD_INLINE double rotation_rate(Suite s, int fn, int c) {
+  if (!defined(s, fn) || (s == Suite::cec2017 && fn == 7)) return 0.0;
+  if (s == Suite::cec2014 || (fn >= 11 && fn <= 20)) return 1.0;  // hybrids rotate at rate 1
+  if (fn <= 10) return detail::basic_rate(detail::cec2017_simple(fn));
+  const detail::CompSpec spec = detail::comp_spec(fn);
+  return spec.hybrid_fn[c] != 0 ? 1.0 : detail::basic_rate(spec.basic[c]);
+}
+
 // f(x) including the bias 100*fn, for x of length D (see the file comment for precision).
-// Returns NaN for a function that is not defined().
+// Returns NaN for a function that is not defined(). pre (optional, not for CEC 2017 F7): the
+// rotated vectors M_c ((x - shift_c) * rotation_rate(c)) of the layout's matrices, D apart; they
+// replace evaluate's own rotations (accumulated in double), so the result differs from pre's
+// rounding only.
 template <class T>
-DEGPU_HD double evaluate(const View<T>& v, const T* x, T* work) {
+DEGPU_HD double evaluate(const View<T>& v, const T* x, T* work, const T* pre = nullptr) {
   if (!defined(v.suite, v.fn)) return std::nan("");
   const int D = v.D;
   T* y = work;
   T* z = work + D;
   double f;
   if (v.suite == Suite::cec2014) {
-    f = detail::hybrid(detail::hybrid_spec(v.suite, v.fn), x, D, v.shift, v.M, v.shuffle, true, true, y, z);
+    f = detail::hybrid(detail::hybrid_spec(v.suite, v.fn), x, D, v.shift, v.M, v.shuffle, true, true, y, z, pre);
   } else if (v.fn <= 10) {
-    f = detail::basic_func(detail::cec2017_simple(v.fn), x, D, v.shift, v.M, true, true, y, z);
+    if (v.fn == 7) pre = nullptr;
+    f = detail::basic_func(detail::cec2017_simple(v.fn), x, D, v.shift, v.M, true, true, y, z, pre);
   } else if (v.fn <= 20) {
-    f = detail::hybrid(detail::hybrid_spec(v.suite, v.fn), x, D, v.shift, v.M, v.shuffle, true, true, y, z);
+    f = detail::hybrid(detail::hybrid_spec(v.suite, v.fn), x, D, v.shift, v.M, v.shuffle, true, true, y, z, pre);
   } else {
-    f = detail::composition(v.fn, x, D, v.shift, v.M, v.shuffle, y, z);
+    f = detail::composition(v.fn, x, D, v.shift, v.M, v.shuffle, y, z, pre);
   }
   return f + optimum(v.suite, v.fn);
 }
