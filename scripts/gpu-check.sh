@@ -2,7 +2,8 @@
 # On the GPU machine (see docs/GPU.md): builds degpu for sm_90 with the dependencies carried in .gpu-deps,
 # runs every test (the gpu label included), runs compute-sanitizer on the GPU tests, and times the
 # engines; prints a short table last. Full logs go to $OUT (or /tmp/degpu-out).
-# usage: scripts/gpu-check.sh [all|build|test|sanitize|time|sweep|bandwidth|profile|repro] ...
+# usage: scripts/gpu-check.sh [all|build|test|sanitize|time|sweep|bandwidth|profile|repro|cec|case1] ...
+#        (case1: CASE1_PARTS, default gpu, and CASE1_TRIALS, default 3: bench/janssen/case1.sh)
 #        (default: build test sanitize time)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -15,8 +16,10 @@ build=${DEGPU_BUILD_DIR:-build-gpu}
 if [ -f "$build/libdegpu.so" ]; then
   export LD_LIBRARY_PATH="$PWD/$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   cli=$build/degpu gtests=$build/degpu_gpu_tests runs=$build/degpu_gpu_engine_runs xstep=$build/degpu_crossover_step_gpu
+  cecrate=$build/degpu_cec_eval_gpu
 else
   cli=$build/degpu gtests=$build/tests/degpu_gpu_tests runs=$build/bench/degpu_gpu_engine_runs xstep=$build/bench/degpu_crossover_step_gpu
+  cecrate=$build/bench/degpu_cec_eval_gpu
 fi
 has() { [[ " $steps " == *" $1 "* || " $steps " == *" all "* ]]; }
 json1() { python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)))'; }
@@ -102,6 +105,26 @@ if has profile; then
     echo "profile, $trials trial(s):"
     grep -E "Duration|Executed Ipc A|Issue Slots Busy|Registers Per|Executed Instructions  |Warp Cycles Per Issued" "$out/profile_details_$trials.txt" | head -8
   done
+fi
+if has cec; then
+  # Evaluations per second of the benchmark's functions (D 100, N 10^3..10^5): rotations as matrix
+  # products (the engines' way) and inside each thread (the CPU's code).
+  "$cecrate" 100 >"$out/cec_eval_product.jsonl"
+  "$cecrate" 100 per_thread >"$out/cec_eval_per_thread.jsonl"
+  python3 - "$out/cec_eval_product.jsonl" "$out/cec_eval_per_thread.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for f in sys.argv[1:] for l in open(f) if l.strip()]
+print("| CEC evaluations/s, D 100 | precision | rotation | N 1e3 | N 1e4 | N 1e5 | products alone, N 1e5 |\n|---|---|---|---|---|---|---|")
+keys = sorted({(r["problem"], r["precision"], r["rotation"]) for r in rows}, key=lambda k: (k[0], k[2], k[1]))
+for k in keys:
+    by = {r["N"]: r for r in rows if (r["problem"], r["precision"], r["rotation"]) == k}
+    print(f"| {k[0]} | {k[1]} | {k[2]} | " + " | ".join(f"{by[n]['evals_per_s']:.3g}" for n in (1000, 10000, 100000)) +
+          f" | {by[100000]['rotate_only_per_s']:.3g} |")
+PY
+fi
+if has case1; then
+  for part in ${CASE1_PARTS:-gpu}; do bench/janssen/case1.sh "$cli" "$out" "$part" "${CASE1_TRIALS:-3}" >"$out/case1_$part.md"; done
+  python3 bench/janssen/table3.py "$out"/case1-*/results.json | tee "$out/case1.md"
 fi
 if has repro && [ -x bench/run_gpu_repro.sh ]; then
   bench/run_gpu_repro.sh "$build" >"$out/repro.log" 2>&1
