@@ -36,14 +36,13 @@ struct CecOnDevice {
   DeviceArray<T> shift, M, work, Z;
   DeviceArray<int> shuffle;
   cec::View<T> view;
-  int max_rows, K;
-  CecRotation rotation;
+  int max_rows, K;  // K: components the product computes (0: rotations inside each thread)
 
   CecOnDevice(const CecInstance& c, int rows, CecRotation how = CecRotation::product)
       : shift(c.shift.size()), M(c.M.size()), work(static_cast<std::size_t>(rows) * cec::work_size(c.D)),
         Z(how == CecRotation::product ? static_cast<std::size_t>(rows) * cec_product_components(c) * c.D : 0),
         shuffle(c.shuffle.size()), view(c.view<T>()), max_rows(rows),
-        K(how == CecRotation::product ? cec_product_components(c) : 0), rotation(how) {
+        K(how == CecRotation::product ? cec_product_components(c) : 0) {
     upload_as(shift.ptr, c.shift);
     upload_as(M.ptr, c.M);
     if (!c.shuffle.empty())

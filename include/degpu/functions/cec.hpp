@@ -96,6 +96,13 @@ DEGPU_HD void rotate(const T* in, T* out, int n, const T* Mr) {
   }
 }
 
+// y = (x - Os) * rate, each step rounded to T (sr_func's shift and scale).
+template <class T>
+DEGPU_HD void shift_scale(const T* x, T* y, int n, const T* Os, T rate) {
+  for (int i = 0; i < n; ++i) y[i] = x[i] - Os[i];
+  for (int i = 0; i < n; ++i) y[i] = y[i] * rate;
+}
+
 // Official sr_func: shift (x - Os), then scale by rate, then rotate. With rotation the scaled
 // vector goes through y (the official global), which some bodies read afterwards (schaffer F7).
 // out must not alias y.
@@ -104,12 +111,10 @@ DEGPU_HD void sr_func(const T* x, T* out, int n, const T* Os, const T* Mr, T rat
                       bool r_flag, T* y) {
   if (s_flag) {
     if (r_flag) {
-      for (int i = 0; i < n; ++i) y[i] = x[i] - Os[i];
-      for (int i = 0; i < n; ++i) y[i] = y[i] * rate;
+      shift_scale(x, y, n, Os, rate);
       rotate(y, out, n, Mr);
     } else {
-      for (int i = 0; i < n; ++i) out[i] = x[i] - Os[i];
-      for (int i = 0; i < n; ++i) out[i] = out[i] * rate;
+      shift_scale(x, out, n, Os, rate);
     }
   } else {
     if (r_flag) {
@@ -480,11 +485,7 @@ template <class T>
 DEGPU_HD double basic_func(Basic b, const T* x, int n, const T* Os, const T* Mr, bool s_flag,
                            bool r_flag, T* y, T* z, const T* pre = nullptr) {
   if (pre != nullptr && s_flag && r_flag && b != Basic::bi_rastrigin) {
-    if (b == Basic::schaffer_f7) {
-      const T rate = T(basic_rate(b));
-      for (int i = 0; i < n; ++i) y[i] = x[i] - Os[i];
-      for (int i = 0; i < n; ++i) y[i] = y[i] * rate;
-    }
+    if (b == Basic::schaffer_f7) shift_scale(x, y, n, Os, T(basic_rate(b)));
     return basic_body(b, pre, n, static_cast<const T*>(y));
   }
   if (b == Basic::bi_rastrigin) {  // official does its own shift/scale and rotates inside
@@ -767,7 +768,7 @@ DEGPU_HD_INLINE double rotation_rate(Suite s, int fn, int c) {
 }
 
 // f(x) including the bias 100*fn, for x of length D (see the file comment for precision).
-// Returns NaN for a function that is not defined(). pre (optional, not for CEC 2017 F7): the
+// Returns NaN for a function that is not defined(). pre (optional; ignored for CEC 2017 F7): the
 // rotated vectors M_c ((x - shift_c) * rotation_rate(c)) of the layout's matrices, D apart; they
 // replace evaluate's own rotations (accumulated in double), so the result differs from pre's
 // rounding only.
@@ -781,7 +782,6 @@ DEGPU_HD double evaluate(const View<T>& v, const T* x, T* work, const T* pre = n
   if (v.suite == Suite::cec2014) {
     f = detail::hybrid(detail::hybrid_spec(v.suite, v.fn), x, D, v.shift, v.M, v.shuffle, true, true, y, z, pre);
   } else if (v.fn <= 10) {
-    if (v.fn == 7) pre = nullptr;
     f = detail::basic_func(detail::cec2017_simple(v.fn), x, D, v.shift, v.M, true, true, y, z, pre);
   } else if (v.fn <= 20) {
     f = detail::hybrid(detail::hybrid_spec(v.suite, v.fn), x, D, v.shift, v.M, v.shuffle, true, true, y, z, pre);
