@@ -2,8 +2,10 @@
 # On the GPU machine (see docs/GPU.md): builds degpu for sm_90 with the dependencies carried in .gpu-deps,
 # runs every test (the gpu label included), runs compute-sanitizer on the GPU tests, and times the
 # engines; prints a short table last. Full logs go to $OUT (or /tmp/degpu-out).
-# usage: scripts/gpu-check.sh [all|build|test|sanitize|time|sweep|bandwidth|profile|repro|cec|case1] ...
+# usage: scripts/gpu-check.sh [all|build|test|sanitize|time|sweep|bandwidth|profile|repro|cec|case1|whole] ...
 #        (case1: CASE1_PARTS, default gpu, and CASE1_TRIALS, default 3: bench/janssen/case1.sh)
+#        (whole: the D 100 benchmark, 10 functions x WHOLE_TRIALS (default 30) trials, on the gpu engine)
+#        (case2: bench/janssen/case2.txt, CASE2_TRIALS (default 3), CASE2_FUNCTIONS (default all))
 #        (default: build test sanitize time)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -125,6 +127,30 @@ fi
 if has case1; then
   for part in ${CASE1_PARTS:-gpu}; do bench/janssen/case1.sh "$cli" "$out" "$part" "${CASE1_TRIALS:-3}" >"$out/case1_$part.md"; done
   python3 bench/janssen/table3.py "$out"/case1-*/results.json | tee "$out/case1.md"
+fi
+if has whole; then
+  # The whole D 100 benchmark of Janssen et al. on the gpu engine (a function's trials side by side), timed
+  # as one command: the issue's "<= 15 s" target.
+  start=$(date +%s.%N)
+  "$cli" bench janssen --dim 100 --trials "${WHOLE_TRIALS:-30}" --configs bench/janssen/whole_gpu.txt --out "$out/whole" --quiet
+  end=$(date +%s.%N)
+  python3 - "$out/whole/results.json" "$start" "$end" <<'PY' | tee "$out/whole.md"
+import json, sys
+j = json.load(open(sys.argv[1]))
+total = float(sys.argv[3]) - float(sys.argv[2])
+print(f"whole benchmark (gpu engine, {sys.argv[1]}): {total:.1f} s for the command")
+print("| function | batch wall s | mean error | successes |\n|---|---|---|---|")
+for f in j["functions"]:
+    for c in f["configurations"]:
+        print(f"| {f['function']} | {c['wall_s']['max']:.2f} | {c['error']['mean']:.4g} | {c['successes']} |")
+PY
+fi
+if has case2; then
+  tag=${CASE2_FUNCTIONS:-all}
+  fns=()
+  [ -n "${CASE2_FUNCTIONS:-}" ] && fns=(--functions "$CASE2_FUNCTIONS")
+  "$cli" bench janssen --dim 100 --trials "${CASE2_TRIALS:-3}" --configs bench/janssen/case2.txt --out "$out/case2-${tag//,/-}" --quiet "${fns[@]}"
+  python3 bench/janssen/table4.py "$out"/case2-*/results.json | tee "$out/case2.md"
 fi
 if has repro && [ -x bench/run_gpu_repro.sh ]; then
   bench/run_gpu_repro.sh "$build" >"$out/repro.log" 2>&1

@@ -86,9 +86,6 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
   if ((engine == Engine::gpu_fused || engine == Engine::gpu) && de.algorithm == Algorithm::jde)
     throw ConfigError("--engine " + std::string(engine_name(engine)) +
                       ": --algorithm jde runs on serial, threads, matrix, gpu-eval and gpu-kernels for now");
-  if (problem.cec_data() && (engine == Engine::gpu_fused || engine == Engine::gpu))
-    throw ConfigError("--engine " + std::string(engine_name(engine)) + ": problem " + problem.name() +
-                      " is a CEC suite function, which runs on serial, threads, matrix, gpu-eval and gpu-kernels for now");
   if (is_cuda_engine(engine) && !problem.is_builtin() && !problem.cec_data())
     throw ConfigError("--engine " + std::string(engine_name(engine)) + ": problem " + problem.name() +
                       " is a user objective, which runs on the CPU engines (serial, threads, matrix)");

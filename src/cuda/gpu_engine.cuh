@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,13 @@ void visit_host(fn::Classic id, Fn&& f) {
     DEGPU_CLASSIC_FUNCTIONS(DEGPU_X)
 #undef DEGPU_X
   }
+}
+
+// The function type the kernels are instantiated for: a built-in function's, or CecFunction.
+template <class Fn>
+void visit_problem(const Problem& problem, Fn&& f) {
+  if (problem.cec_data()) f(CecFunction{});
+  else visit_host(problem.function(), f);
 }
 
 int ceil_pow2(long long v) {
@@ -128,7 +136,12 @@ bool fit_resident(const ops::Params& p, int n, int cluster, int group, const Dev
 
 template <class Fn, class T>
 void plan_global(const ops::Params& p, const DeviceLimits& dev, bool wide, int threads, int per_individual, GpuPlan& plan) {
-  const void* kernel = wide ? reinterpret_cast<const void*>(run_wide<Fn, T>) : reinterpret_cast<const void*>(run_grid<Fn, T, 32>);
+  const void* kernel = reinterpret_cast<const void*>(run_grid<Fn, T, 32>);
+  if constexpr (!is_cec_function<Fn>) {  // CEC functions take the grid path (a group's rotations per individual)
+    if (wide) kernel = reinterpret_cast<const void*>(run_wide<Fn, T>);
+  } else if (wide) {
+    throw ConfigError("gpu engine: CEC functions do not take the wide path (use grid,B)");
+  }
   plan.path = wide ? GpuPlan::Path::wide : GpuPlan::Path::grid;
   plan.group = 32;
   plan.threads = threads;
@@ -206,7 +219,7 @@ GpuPlan make_plan(const ops::Params& p, int n) {
   }
   // Rows in global memory: a group of 32 lanes per individual over the whole device, or, for large D
   // with too few individuals to give each SM 16 warps, several CTAs per individual.
-  const bool wide = p.D >= 2048 && static_cast<long long>(p.np) * 32 < static_cast<long long>(dev.sms) * 512;
+  const bool wide = !is_cec_function<Fn> && p.D >= 2048 && static_cast<long long>(p.np) * 32 < static_cast<long long>(dev.sms) * 512;
   plan.why = std::string("the population does not fit a cluster's shared memory") + (dev.cc < 9 ? " (or no clusters: sm < 90)" : "") +
              ": rows in global memory, the whole device" + (n > 1 ? ", one trial after another" : "") + "; " +
              (wide ? "D >= 2048 and too few individuals to fill the SMs: several CTAs of 512 threads per individual. "
@@ -219,7 +232,7 @@ GpuPlan make_plan(const ops::Params& p, int n) {
 template <class T>
 GpuPlan plan_for(const Problem& problem, const ops::Params& p, int n) {
   GpuPlan plan;
-  visit_host(problem.function(), [&](auto fun) { plan = make_plan<decltype(fun), T>(p, n); });
+  visit_problem(problem, [&](auto fun) { plan = make_plan<decltype(fun), T>(p, n); });
   return plan;
 }
 
@@ -236,7 +249,7 @@ template <class T>
 std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
-  if (!problem.is_builtin())
+  if (!problem.is_builtin() && !problem.cec_data())
     throw ConfigError("problem " + problem.name() + ": user objectives run on the CPU engines (serial, threads, matrix)");
   use_device(0);
   const ops::Params p = ops::make_params(problem, r, o);
@@ -260,8 +273,13 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const std::size_t rows = resident ? 0 : np * Ds;
   const std::size_t fs = resident ? 0 : np, ranks = resident ? 0 : plan.blocks;
   const std::size_t partials = plan.path == GpuPlan::Path::wide ? np * plan.per_individual * 3 : 0;
+  const CecInstance* cec = problem.cec_data();
+  const std::size_t cec_slots = cec ? (resident ? nt : 1) * np : 0;  // a scratch slot per individual
   use_device((2 * rows + 2 * fs + nt * (D + 2 + nhist) + 3 * Ds) * sizeof(T) + 2 * fs + partials * sizeof(double) +
-             2 * ranks * sizeof(Slot<T>) + nt * (static_cast<std::size_t>(p.pbest_count) * 4 + 40) + 64);
+             2 * ranks * sizeof(Slot<T>) + nt * (static_cast<std::size_t>(p.pbest_count) * 4 + 40) + 64 +
+             (cec ? CecGroupOnDevice<T>::bytes(*cec, cec_slots) : 0));
+  std::unique_ptr<const CecGroupOnDevice<T>> cec_dev;
+  if (cec) cec_dev = std::make_unique<const CecGroupOnDevice<T>>(*cec, cec_slots);
   DeviceArray<T> x0(rows), x1(rows), f0(fs), f1(fs), best_f(nt), best_x(nt * D), history(nt * nhist);
   DeviceArray<std::uint8_t> side0(fs), side1(fs);
   DeviceArray<Slot<T>> slots(2 * ranks);
@@ -281,7 +299,8 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   s.slots = slots.ptr, s.ranking = ranking.ptr, s.nans = nans.ptr, s.arrivals = arrivals.ptr, s.partials = part.ptr;
   s.gens = gens.ptr, s.reason = reason.ptr, s.best = best.ptr, s.best_f = best_f.ptr, s.best_x = best_x.ptr;
   s.history = history.ptr;
-  s.bias = problem.bias();
+  s.bias = cec ? 0.0 : problem.bias();  // cec::evaluate adds the suite's
+  if (cec) s.cec = cec_dev->group;
   s.max_gens = max_gens;
   s.history_every = o.history_every;
   s.nhist = static_cast<long long>(nhist);
@@ -296,7 +315,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   s.per_individual = plan.per_individual;
   s.rk = round_keys(p.seed);
 
-  visit_host(problem.function(), [&](auto fun) {
+  visit_problem(problem, [&](auto fun) {
     using Fn = decltype(fun);
     ops::Params pp = p;
     void* args[] = {&pp, &s};
@@ -304,8 +323,9 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
       const ClusterLaunch cl(plan, n);
       DEGPU_CUDA_TRY(cudaLaunchKernelExC(&cl.cfg, resident_kernel<Fn, T>(plan.group), args));
     } else {
-      const void* k = plan.path == GpuPlan::Path::wide ? reinterpret_cast<const void*>(run_wide<Fn, T>)
-                                                       : reinterpret_cast<const void*>(run_grid<Fn, T, 32>);
+      const void* k = reinterpret_cast<const void*>(run_grid<Fn, T, 32>);
+      if constexpr (!is_cec_function<Fn>)
+        if (plan.path == GpuPlan::Path::wide) k = reinterpret_cast<const void*>(run_wide<Fn, T>);
       DEGPU_CUDA_TRY(cudaLaunchCooperativeKernel(k, dim3(plan.blocks), dim3(plan.threads), args, 0, 0));
     }
   });

@@ -40,12 +40,14 @@
 // it up).
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/params.hpp"
+#include "cuda/cec_group.cuh"
 #include "cuda/check.hpp"
 #include "cuda/de_blocks.cuh"
 #include "cuda/device_array.cuh"
@@ -100,10 +102,15 @@ __device__ __forceinline__ Member group_of(int G, int np) {
 // ...), then a shuffle reduction within the warp (width G when G < 32), then, for G > 32, the warps' sums
 // are added in order through shared memory by the group's first thread. Every thread of the block must
 // call it (it may hold a barrier); the value is valid in lane 0 of the group. Prefix functions (Schwefel
-// 1.2) are evaluated by lane 0 alone, in order (a scan across the group is not written yet).
+// 1.2) are evaluated by lane 0 alone, in order (a scan across the group is not written yet). CEC functions:
+// the group's rotations, then lane 0 (cec_group.cuh; the block's barrier between the steps), with the
+// suite's bias (the launch passes bias 0 then).
 template <class F, class T>
-__device__ double member_evaluate(const Member& q, const T* row, const T* __restrict__ o, int D, double* red) {
-  if constexpr (F::pattern == fn::Pattern::prefix) {
+__device__ double member_evaluate(const Member& q, const T* row, const T* __restrict__ o, int D, double* red,
+                                  const CecGroup<T>& cec) {
+  if constexpr (is_cec_function<F>) {
+    return cec_group_value(cec, q.active ? q.i : 0, row, q.lane, q.G, q.active, [] { __syncthreads(); });
+  } else if constexpr (F::pattern == fn::Pattern::prefix) {
     return q.active && q.lane == 0 ? fn::evaluate<F, T, double>(row, o, D) : 0.0;
   } else {
     double s0 = 0, s1 = 0, pr = 1;
@@ -156,7 +163,7 @@ __device__ double member_evaluate(const Member& q, const T* row, const T* __rest
 template <class F, class T>
 __global__ void kernel_ie(ops::Params p, int G, T* __restrict__ x, T* __restrict__ f, const T* __restrict__ lo,
                           const T* __restrict__ hi, const T* __restrict__ o, double bias,
-                          unsigned long long* nan_count) {
+                          unsigned long long* nan_count, const __grid_constant__ CecGroup<T> cec) {
   const Member q = group_of(G, p.np);
   const int D = p.D;
   const SmemLayout l = smem_layout(static_cast<int>(blockDim.x), q.m, D, sizeof(T), false);
@@ -167,7 +174,7 @@ __global__ void kernel_ie(ops::Params p, int G, T* __restrict__ x, T* __restrict
     for (int j = q.lane; j < D; j += G) xi[j] = ops::uniform_in(s.unit_pair(static_cast<std::uint64_t>(j)), lo[j], hi[j]);
   }
   __syncthreads();  // the row's coordinates, written by the group's threads, are read by others below
-  const double v = member_evaluate<F, T>(q, xi, o, D, red);
+  const double v = member_evaluate<F, T>(q, xi, o, D, red, cec);
   if (q.active && q.lane == 0) {
     const T fi = static_cast<T>(v + bias);
     f[q.i] = fi;
@@ -230,7 +237,7 @@ __global__ void kernel_mcer(ops::Params p, std::uint32_t g, int G, const Draw* _
                             T* __restrict__ fn_next, const std::uint32_t* __restrict__ best,
                             const std::uint32_t* __restrict__ ranking, const T* __restrict__ lo,
                             const T* __restrict__ hi, const T* __restrict__ o, double bias, T* __restrict__ trial_rows,
-                            unsigned long long* nan_count) {
+                            unsigned long long* nan_count, const __grid_constant__ CecGroup<T> cec) {
   const Member q = group_of(G, p.np);
   const int D = p.D;
   const SmemLayout l = smem_layout(static_cast<int>(blockDim.x), q.m, D, sizeof(T), trial_rows == nullptr);
@@ -240,7 +247,7 @@ __global__ void kernel_mcer(ops::Params p, std::uint32_t g, int G, const Draw* _
                     : reinterpret_cast<T*>(fused_smem) + static_cast<std::size_t>(q.k) * D;
   if (q.active) group_make_trial(p, g, q, draws[q.i], x, *best, ranking, lo, hi, u);
   __syncthreads();  // the trial's coordinates are read by other threads of the group
-  const double v = member_evaluate<F, T>(q, u, o, D, red);
+  const double v = member_evaluate<F, T>(q, u, o, D, red, cec);
   if (q.active && q.lane == 0) {
     const T ft = static_cast<T>(v + bias), fi = f[q.i];
     const bool t = ops::no_worse(ft, fi);
@@ -260,6 +267,13 @@ constexpr int kBestThreads = 1024;
 template <class T>
 __global__ void find_best(int np, const T* __restrict__ f, std::uint32_t* best, T* best_f) {
   block_find_best<kBestThreads>(np, f, best, best_f);
+}
+
+// The function type the kernels are instantiated for: a built-in function's, or CecFunction.
+template <class Fn>
+void visit_fused(const Problem& problem, Fn&& f) {
+  if (problem.cec_data()) f(CecFunction{});
+  else fn::visit(problem.function(), f);
 }
 
 int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b); }
@@ -342,20 +356,24 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
   const ops::Params p = ops::make_params(problem, r, o);
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np);
 
-  using IeKernel = void (*)(ops::Params, int, T*, T*, const T*, const T*, const T*, double, unsigned long long*);
+  using IeKernel = void (*)(ops::Params, int, T*, T*, const T*, const T*, const T*, double, unsigned long long*,
+                            CecGroup<T>);
   using McerKernel = void (*)(ops::Params, std::uint32_t, int, const Draw*, const T*, const T*, T*, T*,
                               const std::uint32_t*, const std::uint32_t*, const T*, const T*, const T*, double, T*,
-                              unsigned long long*);
+                              unsigned long long*, CecGroup<T>);
   IeKernel ie = nullptr;
   McerKernel mcer = nullptr;
-  fn::visit(problem.function(), [&](auto fun) {
+  visit_fused(problem, [&](auto fun) {
     ie = kernel_ie<decltype(fun), T>;
     mcer = kernel_mcer<decltype(fun), T>;
   });
+  const CecInstance* cec = problem.cec_data();
+  const double bias = cec ? 0.0 : problem.bias();  // cec::evaluate adds the suite's
 
   // The trial rows' fallback buffer is only known after the launch is chosen; count it in the check.
   const std::size_t fixed = (2 * np * D + 2 * np + 1) * sizeof(T) + 2 * np * sizeof(Draw) +
-                            ProblemOnDevice<T>::bytes(problem) + np * sizeof(std::uint32_t) + 64;
+                            ProblemOnDevice<T>::bytes(problem) + np * sizeof(std::uint32_t) + 64 +
+                            (cec ? CecGroupOnDevice<T>::bytes(*cec, np) : 0);
   use_device(fixed);
   const Launch L = choose_launch(ie, mcer, p.D, p.np, sizeof(T));
   if (!L.shared_rows) use_device(fixed + np * D * sizeof(T));
@@ -365,6 +383,9 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
   DeviceArray<unsigned long long> nan_count(1);
   const ProblemOnDevice<T> box(problem);
   const T* o_dev = box.shift;
+  std::unique_ptr<const CecGroupOnDevice<T>> cec_dev;
+  if (cec) cec_dev = std::make_unique<const CecGroupOnDevice<T>>(*cec, np);  // a scratch slot per individual
+  const CecGroup<T> cec_group = cec ? cec_dev->group : CecGroup<T>{};
   T* xs[2] = {xa.ptr, xb.ptr};
   T* fs[2] = {fa.ptr, fb.ptr};
   Draw* draws[2] = {draws_a.ptr, draws_b.ptr};
@@ -404,7 +425,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
   const auto record = [&](long long g) { res.history.push_back({g, res.evals, static_cast<double>(bf), elapsed()}); };
 
   ie<<<static_cast<unsigned>(L.blocks), static_cast<unsigned>(L.threads), L.smem, sm>>>(
-      p, L.G, xs[cur], fs[cur], box.lo.ptr, box.hi.ptr, o_dev, problem.bias(), nan_count.ptr);
+      p, L.G, xs[cur], fs[cur], box.lo.ptr, box.hi.ptr, o_dev, bias, nan_count.ptr, cec_group);
   DEGPU_CUDA_TRY(cudaGetLastError());
   launch_p(1);  // overlaps IE
   read_best();
@@ -430,7 +451,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
     DEGPU_CUDA_TRY(cudaStreamWaitEvent(sm, p_done[g % 2].e, 0));  // draws[g % 2] are generation g's
     mcer<<<static_cast<unsigned>(L.blocks), static_cast<unsigned>(L.threads), L.smem, sm>>>(
         p, static_cast<std::uint32_t>(g), L.G, draws[g % 2], xs[cur], fs[cur], xs[cur ^ 1], fs[cur ^ 1], best.ptr,
-        pbest ? ranking.ptr : nullptr, box.lo.ptr, box.hi.ptr, o_dev, problem.bias(), trial_global, nan_count.ptr);
+        pbest ? ranking.ptr : nullptr, box.lo.ptr, box.hi.ptr, o_dev, bias, trial_global, nan_count.ptr, cec_group);
     DEGPU_CUDA_TRY(cudaGetLastError());
     DEGPU_CUDA_TRY(cudaEventRecord(mcer_done[g % 2].e, sm));
     // P of g+1 overwrites draws[(g+1) % 2], last read by MCER of g-1 (done already: the host waited for the
@@ -467,7 +488,7 @@ template <class T>
 std::string explain(const Problem& problem, const Resolved& r, const RunOptions& o) {
   const ops::Params p = ops::make_params(problem, r, o);
   Launch L;
-  fn::visit(problem.function(), [&](auto fun) {
+  visit_fused(problem, [&](auto fun) {
     L = choose_launch(kernel_ie<decltype(fun), T>, kernel_mcer<decltype(fun), T>, p.D, p.np, sizeof(T));
   });
   return "kernels IE and MCER: " + std::to_string(L.blocks) + " blocks of " + std::to_string(L.threads) +

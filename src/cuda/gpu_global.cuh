@@ -122,7 +122,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
     T* xi = s.x[0] + i * Ds;
     init_blocks(p, s, xi, s.x[1] + i * Ds, i, grp.lane, G);
     grp.sync();
-    const T fi = static_cast<T>(group_evaluate<F, T, G>(xi, s.shift, p.D, grp) + s.bias);
+    const T fi = static_cast<T>(group_value<F, T, G>(s, i, xi, s.shift, p.D, grp) + s.bias);
     if (grp.lane == 0) {
       f[0][i] = fi;
       s.side[0][i] = 0;
@@ -162,7 +162,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
         value = acc.finish<F>(grp, p.D);
       } else {
         grp.sync();
-        value = group_evaluate<F, T, G>(a.ui, s.shift, p.D, grp);
+        value = group_value<F, T, G>(s, i, a.ui, s.shift, p.D, grp);
       }
       const T ft = static_cast<T>(value + s.bias), fi = __ldcg(f[cur] + i);
       const bool take = ops::no_worse(ft, fi);

@@ -113,7 +113,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_resident(ops::Params p, const
       if (j >= D) x1[j] = T(0);  // the padding, read (never used) by the 4-wide loads
     }
     grp.sync();
-    const T fi = static_cast<T>(group_evaluate<F, T, G>(x0, o, D, grp) + s.bias);
+    const T fi = static_cast<T>(group_value<F, T, G>(s, static_cast<std::size_t>(t) * p.np + i, x0, o, D, grp) + s.bias);
     if (grp.lane == 0) {
       fv[k] = fi;
       if (fi != fi) atomicAdd(nans, 1ull);
@@ -179,7 +179,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_resident(ops::Params p, const
         value = acc.finish<F>(grp, D);
       } else {
         grp.sync();
-        value = group_evaluate<F, T, G>(a.ui, o, D, grp);
+        value = group_value<F, T, G>(s, static_cast<std::size_t>(t) * p.np + i, a.ui, o, D, grp);
         grp.sync();  // every lane has read the trial (neighbours' coordinates too) before a loss overwrites it
       }
       const T ft = static_cast<T>(value + s.bias), fi = fv[cur * P + k];

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "core/de_ops.hpp"
+#include "cuda/cec_group.cuh"
 #include "degpu/functions/classic.hpp"
 #include "degpu/stop.hpp"
 
@@ -208,6 +209,7 @@ struct State {
   int window;          // resident path: generations of draws made at a time
   int per_individual;  // wide path: CTAs per individual
   RoundKeys rk;
+  CecGroup<T> cec;  // a CEC problem's data and scratch (a slot per individual of each trial); bias is then 0
 };
 
 // A function's terms summed by one lane: s0, s1 and the product p, in double.
@@ -329,6 +331,18 @@ __device__ double group_evaluate(const T* u, const T* __restrict__ o, int D, con
     }
   }
   return acc.finish<F>(grp, D);
+}
+
+// f(u) by one group, every lane gets it: group_evaluate for the built-in functions (without the bias), a
+// CEC function with its suite's bias (State::bias is 0 then; `slot` is the individual's scratch slot).
+template <class F, class T, int G>
+__device__ double group_value(const State<T>& s, std::size_t slot, const T* u, const T* o, int D, const Group<G>& grp) {
+  if constexpr (is_cec_function<F>) {
+    const double v = cec_group_value(s.cec, slot, u, grp.lane, G, true, [&] { grp.sync(); });
+    return __shfl_sync(grp.mask, v, 0, G);
+  } else {
+    return group_evaluate<F, T, G>(u, o, D, grp);
+  }
 }
 
 // Orders (f, index): lower f first, NaN last, ties to the lower index.

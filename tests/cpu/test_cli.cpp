@@ -417,8 +417,6 @@ TEST_F(Cli, CecProblems) {
   expect_invalid("run --problem janssen:f05 --dim 10 --cec-data " + path(""), "give both folders");
   expect_invalid("run --problem cec2014:f18 --dim 10 --cec2014-data " + path("none"), "--cec2014-data " + path("none") + ": not a folder");
   expect_invalid("run --problem cec2017:f2 --dim 10", "cec2017:f2");
-  expect_invalid("run --problem cec2017:f5 --dim 10 --engine gpu", "is a CEC suite function, which runs on serial, threads");
-  expect_invalid("run --problem cec2017:f5 --dim 10 --engine gpu-fused", "is a CEC suite function");
   expect_invalid("eval --problem cec2017:f5 --dim 7 --cec-data " + path(""), "shift_data_5.txt: cannot open");
   write("shift_data_5.txt", "1 2 3 4 5 6 7 8\n");
   expect_invalid("eval --problem cec2017:f5 --dim 7 --cec-data " + path(""), "M_5_D7.txt: cannot open");

@@ -165,9 +165,8 @@ TEST(GpuEval, CecGeneratedMatchesTheCpu) {
   }
 }
 
-// A run on CEC 2017 F1 with gpu-eval and gpu-kernels takes the serial engine's decisions in double: the
-// same best x bit for bit (the rows depend on the selections only), its value to the product's rounding.
-// gpu-fused and gpu refuse CEC functions.
+// A run on CEC 2017 F1 takes the serial engine's decisions in double on every CUDA engine: the same best x
+// bit for bit (the rows depend on the selections only), its value to the rotation's rounding.
 TEST(GpuEval, CecRunsMatchTheSerialEngine) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
   ProblemSpec s;
@@ -181,15 +180,78 @@ TEST(GpuEval, CecRunsMatchTheSerialEngine) {
   RunOptions o;
   o.engine = Engine::serial;
   const Result ref = minimize(p, de, stop, o);
-  for (Engine e : {Engine::gpu_eval, Engine::gpu_kernels}) {
+  for (Engine e : {Engine::gpu_eval, Engine::gpu_kernels, Engine::gpu_fused, Engine::gpu}) {
     o.engine = e;
     const Result r = minimize(p, de, stop, o);
     EXPECT_NEAR(r.best_f, ref.best_f, 1e-12 * std::fabs(ref.best_f)) << engine_name(e);
     EXPECT_EQ(r.best_x, ref.best_x) << engine_name(e);
-    EXPECT_EQ(r.evals, ref.evals);
+    EXPECT_EQ(r.evals, ref.evals) << engine_name(e);
   }
-  for (Engine e : {Engine::gpu_fused, Engine::gpu}) {
-    o.engine = e;
-    EXPECT_THROW(minimize(p, de, stop, o), ConfigError) << engine_name(e);
+}
+
+// Every CEC function on the engines that evaluate an individual with a group of lanes (gpu-fused, gpu:
+// the group's rotations, then lane 0's body; cec_group.cuh) at D 10, 30 and 37 (a partial pass of the
+// lanes' outputs), in both precisions:
+//   - the best value each reports is the CPU's value of its best x (double: 1e-10; float: the CPU's double
+//     value at the float point within 3e-4, GpuEval.CecGeneratedMatchesTheCpu's bound);
+//   - gpu-kernels, gpu-fused and gpu make the same rotations (the same sums in the same order) and run the
+//     same body, so in double they take the same decisions: the same best x bit for bit.
+TEST(GpuEval, CecOnTheGroupEnginesMatchesTheCpu) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  for (const auto& info : list_problems()) {
+    if (info.name.rfind("cec20", 0) != 0) continue;
+    for (int D : {10, 30, 37}) {
+      ProblemSpec s;
+      s.name = info.name;
+      s.dim = D;
+      const Problem p = make_problem(s);
+      DEConfig de;
+      de.np = 24;
+      StopCriteria stop;
+      stop.max_gens = 15;
+      for (Precision prec : {Precision::f64, Precision::f32}) {
+        RunOptions o;
+        o.precision = prec;
+        o.engine = Engine::gpu_kernels;
+        const Result k = minimize(p, de, stop, o);
+        for (Engine e : {Engine::gpu_fused, Engine::gpu}) {
+          o.engine = e;
+          const Result r = minimize(p, de, stop, o);
+          const std::string what = info.name + " D " + std::to_string(D) + " " + std::string(engine_name(e)) + " " +
+                                   std::string(precision_name(prec));
+          ASSERT_EQ(r.best_x.size(), static_cast<std::size_t>(D)) << what;
+          const double cpu = p.evaluate<double>(r.best_x.data());
+          EXPECT_NEAR(r.best_f, cpu, (prec == Precision::f64 ? 1e-10 : 3e-4) * std::fabs(cpu)) << what;
+          EXPECT_EQ(r.evals, k.evals) << what;
+          if (prec == Precision::f64) EXPECT_EQ(r.best_x, k.best_x) << what;
+        }
+      }
+    }
   }
+}
+
+// The gpu engine runs several trials of a CEC function side by side (each with its own scratch): each is
+// the trial run alone.
+TEST(GpuEval, CecTrialsRunTogether) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  ProblemSpec s;
+  s.name = "janssen:f10";
+  s.dim = 20;
+  const Problem p = make_problem(s);
+  DEConfig de;
+  de.np = 30;
+  StopCriteria stop;
+  stop.max_gens = 50;
+  RunOptions o;
+  o.engine = Engine::gpu;
+  const TrialsResult all = minimize_trials(p, de, stop, o, 6);
+  ASSERT_EQ(all.trials.size(), 6u);
+  for (int t : {0, 5}) {
+    RunOptions one = o;
+    one.trial = static_cast<std::uint32_t>(t);
+    const Result alone = minimize(p, de, stop, one);
+    EXPECT_EQ(alone.best_x, all.trials[t].best_x) << t;
+    EXPECT_EQ(alone.best_f, all.trials[t].best_f) << t;
+  }
+  EXPECT_NE(all.trials[0].best_x, all.trials[1].best_x);
 }

@@ -18,6 +18,8 @@
 //   neighbour    z = z_i, znext = z_{i+1}, i < D-1 (no term for i = D-1)
 //   cyclic       z = z_i, znext = z_{(i+1) mod D}
 //   prefix       z = z_0 + ... + z_i               (a scan; Schwefel 1.2)
+//   whole        no terms: the value needs the whole vector at once (the CEC suites, cec.hpp, which the
+//                engines evaluate their own way; evaluate() below does not take them)
 #pragma once
 #include <cmath>
 
@@ -25,7 +27,7 @@
 
 namespace degpu::fn {
 
-enum class Pattern { elementwise, neighbour, cyclic, prefix };
+enum class Pattern { elementwise, neighbour, cyclic, prefix, whole };
 
 template <class T>
 struct Terms {
