@@ -493,7 +493,7 @@ TEST_F(Cli, BenchJanssen) {
   invalid("a de serial np=x\n", "", "c.txt:1: --np x");
   invalid("a de serial colour=red\n", "", "c.txt:1: unknown key 'colour'");
   invalid("a de serial\na jde serial\n", "", "c.txt:2: configuration a named twice");
-  invalid("a de gpu\n", "", "c.txt:1: a: --engine gpu");
+  invalid("a jde gpu\n", "", "c.txt:1: a: --engine gpu: --algorithm jde runs on");  // validated per line
   invalid("# nothing\n", "", "no configuration");
   invalid("a de serial\n", " --cec-data " + path(""), "give both folders");
   expect_invalid(base + path("missing.txt"), "missing.txt: cannot open");
