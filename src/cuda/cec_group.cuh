@@ -7,52 +7,32 @@
 // of Z_c = M_c A_c, each a sum over j = 0 .. D-1 in order with fused multiply-adds in T: the same sums, in
 // the same order, as the gpu-eval and gpu-kernels engines' matrix product (cec_rotate.cuh), so the three
 // engines give the same values bit for bit. M_c is stored transposed, so a lane's four outputs of one j
-// are one 16-byte read and the lanes' reads are consecutive. The body then runs in lane 0 as on the CPU (its scratch, the official y and z, after the
-// products in the same slot). CEC 2017 F7 rotates a transformed vector: lane 0 does all of it.
-// docs/CEC.md, "On the GPU".
+// are one 16-byte read (vec4.cuh) and the lanes' reads are consecutive. The body then runs in lane 0 as on
+// the CPU (its scratch, the official y and z, after the products in the same slot). CEC 2017 F7 rotates a
+// transformed vector: lane 0 does all of it. docs/CEC.md, "Engines".
 #pragma once
-#include <memory>
-#include <type_traits>
 #include <vector>
 
 #include "cuda/cec_device.cuh"
 #include "cuda/device_array.cuh"
+#include "cuda/kernel_function.cuh"
+#include "cuda/vec4.cuh"
 #include "degpu/functions/cec.hpp"
-#include "degpu/functions/evaluate.hpp"
 #include "problems/cec_data.hpp"
 
 namespace degpu::cuda {
-
-// The engines' function type for a CEC problem (their kernels are templated on the function).
-struct CecFunction {
-  static constexpr fn::Pattern pattern = fn::Pattern::whole;
-};
-template <class F>
-inline constexpr bool is_cec_function = std::is_same_v<F, CecFunction>;
 
 // What the group evaluator reads (device pointers), by value in the kernels' arguments.
 template <class T>
 struct CecGroup {
   cec::View<T> view{};
-  const T* Mt = nullptr;  // K x D x Ds: M_c transposed, rows padded with zeros to Ds = D rounded up to 4
+  const T* Mt = nullptr;  // K x D x Ds: M_c transposed, rows padded with zeros to Ds = row_stride(D)
   CecRates<T> rates{};
   int K = 0;              // components the group rotates (0: CEC 2017 F7)
   int Ds = 0;
   T* scratch = nullptr;   // a slot per individual: Z (K D), then A_c and the official y and z (2 D)
   int per_slot = 0;
 };
-
-// Four consecutive T at p (16-byte aligned in float, 32 in double), read-only.
-template <class T>
-__device__ __forceinline__ void cec_load4(const T* p, T (&v)[4]) {
-  if constexpr (sizeof(T) == 4) {
-    const float4 q = __ldg(reinterpret_cast<const float4*>(p));
-    v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
-  } else {
-    const double2 a = __ldg(reinterpret_cast<const double2*>(p)), b = __ldg(reinterpret_cast<const double2*>(p) + 1);
-    v[0] = a.x, v[1] = a.y, v[2] = b.x, v[3] = b.y;
-  }
-}
 
 // f(u) with the suite's bias, valid in lane 0 (0 elsewhere). The group's lanes lane = 0 .. G-1 all call
 // it, active or not, and sync() is their barrier (2 K calls); `slot` is the individual's scratch slot.
@@ -81,10 +61,9 @@ __device__ double cec_group_value(const CecGroup<T>& c, std::size_t slot, const 
 #pragma unroll 4
         for (int j = 0; j < D; ++j) {
           const T a = work[j];
-          T m[4];
-          cec_load4(Mt + static_cast<std::size_t>(j) * Ds + i0, m);
+          const Vec4<T> m = load4_from<From::global_ro>(Mt + static_cast<std::size_t>(j) * Ds + i0);
 #pragma unroll
-          for (int q = 0; q < 4; ++q) acc[q] = fma(a, m[q], acc[q]);
+          for (int q = 0; q < 4; ++q) acc[q] = fma(a, m.v[q], acc[q]);
         }
 #pragma unroll
         for (int q = 0; q < 4; ++q)
@@ -107,7 +86,7 @@ struct CecGroupOnDevice {
 
   CecGroupOnDevice(const CecInstance& c, std::size_t slots)
       : data(c, 0, CecRotation::per_thread), Mt(transposed_size(c)), scratch(slots * per_slot(c)) {
-    const int D = c.D, K = cec_product_components(c), Ds = padded(D);
+    const int D = c.D, K = cec_product_components(c), Ds = row_stride(D);
     std::vector<double> t(transposed_size(c), 0.0);
     for (int k = 0; k < K; ++k)
       for (int i = 0; i < D; ++i)
@@ -127,9 +106,8 @@ struct CecGroupOnDevice {
   }
 
  private:
-  static int padded(int D) { return (D + 3) / 4 * 4; }
   static std::size_t transposed_size(const CecInstance& c) {
-    return static_cast<std::size_t>(cec_product_components(c)) * c.D * padded(c.D);
+    return static_cast<std::size_t>(cec_product_components(c)) * c.D * row_stride(c.D);
   }
   static std::size_t per_slot(const CecInstance& c) {
     return static_cast<std::size_t>(cec_product_components(c)) * c.D + static_cast<std::size_t>(cec::work_size(c.D));

@@ -27,27 +27,6 @@
 namespace degpu::cuda {
 namespace {
 
-// fn::visit for host code that launches kernels (fn::visit is also a device function, and nvcc warns
-// when its device side would call a host lambda).
-template <class Fn>
-void visit_host(fn::Classic id, Fn&& f) {
-  switch (id) {
-#define DEGPU_X(e, T) \
-  case fn::Classic::e: \
-    f(fn::T{});        \
-    return;
-    DEGPU_CLASSIC_FUNCTIONS(DEGPU_X)
-#undef DEGPU_X
-  }
-}
-
-// The function type the kernels are instantiated for: a built-in function's, or CecFunction.
-template <class Fn>
-void visit_problem(const Problem& problem, Fn&& f) {
-  if (problem.cec_data()) f(CecFunction{});
-  else visit_host(problem.function(), f);
-}
-
 int ceil_pow2(long long v) {
   int r = 1;
   while (r < v && r < (1 << 30)) r *= 2;
@@ -299,7 +278,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   s.slots = slots.ptr, s.ranking = ranking.ptr, s.nans = nans.ptr, s.arrivals = arrivals.ptr, s.partials = part.ptr;
   s.gens = gens.ptr, s.reason = reason.ptr, s.best = best.ptr, s.best_f = best_f.ptr, s.best_x = best_x.ptr;
   s.history = history.ptr;
-  s.bias = cec ? 0.0 : problem.bias();  // cec::evaluate adds the suite's
+  s.bias = kernel_bias(problem);
   if (cec) s.cec = cec_dev->group;
   s.max_gens = max_gens;
   s.history_every = o.history_every;

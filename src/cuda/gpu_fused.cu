@@ -269,13 +269,6 @@ __global__ void find_best(int np, const T* __restrict__ f, std::uint32_t* best, 
   block_find_best<kBestThreads>(np, f, best, best_f);
 }
 
-// The function type the kernels are instantiated for: a built-in function's, or CecFunction.
-template <class Fn>
-void visit_fused(const Problem& problem, Fn&& f) {
-  if (problem.cec_data()) f(CecFunction{});
-  else fn::visit(problem.function(), f);
-}
-
 int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b); }
 
 // The launch of IE and MCER (see the comment at the top).
@@ -363,12 +356,12 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
                               unsigned long long*, CecGroup<T>);
   IeKernel ie = nullptr;
   McerKernel mcer = nullptr;
-  visit_fused(problem, [&](auto fun) {
+  visit_problem(problem, [&](auto fun) {
     ie = kernel_ie<decltype(fun), T>;
     mcer = kernel_mcer<decltype(fun), T>;
   });
   const CecInstance* cec = problem.cec_data();
-  const double bias = cec ? 0.0 : problem.bias();  // cec::evaluate adds the suite's
+  const double bias = kernel_bias(problem);
 
   // The trial rows' fallback buffer is only known after the launch is chosen; count it in the check.
   const std::size_t fixed = (2 * np * D + 2 * np + 1) * sizeof(T) + 2 * np * sizeof(Draw) +
@@ -488,7 +481,7 @@ template <class T>
 std::string explain(const Problem& problem, const Resolved& r, const RunOptions& o) {
   const ops::Params p = ops::make_params(problem, r, o);
   Launch L;
-  visit_fused(problem, [&](auto fun) {
+  visit_problem(problem, [&](auto fun) {
     L = choose_launch(kernel_ie<decltype(fun), T>, kernel_mcer<decltype(fun), T>, p.D, p.np, sizeof(T));
   });
   return "kernels IE and MCER: " + std::to_string(L.blocks) + " blocks of " + std::to_string(L.threads) +

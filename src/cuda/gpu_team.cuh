@@ -9,6 +9,7 @@
 
 #include "core/de_ops.hpp"
 #include "cuda/cec_group.cuh"
+#include "cuda/vec4.cuh"
 #include "degpu/functions/classic.hpp"
 #include "degpu/stop.hpp"
 
@@ -106,39 +107,6 @@ struct Group {
   __device__ void sync() const { __syncwarp(mask); }
 };
 
-// Coordinates are handled in blocks of four (coordinates 4b .. 4b+3 of block b: one Philox block of the
-// binomial crossover's words, one 16-byte access in float); rows are stored with a stride of D rounded up
-// to a whole block.
-constexpr int kBlock = 4;
-__host__ __device__ constexpr int row_stride(int D) { return (D + kBlock - 1) / kBlock * kBlock; }
-
-template <class T>
-struct Vec4 {
-  T v[4];
-};
-// Where a 4-wide load reads from: shared memory (of this CTA or of the cluster), a row other SMs write
-// during the run (global, cached in L2 only), or read-only global data (the box, the shift).
-enum class From { shared, global, global_ro };
-template <From kFrom, class V>
-__device__ __forceinline__ V load_vec(const V* p) {
-  if constexpr (kFrom == From::global) return __ldcg(p);
-  else if constexpr (kFrom == From::global_ro) return __ldg(p);
-  else return *p;
-}
-// Four coordinates at p (16-byte aligned in float, 32 in double).
-template <From kFrom, class T>
-__device__ __forceinline__ Vec4<T> load4_from(const T* p) {
-  Vec4<T> r;
-  if constexpr (sizeof(T) == 4) {
-    const float4 q = load_vec<kFrom>(reinterpret_cast<const float4*>(p));
-    r.v[0] = q.x, r.v[1] = q.y, r.v[2] = q.z, r.v[3] = q.w;
-  } else {
-    const double2* d = reinterpret_cast<const double2*>(p);
-    const double2 a = load_vec<kFrom>(d), b = load_vec<kFrom>(d + 1);
-    r.v[0] = a.x, r.v[1] = a.y, r.v[2] = b.x, r.v[3] = b.y;
-  }
-  return r;
-}
 // kGlobal: rows in global memory (else shared memory), and their read-only companions.
 template <bool kGlobal, class T>
 __device__ __forceinline__ Vec4<T> load4(const T* p) { return load4_from<kGlobal ? From::global : From::shared>(p); }

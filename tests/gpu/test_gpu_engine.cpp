@@ -177,8 +177,21 @@ TEST(GpuEngine, AnImpossiblePlanIsRefused) {
     PlanOverride plan("resident,1,0,32");
     EXPECT_THROW(minimize(p, de, stop, o), ConfigError);
   }
-  PlanOverride malformed("clusters,4");  // not one of resident,C,B,G / grid,B / wide,K,B
-  EXPECT_THROW(minimize(p, de, stop, o), ConfigError);
+  {
+    PlanOverride malformed("clusters,4");  // not one of resident,C,B,G / grid,B / wide,K,B
+    EXPECT_THROW(minimize(p, de, stop, o), ConfigError);
+  }
+  // CEC functions keep a scratch slot per individual: they take the resident and grid paths, not the wide
+  ProblemSpec cs;
+  cs.name = "cec2017:f5";
+  cs.dim = 10;
+  PlanOverride wide("wide,2,128");
+  try {
+    minimize(make_problem(cs), de, stop, o);
+    ADD_FAILURE() << "a CEC function on the wide path ran";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("CEC functions do not take the wide path"), std::string::npos) << e.what();
+  }
 }
 
 TEST(GpuEngine, ExplainsEachEnginesLaunch) {
