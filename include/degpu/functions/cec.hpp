@@ -1,19 +1,25 @@
 // CEC 2017 (F1, F3..F30) and CEC 2014 (F18, F22) single-objective benchmark functions, computing what
 // the official C code (cec17_test_func.cpp, cec14_test_func.cpp) computes: same formulas, same
-// evaluation order, same quirks. The official code keeps its scratch vectors in globals `y` and `z`;
-// here they are the two halves of the caller's `work` buffer and are handed down explicitly, so the
-// places where the official code reads whatever a previous step left in `y` behave the same.
+// evaluation order, same quirks, bit for bit.
 //
 // Layout of the pieces (mirrors the official split):
-//   sr_func          shift, scale by the function's rate, rotate                (official sr_func)
-//   <basic bodies>   take the already shifted/scaled/rotated vector             (official *_func after sr_func)
-//   basic_func       official *_func(x, f, nx, Os, Mr, s_flag, r_flag): sr_func + body
+//   rotations        sr_func's first step of every component: M_c ((x - o_c) * rate_c), made beforehand
+//                    (evaluate() on the CPU, a matrix product over the population on the GPU)
+//   <basic bodies>   the official *_func loops after sr_func, written as the terms of one coordinate
+//                    (body_term) folded in the official order into the official accumulators (Fold),
+//                    then a finaliser (body_finish)
 //   hybrid           official hf01..hf10 (2017), hf02/hf06 (2014)
 //   composition      official cf01..cf10 (2017) + cf_cal
+// Every loop over coordinates goes through a fold policy: SequentialFold (one thread, in order: the
+// CPU) or the GPU's group of lanes (cuda/cec_group.cuh: the lanes make the terms, every lane folds them
+// in order), so both compute the same bits. The official scratch vectors (globals y and z) are read
+// through accessors (z(i), y(i)), never written: the places where the official code reads what an
+// earlier step left in y read the same values.
 // Precision: per-element arithmetic is done in T; every sum/product over elements is accumulated in
 // double, in the official loop order; results are double.
 #pragma once
 #include <cmath>
+#include <type_traits>
 
 #include "degpu/config.hpp"
 
@@ -72,8 +78,11 @@ struct View {
   const int* shuffle;  // shuffles x D, 0-based; nullptr when shuffles == 0
 };
 
-// Scratch for evaluate(): the official globals y and z, D elements each.
-DEGPU_HD_INLINE int work_size(int D) { return 2 * D; }
+constexpr int kMaxComponents = 6;  // CEC 2017 F27, F28
+
+// Scratch for evaluate() without precomputed rotations: the rotated vectors of up to kMaxComponents
+// components and the shifted, scaled vector they are made from, D elements each.
+DEGPU_HD_INLINE int work_size(int D) { return (kMaxComponents + 1) * D; }
 
 namespace detail {
 
@@ -103,326 +112,12 @@ DEGPU_HD void shift_scale(const T* x, T* y, int n, const T* Os, T rate) {
   for (int i = 0; i < n; ++i) y[i] = y[i] * rate;
 }
 
-// Official sr_func: shift (x - Os), then scale by rate, then rotate. With rotation the scaled
-// vector goes through y (the official global), which some bodies read afterwards (schaffer F7).
-// out must not alias y.
-template <class T>
-DEGPU_HD void sr_func(const T* x, T* out, int n, const T* Os, const T* Mr, T rate, bool s_flag,
-                      bool r_flag, T* y) {
-  if (s_flag) {
-    if (r_flag) {
-      shift_scale(x, y, n, Os, rate);
-      rotate(y, out, n, Mr);
-    } else {
-      shift_scale(x, out, n, Os, rate);
-    }
-  } else {
-    if (r_flag) {
-      for (int i = 0; i < n; ++i) y[i] = x[i] * rate;  // x may alias y + k, k >= 0: forward copy is safe
-      rotate(y, out, n, Mr);
-    } else {
-      for (int i = 0; i < n; ++i) out[i] = x[i] * rate;
-    }
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
-// Basic function bodies. Each takes the vector the official body loops over, after sr_func
-// (i.e. already shifted, scaled by the rate listed in basic_rate() and rotated).
-// ---------------------------------------------------------------------------------------------
-
-// Official bent_cigar_func: z0^2 + 1e6 sum_{i>0} z_i^2.
-template <class T>
-DEGPU_HD double bent_cigar(const T* z, int n) {
-  double f = z[0] * z[0];
-  for (int i = 1; i < n; ++i) f += T(1.0e6) * z[i] * z[i];
-  return f;
-}
-
-// Official discus_func: 1e6 z0^2 + sum_{i>0} z_i^2.
-template <class T>
-DEGPU_HD double discus(const T* z, int n) {
-  double f = T(1.0e6) * z[0] * z[0];
-  for (int i = 1; i < n; ++i) f += z[i] * z[i];
-  return f;
-}
-
-// Official ellips_func: sum 10^(6 i/(n-1)) z_i^2.
-template <class T>
-DEGPU_HD double ellips(const T* z, int n) {
-  double f = 0.0;
-  // n = 1 (a hybrid's part below the official dimensions): weight 1, not 10^(0/0)
-  for (int i = 0; i < n; ++i) f += std::pow(T(10.0), n > 1 ? T(6.0) * T(i) / T(n - 1) : T(0)) * z[i] * z[i];
-  return f;
-}
-
-// Official zakharov_func: sum z^2 + (sum 0.5 (i+1) z_i)^2 + (...)^4.
-template <class T>
-DEGPU_HD double zakharov(const T* z, int n) {
-  double sum1 = 0.0, sum2 = 0.0;
-  for (int i = 0; i < n; ++i) {
-    sum1 += z[i] * z[i];
-    sum2 += T(0.5) * T(i + 1) * z[i];
-  }
-  return sum1 + std::pow(sum2, 2.0) + std::pow(sum2, 4.0);
-}
-
-// Official rosenbrock_func body: the official adds 1 to z in place ("shift to origin") first.
-template <class T>
-DEGPU_HD double rosenbrock(const T* z, int n) {
-  double f = 0.0;
-  T zi = z[0] + T(1.0);
-  for (int i = 0; i < n - 1; ++i) {
-    const T zn = z[i + 1] + T(1.0);
-    const T tmp1 = zi * zi - zn;
-    const T tmp2 = zi - T(1.0);
-    f += T(100.0) * tmp1 * tmp1 + tmp2 * tmp2;
-    zi = zn;
-  }
-  return f;
-}
-
-// Official rastrigin_func body (also step_rastrigin_func, see basic_func).
-template <class T>
-DEGPU_HD double rastrigin(const T* z, int n) {
-  double f = 0.0;
-  for (int i = 0; i < n; ++i)
-    f += (z[i] * z[i] - T(10.0) * std::cos(T(2.0 * kPi) * z[i]) + T(10.0));
-  return f;
-}
-
-// Official schaffer_F7_func body. QUIRK: the official loops over the global y, not over the rotated
-// z: for a standalone call (F6) y is the shifted, unrotated vector, so F6 ignores its rotation; in a
-// hybrid (F14, F20) y is the whole permuted vector, so the part reads y[0 .. n-1] (the first part's
-// elements), not its own elements. Callers pass that y.
-template <class T>
-DEGPU_HD double schaffer_f7(const T* y, int n) {
-  double f = 0.0;
-  for (int i = 0; i < n - 1; ++i) {
-    const T zi = std::pow(y[i] * y[i] + y[i + 1] * y[i + 1], T(0.5));
-    const T tmp = std::sin(T(50.0) * std::pow(zi, T(0.2)));
-    f += std::pow(zi, T(0.5)) + std::pow(zi, T(0.5)) * tmp * tmp;
-  }
-  // n = 1 (a hybrid's part below the official dimensions): no pair, 0 rather than 0/0
-  return n > 1 ? f * f / (n - 1) / (n - 1) : 0.0;
-}
-
-// Official bi_rastrigin_func (Lunacek) after its own shift and 10/100 scaling, y = (x - Os) * 0.1.
-// Signs are flipped where Os[i] < 0 (QUIRK: in a hybrid, Os is the hybrid's shift vector indexed from 0,
-// not the part's slice). Rotation (Mr != nullptr) applies to the cosine term only. zbuf: n elements,
-// must not alias y.
-template <class T>
-DEGPU_HD double bi_rastrigin(const T* y, int n, const T* Os, const T* Mr, T* zbuf) {
-  const double mu0 = 2.5, d = 1.0;
-  // s with n >= 2: at n = 1 (a hybrid's part below the official dimensions) the official s is negative
-  // and mu1 undefined
-  const double s = 1.0 - 1.0 / (2.0 * std::pow((n > 1 ? n : 2) + 20.0, 0.5) - 8.2);
-  const double mu1 = -std::pow((mu0 * mu0 - d) / s, 0.5);
-  for (int i = 0; i < n; ++i) {
-    T t = T(2) * y[i];
-    if (Os[i] < T(0.0)) t *= T(-1.0);
-    zbuf[i] = t;
-  }
-  double tmp1 = 0.0, tmp2 = 0.0;
-  for (int i = 0; i < n; ++i) {
-    const T tx = zbuf[i] + T(mu0);  // official tmpx[i] += mu0, then subtracts mu0 again
-    T tmp = tx - T(mu0);
-    tmp1 += tmp * tmp;
-    tmp = tx - T(mu1);
-    tmp2 += tmp * tmp;
-  }
-  tmp2 *= s;
-  tmp2 += d * n;
-  double tmp = 0.0;
-  if (Mr != nullptr) {
-    for (int i = 0; i < n; ++i) {  // official rotatefunc(z, y) then cos over y, row by row
-      double acc = 0.0;
-      const T* row = Mr + static_cast<long>(i) * n;
-      for (int j = 0; j < n; ++j) acc += zbuf[j] * row[j];
-      tmp += std::cos(T(2.0 * kPi) * static_cast<T>(acc));
-    }
-  } else {
-    for (int i = 0; i < n; ++i) tmp += std::cos(T(2.0 * kPi) * zbuf[i]);
-  }
-  double f = (tmp1 < tmp2) ? tmp1 : tmp2;
-  f += 10.0 * (n - tmp);
-  return f;
-}
-
-// Official levy_func: w = 1 + (z - 1)/4, sin^2(PI w_0) + sum (w-1)^2 (1 + 10 sin^2(PI w + 1)) + last term.
-// QUIRK: z is not moved by +1 first, so w = 3/4 (not 1) at the shift and f(o) != 0 (F9 at its shift
-// is 900 + 1.44.. at D = 10); the "+1" inside sin(PI*w + 1) is added after the product.
-template <class T>
-DEGPU_HD double levy(const T* z, int n) {
-  auto w = [](T v) { return T(1.0) + (v - T(1.0)) / T(4.0); };
-  const T w0 = w(z[0]);
-  const T wl = w(z[n - 1]);
-  const T s0 = std::sin(T(kPi) * w0);
-  const double term1 = std::pow(static_cast<double>(s0), 2.0);
-  const T sl = std::sin(T(2.0 * kPi) * wl);
-  const double term3 = std::pow(static_cast<double>(wl - T(1)), 2.0) *
-                       (1 + std::pow(static_cast<double>(sl), 2.0));
-  double sum = 0.0;
-  for (int i = 0; i < n - 1; ++i) {
-    const T wi = w(z[i]);
-    const T si = std::sin(T(kPi) * wi + T(1));
-    sum += (wi - T(1)) * (wi - T(1)) * (T(1) + T(10) * (si * si));
-  }
-  return term1 + sum + term3;
-}
-
-// Official schwefel_func body: z += 420.9687462275036, with the official |z| > 500 boundary terms
-// (QUIRK kept: the z < -500 branch multiplies (-500 + fmod(|z|, 500)) by sin(sqrt(500 - fmod(|z|, 500)))).
-template <class T>
-DEGPU_HD double schwefel(const T* z, int n) {
-  double f = 0.0;
-  for (int i = 0; i < n; ++i) {
-    const T zi = z[i] + T(4.209687462275036e+002);
-    if (zi > T(500)) {
-      const T m = std::fmod(zi, T(500));
-      f -= (T(500.0) - m) * std::sin(std::pow(T(500.0) - m, T(0.5)));
-      const T tmp = (zi - T(500.0)) / T(100);
-      f += tmp * tmp / T(n);
-    } else if (zi < T(-500)) {
-      const T m = std::fmod(std::fabs(zi), T(500));
-      f -= (T(-500.0) + m) * std::sin(std::pow(T(500.0) - m, T(0.5)));
-      const T tmp = (zi + T(500.0)) / T(100);
-      f += tmp * tmp / T(n);
-    } else {
-      f -= zi * std::sin(std::pow(std::fabs(zi), T(0.5)));
-    }
-  }
-  f += 4.189828872724338e+002 * n;
-  return f;
-}
-
-// Official katsuura_func body: prod (1 + (i+1) sum_j |2^j z - round(2^j z)| / 2^j)^(10/n^1.2), scaled.
-template <class T>
-DEGPU_HD double katsuura(const T* z, int n) {
-  double f = 1.0;
-  const double tmp3 = std::pow(1.0 * n, 1.2);
-  for (int i = 0; i < n; ++i) {
-    double temp = 0.0;
-    for (int j = 1; j <= 32; ++j) {
-      const T tmp1 = std::pow(T(2.0), T(j));
-      const T tmp2 = tmp1 * z[i];
-      temp += std::fabs(tmp2 - std::floor(tmp2 + T(0.5))) / tmp1;
-    }
-    f *= std::pow(1.0 + (i + 1) * temp, 10.0 / tmp3);
-  }
-  const double tmp1 = 10.0 / n / n;
-  return f * tmp1 - tmp1;
-}
-
-// Official weierstrass_func body (a = 0.5, b = 3, k_max = 20).
-template <class T>
-DEGPU_HD double weierstrass(const T* z, int n) {
-  const T a = T(0.5), b = T(3.0);
-  const int k_max = 20;
-  double f = 0.0, sum2 = 0.0;
-  for (int i = 0; i < n; ++i) {
-    double sum = 0.0;
-    sum2 = 0.0;
-    for (int j = 0; j <= k_max; ++j) {
-      const T aj = std::pow(a, T(j)), bj = std::pow(b, T(j));
-      sum += aj * std::cos(T(2.0 * kPi) * bj * (z[i] + T(0.5)));
-      sum2 += aj * std::cos(T(2.0 * kPi) * bj * T(0.5));
-    }
-    f += sum;
-  }
-  f -= n * sum2;
-  return f;
-}
-
-// Official ackley_func body.
-template <class T>
-DEGPU_HD double ackley(const T* z, int n) {
-  double sum1 = 0.0, sum2 = 0.0;
-  for (int i = 0; i < n; ++i) {
-    sum1 += z[i] * z[i];
-    sum2 += std::cos(T(2.0 * kPi) * z[i]);
-  }
-  sum1 = -0.2 * std::sqrt(sum1 / n);
-  sum2 /= n;
-  return kE - 20.0 * std::exp(sum1) - std::exp(sum2) + 20.0;
-}
-
-// Official griewank_func body.
-template <class T>
-DEGPU_HD double griewank(const T* z, int n) {
-  double s = 0.0, p = 1.0;
-  for (int i = 0; i < n; ++i) {
-    s += z[i] * z[i];
-    p *= std::cos(z[i] / std::sqrt(T(1.0) + T(i)));
-  }
-  return 1.0 + s / 4000.0 - p;
-}
-
-// Official grie_rosen_func body: z + 1, then Griewank of each cyclic Rosenbrock term.
-template <class T>
-DEGPU_HD double grie_rosen(const T* z, int n) {
-  double f = 0.0;
-  const T z0 = z[0] + T(1.0);
-  T zi = z0;
-  for (int i = 0; i < n - 1; ++i) {
-    const T zn = z[i + 1] + T(1.0);
-    const T tmp1 = zi * zi - zn;
-    const T tmp2 = zi - T(1.0);
-    const T temp = T(100.0) * tmp1 * tmp1 + tmp2 * tmp2;
-    f += (temp * temp) / T(4000.0) - std::cos(temp) + T(1.0);
-    zi = zn;
-  }
-  const T tmp1 = zi * zi - z0;  // zi is now z[n-1] + 1
-  const T tmp2 = zi - T(1.0);
-  const T temp = T(100.0) * tmp1 * tmp1 + tmp2 * tmp2;
-  f += (temp * temp) / T(4000.0) - std::cos(temp) + T(1.0);
-  return f;
-}
-
-// Official escaffer6_func body (expanded Schaffer F6, cyclic).
-template <class T>
-DEGPU_HD double escaffer6(const T* z, int n) {
-  auto g = [](T u, T v) {
-    T t1 = std::sin(std::sqrt(u * u + v * v));
-    t1 = t1 * t1;
-    const T t2 = T(1.0) + T(0.001) * (u * u + v * v);
-    return T(0.5) + (t1 - T(0.5)) / (t2 * t2);
-  };
-  double f = 0.0;
-  for (int i = 0; i < n - 1; ++i) f += g(z[i], z[i + 1]);
-  f += g(z[n - 1], z[0]);
-  return f;
-}
-
-// Official happycat_func body (alpha = 1/8): z - 1, then |r2 - n|^(1/4) + (r2/2 + sum z)/n + 1/2.
-template <class T>
-DEGPU_HD double happycat(const T* z, int n) {
-  const double alpha = 1.0 / 8.0;
-  double r2 = 0.0, sum_z = 0.0;
-  for (int i = 0; i < n; ++i) {
-    const T zi = z[i] - T(1.0);
-    r2 += zi * zi;
-    sum_z += zi;
-  }
-  return std::pow(std::fabs(r2 - n), 2 * alpha) + (0.5 * r2 + sum_z) / n + 0.5;
-}
-
-// Official hgbat_func body (alpha = 1/4): z - 1, then |r2^2 - (sum z)^2|^(1/2) + (r2/2 + sum z)/n + 1/2.
-template <class T>
-DEGPU_HD double hgbat(const T* z, int n) {
-  const double alpha = 1.0 / 4.0;
-  double r2 = 0.0, sum_z = 0.0;
-  for (int i = 0; i < n; ++i) {
-    const T zi = z[i] - T(1.0);
-    r2 += zi * zi;
-    sum_z += zi;
-  }
-  return std::pow(std::fabs(std::pow(r2, 2.0) - std::pow(sum_z, 2.0)), 2 * alpha) +
-         (0.5 * r2 + sum_z) / n + 0.5;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Official *_func(x, f, nx, Os, Mr, s_flag, r_flag): sr_func with the function's rate + body.
+// Basic function bodies, as the official loops over coordinates: the terms of coordinate i, folded in
+// the official order into the official accumulators, then a finaliser. Each reads the vector the
+// official body loops over (z(i): after sr_func, already shifted, scaled and rotated), and Schaffer F7
+// the official global y (y(i)); Lunacek's bi-Rastrigin reads its transformed vector through z and the
+// vector of its cosine term through y (docs/CEC.md).
 // ---------------------------------------------------------------------------------------------
 enum class Basic : int {
   bent_cigar, discus, ellips, zakharov, rosenbrock, rastrigin, step_rastrigin, schaffer_f7,
@@ -448,57 +143,359 @@ DEGPU_HD_INLINE double basic_rate(Basic b) {
   }
 }
 
-// Body dispatch on the sr_func output z; y is the official global y (read by schaffer F7 only).
-template <class T>
-DEGPU_HD double basic_body(Basic b, const T* z, int n, const T* y) {
+// One coordinate's terms (each the official loop's increment, a T expression widened to double, or a
+// double), and how the official loop folds them: sum1..sum3 add a, b, c to their own sums; sub_add
+// subtracts a from one sum, then adds b (Schwefel's two steps); sum_mul adds a and multiplies b into a
+// product (Griewank); mul multiplies a into a product (Katsuura).
+struct Terms {
+  double a = 0, b = 0, c = 0;
+};
+enum class Fold : int { sum1, sum2, sum3, sub_add, sum_mul, mul };
+struct Acc {
+  double a, b, c;
+};
+
+DEGPU_HD_INLINE Fold fold_of(Basic b) {
   switch (b) {
-    case Basic::bent_cigar: return bent_cigar(z, n);
-    case Basic::discus: return discus(z, n);
-    case Basic::ellips: return ellips(z, n);
-    case Basic::zakharov: return zakharov(z, n);
-    case Basic::rosenbrock: return rosenbrock(z, n);
+    case Basic::zakharov:
+    case Basic::ackley:
+    case Basic::happycat:
+    case Basic::hgbat: return Fold::sum2;
+    case Basic::bi_rastrigin: return Fold::sum3;
+    case Basic::schwefel: return Fold::sub_add;
+    case Basic::griewank: return Fold::sum_mul;
+    case Basic::katsuura: return Fold::mul;
+    default: return Fold::sum1;
+  }
+}
+DEGPU_HD_INLINE Acc fold_start(Fold f) {
+  if (f == Fold::sum_mul) return Acc{0.0, 1.0, 0.0};
+  if (f == Fold::mul) return Acc{1.0, 0.0, 0.0};
+  return Acc{0.0, 0.0, 0.0};
+}
+DEGPU_HD_INLINE void fold_step(Fold f, Acc& acc, const Terms& t) {
+  switch (f) {
+    case Fold::sum1: acc.a += t.a; break;
+    case Fold::sum2: acc.a += t.a; acc.b += t.b; break;
+    case Fold::sum3: acc.a += t.a; acc.b += t.b; acc.c += t.c; break;
+    case Fold::sub_add: acc.a -= t.a; acc.a += t.b; break;
+    case Fold::sum_mul: acc.a += t.a; acc.b *= t.b; break;
+    case Fold::mul: acc.a *= t.a; break;
+  }
+}
+// The values of Terms a fold reads (1: a, 2: a and b, 3: all three).
+DEGPU_HD_INLINE int fold_values(Fold f) {
+  return f == Fold::sum3 ? 3 : (f == Fold::sum1 || f == Fold::mul) ? 1 : 2;
+}
+
+// One thread folds the terms in order (the CPU; the GPU's group of lanes: cuda/cec_group.cuh).
+struct SequentialFold {
+  static constexpr bool kOneBodyAtATime = true;
+  template <class Term>
+  DEGPU_HD Acc fold(Fold f, int m, Term term) const {
+    Acc acc = fold_start(f);
+    for (int i = 0; i < m; ++i) fold_step(f, acc, term(i));
+    return acc;
+  }
+};
+
+// Terms per body: neighbour bodies have one term fewer than coordinates.
+DEGPU_HD_INLINE int term_count(Basic b, int n) {
+  return (b == Basic::rosenbrock || b == Basic::schaffer_f7 || b == Basic::levy) ? n - 1 : n;
+}
+
+// Lunacek bi-Rastrigin's constants (official mu0, d, s, mu1); s with n >= 2: at n = 1 (a hybrid's part
+// below the official dimensions) the official s is negative and mu1 undefined.
+struct Lunacek {
+  double mu0, d, s, mu1;
+};
+DEGPU_HD_INLINE Lunacek lunacek(int n) {
+  Lunacek l;
+  l.mu0 = 2.5;
+  l.d = 1.0;
+  l.s = 1.0 - 1.0 / (2.0 * std::pow((n > 1 ? n : 2) + 20.0, 0.5) - 8.2);
+  l.mu1 = -std::pow((l.mu0 * l.mu0 - l.d) / l.s, 0.5);
+  return l;
+}
+
+// Levy's w = 1 + (z - 1)/4.
+template <class T>
+DEGPU_HD_INLINE T levy_w(T v) {
+  return T(1.0) + (v - T(1.0)) / T(4.0);
+}
+// Expanded Schaffer F6's pair term.
+template <class T>
+DEGPU_HD_INLINE T escaffer6_g(T u, T v) {
+  T t1 = std::sin(std::sqrt(u * u + v * v));
+  t1 = t1 * t1;
+  const T t2 = T(1.0) + T(0.001) * (u * u + v * v);
+  return T(0.5) + (t1 - T(0.5)) / (t2 * t2);
+}
+// Weierstrass's sum over k of a^k cos(2 PI b^k (v + 0.5)), in double.
+template <class T>
+DEGPU_HD double weierstrass_sum(T v) {
+  const T a = T(0.5), b = T(3.0);
+  double sum = 0.0;
+  for (int j = 0; j <= 20; ++j) {  // official k_max = 20
+    const T aj = std::pow(a, T(j)), bj = std::pow(b, T(j));
+    sum += aj * std::cos(T(2.0 * kPi) * bj * (v + T(0.5)));
+  }
+  return sum;
+}
+
+// The terms of coordinate i (i < term_count(b, n)) of body b on n coordinates, with the official
+// arithmetic of its loop (each body's official formula and quirks are in docs/CEC.md):
+//   bent_cigar   z0^2, then 1e6 z_i^2               discus      1e6 z0^2, then z_i^2
+//   ellips       10^(6 i/(n-1)) z_i^2 (weight 1 at n = 1, a hybrid's part below the official dimensions)
+//   zakharov     z^2 and 0.5 (i+1) z                 rosenbrock  100 (zi^2 - zn)^2 + (zi - 1)^2, z + 1
+//   rastrigin    z^2 - 10 cos(2 PI z) + 10 (also step_rastrigin: the official step is a no-op, F8)
+//   schaffer_f7  over the official global y (QUIRK: not the rotated z; in a hybrid, the whole permuted
+//                vector from its start), pairs (y_i, y_i+1)
+//   bi_rastrigin z: 2 y flipped where the shift is negative; (z + mu0 - mu0)^2, (z + mu0 - mu1)^2, and
+//                cos(2 PI y(i)) with y the vector of the cosine term (z, or the rotated z in F7)
+//   levy         (w_i - 1)^2 (1 + 10 sin^2(PI w_i + 1)) for i < n - 1 (QUIRK: no +1 before w)
+//   schwefel     z + 420.97..., with the official |z| > 500 terms (QUIRK kept: the z < -500 branch)
+//   katsuura     (1 + (i+1) sum_j |2^j z - round(2^j z)| / 2^j)^(10/n^1.2), a factor
+//   weierstrass  sum_k a^k cos(2 PI b^k (z + 0.5))
+//   ackley       z^2 and cos(2 PI z)                 griewank    z^2 and cos(z / sqrt(i + 1))
+//   grie_rosen   Griewank of the cyclic Rosenbrock term, z + 1   escaffer6  g(z_i, z_(i+1) mod n)
+//   happycat, hgbat  (z - 1)^2 and z - 1
+template <Basic B, class T, class Z, class Y>
+DEGPU_HD_INLINE Terms term_of(Z z, Y y, int i, int n) {
+  Terms t;
+  switch (B) {
+    case Basic::bent_cigar: {
+      const T v = z(i);
+      t.a = i == 0 ? v * v : T(1.0e6) * v * v;
+      break;
+    }
+    case Basic::discus: {
+      const T v = z(i);
+      t.a = i == 0 ? T(1.0e6) * v * v : v * v;
+      break;
+    }
+    case Basic::ellips: {
+      const T v = z(i);
+      t.a = std::pow(T(10.0), n > 1 ? T(6.0) * T(i) / T(n - 1) : T(0)) * v * v;
+      break;
+    }
+    case Basic::zakharov: {
+      const T v = z(i);
+      t.a = v * v;
+      t.b = T(0.5) * T(i + 1) * v;
+      break;
+    }
+    case Basic::rosenbrock: {
+      const T zi = z(i) + T(1.0), zn = z(i + 1) + T(1.0);
+      const T tmp1 = zi * zi - zn;
+      const T tmp2 = zi - T(1.0);
+      t.a = T(100.0) * tmp1 * tmp1 + tmp2 * tmp2;
+      break;
+    }
     case Basic::rastrigin:
-    case Basic::step_rastrigin: return rastrigin(z, n);
-    case Basic::schaffer_f7: return schaffer_f7(y, n);
-    case Basic::levy: return levy(z, n);
-    case Basic::schwefel: return schwefel(z, n);
-    case Basic::katsuura: return katsuura(z, n);
-    case Basic::weierstrass: return weierstrass(z, n);
-    case Basic::ackley: return ackley(z, n);
-    case Basic::griewank: return griewank(z, n);
-    case Basic::grie_rosen: return grie_rosen(z, n);
-    case Basic::escaffer6: return escaffer6(z, n);
-    case Basic::happycat: return happycat(z, n);
-    case Basic::hgbat: return hgbat(z, n);
-    default: return 0.0;  // bi_rastrigin is handled by basic_func
+    case Basic::step_rastrigin: {
+      const T v = z(i);
+      t.a = (v * v - T(10.0) * std::cos(T(2.0 * kPi) * v) + T(10.0));
+      break;
+    }
+    case Basic::schaffer_f7: {
+      const T y0 = y(i), y1 = y(i + 1);
+      const T zi = std::pow(y0 * y0 + y1 * y1, T(0.5));
+      const T tmp = std::sin(T(50.0) * std::pow(zi, T(0.2)));
+      t.a = std::pow(zi, T(0.5)) + std::pow(zi, T(0.5)) * tmp * tmp;
+      break;
+    }
+    case Basic::bi_rastrigin: {
+      const Lunacek l = lunacek(n);
+      const T tx = z(i) + T(l.mu0);  // official tmpx[i] += mu0, then subtracts mu0 again
+      T tmp = tx - T(l.mu0);
+      t.a = tmp * tmp;
+      tmp = tx - T(l.mu1);
+      t.b = tmp * tmp;
+      t.c = std::cos(T(2.0 * kPi) * y(i));
+      break;
+    }
+    case Basic::levy: {
+      const T wi = levy_w(z(i));
+      const T si = std::sin(T(kPi) * wi + T(1));
+      t.a = (wi - T(1)) * (wi - T(1)) * (T(1) + T(10) * (si * si));
+      break;
+    }
+    case Basic::schwefel: {
+      const T zi = z(i) + T(4.209687462275036e+002);
+      if (zi > T(500)) {
+        const T m = std::fmod(zi, T(500));
+        t.a = (T(500.0) - m) * std::sin(std::pow(T(500.0) - m, T(0.5)));
+        const T tmp = (zi - T(500.0)) / T(100);
+        t.b = tmp * tmp / T(n);
+      } else if (zi < T(-500)) {
+        const T m = std::fmod(std::fabs(zi), T(500));
+        t.a = (T(-500.0) + m) * std::sin(std::pow(T(500.0) - m, T(0.5)));
+        const T tmp = (zi + T(500.0)) / T(100);
+        t.b = tmp * tmp / T(n);
+      } else {
+        t.a = zi * std::sin(std::pow(std::fabs(zi), T(0.5)));  // b = 0: the official adds nothing
+      }
+      break;
+    }
+    case Basic::katsuura: {
+      const T v = z(i);
+      double temp = 0.0;
+      for (int j = 1; j <= 32; ++j) {
+        const T tmp1 = std::pow(T(2.0), T(j));
+        const T tmp2 = tmp1 * v;
+        temp += std::fabs(tmp2 - std::floor(tmp2 + T(0.5))) / tmp1;
+      }
+      t.a = std::pow(1.0 + (i + 1) * temp, 10.0 / std::pow(1.0 * n, 1.2));
+      break;
+    }
+    case Basic::weierstrass: t.a = weierstrass_sum(z(i)); break;
+    case Basic::ackley: {
+      const T v = z(i);
+      t.a = v * v;
+      t.b = std::cos(T(2.0 * kPi) * v);
+      break;
+    }
+    case Basic::griewank: {
+      const T v = z(i);
+      t.a = v * v;
+      t.b = std::cos(v / std::sqrt(T(1.0) + T(i)));
+      break;
+    }
+    case Basic::grie_rosen: {  // cyclic: the last term pairs z_(n-1) with z_0, as the official tail does
+      const T zi = z(i) + T(1.0), zn = z(i + 1 == n ? 0 : i + 1) + T(1.0);
+      const T tmp1 = zi * zi - zn;
+      const T tmp2 = zi - T(1.0);
+      const T temp = T(100.0) * tmp1 * tmp1 + tmp2 * tmp2;
+      t.a = (temp * temp) / T(4000.0) - std::cos(temp) + T(1.0);
+      break;
+    }
+    case Basic::escaffer6: t.a = escaffer6_g(z(i), z(i + 1 == n ? 0 : i + 1)); break;
+    case Basic::happycat:
+    case Basic::hgbat: {
+      const T zi = z(i) - T(1.0);
+      t.a = zi * zi;
+      t.b = zi;
+      break;
+    }
+  }
+  return t;
+}
+
+// f(std::integral_constant<Basic, b>{}): code for one body at a time.
+template <class Fn>
+DEGPU_HD_INLINE decltype(auto) visit_basic(Basic b, Fn&& f) {
+  switch (b) {
+#define DEGPU_CEC_BASIC(e) \
+  case Basic::e: return f(std::integral_constant<Basic, Basic::e>{});
+    DEGPU_CEC_BASIC(bent_cigar) DEGPU_CEC_BASIC(discus) DEGPU_CEC_BASIC(ellips) DEGPU_CEC_BASIC(zakharov)
+    DEGPU_CEC_BASIC(rosenbrock) DEGPU_CEC_BASIC(rastrigin) DEGPU_CEC_BASIC(step_rastrigin)
+    DEGPU_CEC_BASIC(schaffer_f7) DEGPU_CEC_BASIC(bi_rastrigin) DEGPU_CEC_BASIC(levy) DEGPU_CEC_BASIC(schwefel)
+    DEGPU_CEC_BASIC(katsuura) DEGPU_CEC_BASIC(weierstrass) DEGPU_CEC_BASIC(ackley) DEGPU_CEC_BASIC(griewank)
+    DEGPU_CEC_BASIC(grie_rosen) DEGPU_CEC_BASIC(escaffer6) DEGPU_CEC_BASIC(happycat)
+#undef DEGPU_CEC_BASIC
+    default: return f(std::integral_constant<Basic, Basic::hgbat>{});
   }
 }
 
-// Official <basic>_func(x, &f, n, Os, Mr, s_flag, r_flag) with globals y, z (n elements each).
-// x may point into y (hybrid parts) but not into z.
-// QUIRK step_rastrigin: the official rounds y before sr_func, but sr_func (always called with
-// s_flag = 1 for F8) overwrites y with x - Os, so the step is a no-op: F8 equals rotated Rastrigin.
-// pre (with s_flag and r_flag; never for bi_rastrigin, which rotates a transformed vector): sr_func's
-// output computed beforehand (evaluate()); the body reads it in place, and y, which only schaffer F7
-// reads, is made only for it.
-template <class T>
-DEGPU_HD double basic_func(Basic b, const T* x, int n, const T* Os, const T* Mr, bool s_flag,
-                           bool r_flag, T* y, T* z, const T* pre = nullptr) {
-  if (pre != nullptr && s_flag && r_flag && b != Basic::bi_rastrigin) {
-    if (b == Basic::schaffer_f7) shift_scale(x, y, n, Os, T(basic_rate(b)));
-    return basic_body(b, pre, n, static_cast<const T*>(y));
-  }
-  if (b == Basic::bi_rastrigin) {  // official does its own shift/scale and rotates inside
-    if (s_flag) {
-      for (int i = 0; i < n; ++i) y[i] = x[i] - Os[i];
-    } else {
-      for (int i = 0; i < n; ++i) y[i] = x[i];  // x may be y + k, k >= 0: forward copy is safe
+// The terms of coordinate i of body b (term_of with b known at run time).
+template <class T, class Z, class Y>
+DEGPU_HD Terms body_term(Basic b, Z z, Y y, int i, int n) {
+  return visit_basic(b, [&](auto B) { return term_of<decltype(B)::value, T>(z, y, i, n); });
+}
+
+// The official body's value from its folded accumulators.
+template <class T, class Z>
+DEGPU_HD double body_finish(Basic b, const Acc& acc, Z z, int n) {
+  switch (b) {
+    case Basic::zakharov: return acc.a + std::pow(acc.b, 2.0) + std::pow(acc.b, 4.0);
+    case Basic::schaffer_f7:  // n = 1 (a hybrid's part below the official dimensions): no pair, 0 rather than 0/0
+      return n > 1 ? acc.a * acc.a / (n - 1) / (n - 1) : 0.0;
+    case Basic::bi_rastrigin: {
+      const Lunacek l = lunacek(n);
+      double tmp2 = acc.b * l.s;
+      tmp2 += l.d * n;
+      double f = (acc.a < tmp2) ? acc.a : tmp2;
+      f += 10.0 * (n - acc.c);
+      return f;
     }
-    for (int i = 0; i < n; ++i) y[i] *= T(10.0 / 100.0);
-    return bi_rastrigin(y, n, Os, r_flag ? Mr : static_cast<const T*>(nullptr), z);
+    case Basic::levy: {
+      const T w0 = levy_w(z(0)), wl = levy_w(z(n - 1));
+      const T s0 = std::sin(T(kPi) * w0);
+      const double term1 = std::pow(static_cast<double>(s0), 2.0);
+      const T sl = std::sin(T(2.0 * kPi) * wl);
+      const double term3 = std::pow(static_cast<double>(wl - T(1)), 2.0) * (1 + std::pow(static_cast<double>(sl), 2.0));
+      return term1 + acc.a + term3;
+    }
+    case Basic::schwefel: return acc.a + 4.189828872724338e+002 * n;
+    case Basic::katsuura: {
+      const double tmp1 = 10.0 / n / n;
+      return acc.a * tmp1 - tmp1;
+    }
+    case Basic::weierstrass: return acc.a - n * weierstrass_sum(T(0.0));  // official sum2: the same sum at 0
+    case Basic::ackley: {
+      const double sum1 = -0.2 * std::sqrt(acc.a / n);
+      const double sum2 = acc.b / n;
+      return kE - 20.0 * std::exp(sum1) - std::exp(sum2) + 20.0;
+    }
+    case Basic::griewank: return 1.0 + acc.a / 4000.0 - acc.b;
+    case Basic::happycat: return std::pow(std::fabs(acc.a - n), 2 * (1.0 / 8.0)) + (0.5 * acc.a + acc.b) / n + 0.5;
+    case Basic::hgbat:
+      return std::pow(std::fabs(std::pow(acc.a, 2.0) - std::pow(acc.b, 2.0)), 2 * (1.0 / 4.0)) + (0.5 * acc.a + acc.b) / n + 0.5;
+    default: return acc.a;
   }
-  sr_func(x, z, n, Os, Mr, T(basic_rate(b)), s_flag, r_flag, y);
-  return basic_body(b, z, n, static_cast<const T*>(y));
+}
+
+// Body b on n coordinates (z, y: see body_term), folded by ev.
+// A fold that runs in one thread (Ev::kOneBodyAtATime) gets a loop per body, with no switch per
+// coordinate (measured on the CPU, janssen:f10 at D 100: 47 us an evaluation with the switch, 40 without,
+// as before the bodies were written as terms); the GPU's group gets one loop with the switch per
+// coordinate, which keeps the kernels small.
+template <class T, class Z, class Y, class Ev>
+DEGPU_HD double body(Basic b, Z z, Y y, int n, const Ev& ev) {
+  Acc acc;
+  if constexpr (Ev::kOneBodyAtATime) {
+    acc = visit_basic(b, [&](auto B) {
+      return ev.fold(fold_of(B), term_count(B, n), [&](int i) { return term_of<decltype(B)::value, T>(z, y, i, n); });
+    });
+  } else {
+    acc = ev.fold(fold_of(b), term_count(b, n), [&](int i) { return body_term<T>(b, z, y, i, n); });
+  }
+  return body_finish<T>(b, acc, z, n);
+}
+
+// Official <basic>_func(x, &f, n, Os, Mr, 1, 1) for b other than bi_rastrigin: z its rotated vector
+// (sr_func's output); Schaffer F7 reads the official global y, which sr_func leaves holding the shifted,
+// scaled x (QUIRK: so F6 ignores its rotation).
+template <class T, class Z, class Ev>
+DEGPU_HD double basic_value(Basic b, int n, const T* x, const T* Os, Z z, const Ev& ev) {
+  const T rate = T(basic_rate(b));
+  auto y = [&](int i) -> T {
+    const T a = x[i] - Os[i];  // shift, then scale: sr_func's two roundings
+    return a * rate;
+  };
+  return body<T>(b, z, y, n, ev);
+}
+
+// Official bi_rastrigin_func (Lunacek): its own shift and 10/100 scaling y = (x - Os) * 0.1 (vin(i): the
+// scaled vector), z = 2 y with the sign flipped where Os[i] < 0 (QUIRK: in a hybrid, Os is the hybrid's
+// shift vector indexed from 0, not the part's slice). With Mr (CEC 2017 F7) the cosine term reads M z,
+// row i accumulated in double (official rotatefunc); without (a hybrid's part), z.
+template <class T, class V, class Ev>
+DEGPU_HD double lunacek_value(int n, const T* Os, const T* Mr, V vin, const Ev& ev) {
+  auto z = [&](int i) -> T {
+    T t = T(2) * vin(i);
+    if (Os[i] < T(0.0)) t *= T(-1.0);
+    return t;
+  };
+  auto rotated = [&](int i) -> T {
+    double acc = 0.0;
+    const T* row = Mr + static_cast<long>(i) * n;
+    for (int j = 0; j < n; ++j) acc += z(j) * row[j];
+    return static_cast<T>(acc);
+  };
+  if (Mr != nullptr) return body<T>(Basic::bi_rastrigin, z, rotated, n, ev);
+  return body<T>(Basic::bi_rastrigin, z, z, n, ev);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -544,17 +541,16 @@ DEGPU_HD_INLINE HybridSpec hybrid_spec(Suite s, int fn) {
   }
 }
 
-// Official hfXX(x, f, nx, Os, Mr, S, s_flag, r_flag): z = sr_func(x) at rate 1, y = z[S], then part k
-// is <basic_k>(&y[G_k], G_nx_k, Os, Mr, 0, 0), i.e. scaled by its own rate but neither shifted nor
-// rotated again. Part sizes G_nx_k = ceil(p_k * D) with the product in double as official (at
+// Official hfXX(x, f, nx, Os, Mr, S, 1, 1): z = sr_func(x) at rate 1 (rot(i): its coordinate i), y = z[S],
+// then part k is <basic_k>(&y[G_k], G_nx_k, Os, Mr, 0, 0), i.e. scaled by its own rate but neither
+// shifted nor rotated again. Part sizes G_nx_k = ceil(p_k * D) with the product in double as official (at
 // D = 10..100 no product rounds above an integer), the last part takes the rest.
-template <class T>
-DEGPU_HD double hybrid(const HybridSpec& h, const T* x, int nx, const T* Os, const T* Mr, const int* S,
-                       bool s_flag, bool r_flag, T* y, T* z, const T* pre = nullptr) {
+template <class T, class Rot, class Ev>
+DEGPU_HD double hybrid_value(const HybridSpec& h, int nx, const T* Os, const int* S, Rot rot, const Ev& ev) {
   // Official split: part i < last takes ceil(p_i nx), the last the rest. Below the official dimensions
   // (D < 10) those sizes can overrun nx: a part then takes what is left (possibly nothing) and an empty
   // part adds 0 (degpu's extension, docs/CEC.md; the same split wherever the official one is valid).
-  int G[6], G_nx[6];
+  int G_nx[6];
   int rest = nx;
   for (int i = 0; i < h.parts - 1; ++i) {
     const int want = static_cast<int>(std::ceil(h.p[i] * nx));
@@ -562,19 +558,17 @@ DEGPU_HD double hybrid(const HybridSpec& h, const T* x, int nx, const T* Os, con
     rest -= G_nx[i];
   }
   G_nx[h.parts - 1] = rest;
-  G[0] = 0;
-  for (int i = 1; i < h.parts; ++i) G[i] = G[i - 1] + G_nx[i - 1];
-
-  if (pre != nullptr && s_flag && r_flag) {  // sr_func's output computed beforehand (evaluate())
-    for (int i = 0; i < nx; ++i) y[i] = pre[S[i]];
-  } else {
-    sr_func(x, z, nx, Os, Mr, T(1.0), s_flag, r_flag, y);
-    for (int i = 0; i < nx; ++i) y[i] = z[S[i]];
-  }
-
+  auto y = [&](int m) -> T { return rot(S[m]); };  // the official global y: the permuted vector
   double f = 0.0;
-  for (int i = 0; i < h.parts; ++i)
-    if (G_nx[i] > 0) f += basic_func(h.basic[i], static_cast<const T*>(y + G[i]), G_nx[i], Os, Mr, false, false, y, z);
+  int G = 0;
+  for (int k = 0; k < h.parts; G += G_nx[k], ++k) {
+    if (G_nx[k] == 0) continue;
+    const Basic b = h.basic[k];
+    const T rate = T(basic_rate(b));
+    auto part = [&](int i) -> T { return y(G + i) * rate; };  // sr_func(&y[G_k], ...) at the part's rate
+    f += b == Basic::bi_rastrigin ? lunacek_value<T>(G_nx[k], Os, static_cast<const T*>(nullptr), part, ev)
+                                  : body<T>(b, part, y, G_nx[k], ev);
+  }
   return f;
 }
 
@@ -687,18 +681,21 @@ DEGPU_HD_INLINE CompSpec comp_spec(int fn) {
 }
 
 // Official cf_cal: fit += bias (100 i); w_i = (1/d2)^(1/2) exp(-d2 / 2 / n / delta_i^2), INF = 1e99
-// when d2 == 0; all ones when every w is 0; f = sum w_i / w_sum * fit_i. Weights stay in double.
-template <class T>
-DEGPU_HD double cf_cal(const T* x, int nx, const T* Os, const double* delta, double* fit, int cf_num) {
+// when d2 == 0 (d2 = sum_j (x_j - Os_ij)^2 in double, in order); all ones when every w is 0;
+// f = sum w_i / w_sum * fit_i. Weights stay in double.
+template <class T, class Ev>
+DEGPU_HD double cf_cal(const T* x, int nx, const T* Os, const double* delta, double* fit, int cf_num, const Ev& ev) {
   double w[6];
   double w_max = 0.0, w_sum = 0.0;
   for (int i = 0; i < cf_num; ++i) {
     fit[i] += 100.0 * i;  // official bias[] = {0, 100, 200, ...}
-    double wi = 0.0;
-    for (int j = 0; j < nx; ++j) {
-      const T d = x[j] - Os[static_cast<long>(i) * nx + j];
-      wi += d * d;
-    }
+    const T* os = Os + static_cast<long>(i) * nx;
+    double wi = ev.fold(Fold::sum1, nx, [&](int j) {
+                    const T d = x[j] - os[j];
+                    Terms t;
+                    t.a = d * d;
+                    return t;
+                  }).a;
     if (wi != 0.0)
       wi = std::pow(1.0 / wi, 0.5) * std::exp(-wi / 2.0 / nx / std::pow(delta[i], 2.0));
     else
@@ -717,25 +714,22 @@ DEGPU_HD double cf_cal(const T* x, int nx, const T* Os, const double* delta, dou
 }
 
 // Official cfXX(x, f, nx, Os, Mr, [SS,] r_flag = 1): component i uses shift row i, matrix i (and
-// shuffle row i), always with s_flag = 1. pre: the components' rotated vectors, nx apart.
-template <class T>
-DEGPU_HD double composition(int fn, const T* x, int nx, const T* Os, const T* Mr, const int* SS, T* y,
-                            T* z, const T* pre = nullptr) {
+// shuffle row i), always with s_flag = 1; rot(i, j): component i's rotated coordinate j.
+template <class T, class Rot, class Ev>
+DEGPU_HD double composition_value(int fn, int nx, const T* x, const T* Os, const int* SS, Rot rot, const Ev& ev) {
   const CompSpec c = comp_spec(fn);
   double fit[6];
   for (int i = 0; i < c.n; ++i) {
     const T* os = Os + static_cast<long>(i) * nx;
-    const T* mr = Mr + static_cast<long>(i) * nx * nx;
-    const T* pre_i = pre != nullptr ? pre + static_cast<long>(i) * nx : nullptr;
+    auto zi = [&](int j) -> T { return rot(i, j); };
     if (c.hybrid_fn[i] != 0) {
-      fit[i] = hybrid(hybrid_spec(Suite::cec2017, c.hybrid_fn[i]), x, nx, os, mr,
-                      SS + static_cast<long>(i) * nx, true, true, y, z, pre_i);
+      fit[i] = hybrid_value<T>(hybrid_spec(Suite::cec2017, c.hybrid_fn[i]), nx, os, SS + static_cast<long>(i) * nx, zi, ev);
     } else {
-      fit[i] = basic_func(c.basic[i], x, nx, os, mr, true, true, y, z, pre_i);
+      fit[i] = basic_value<T>(c.basic[i], nx, x, os, zi, ev);
       fit[i] = c.mul[i] * fit[i] / c.div[i];
     }
   }
-  return cf_cal(x, nx, Os, c.delta, fit, c.n);
+  return cf_cal<T>(x, nx, Os, c.delta, fit, c.n, ev);
 }
 
 // CEC 2017 F1..F10 (official case 1..10): the basic function each one is.
@@ -767,28 +761,53 @@ DEGPU_HD_INLINE double rotation_rate(Suite s, int fn, int c) {
   return spec.hybrid_fn[c] != 0 ? 1.0 : detail::basic_rate(spec.basic[c]);
 }
 
-// f(x) including the bias 100*fn, for x of length D (see the file comment for precision).
-// Returns NaN for a function that is not defined(). pre (optional; ignored for CEC 2017 F7): the
-// rotated vectors M_c ((x - shift_c) * rotation_rate(c)) of the layout's matrices, D apart; they
-// replace evaluate's own rotations (accumulated in double), so the result differs from pre's
-// rounding only.
+// f(x) including the bias 100*fn, given the rotations: rot(c, i) is coordinate i of M_c ((x - shift_c) *
+// rotation_rate(c)) for the components c < layout().matrices (not read for CEC 2017 F7, which makes its
+// own); ev folds the loops over coordinates (detail::SequentialFold, or the GPU's group of lanes). NaN
+// for a function that is not defined().
+template <class T, class Rot, class Ev>
+DEGPU_HD double evaluate_rotated(const View<T>& v, const T* x, Rot rot, const Ev& ev) {
+  if (!defined(v.suite, v.fn)) return std::nan("");
+  const int D = v.D;
+  auto z0 = [&](int i) -> T { return rot(0, i); };
+  double f;
+  if (v.suite == Suite::cec2014 || (v.fn >= 11 && v.fn <= 20)) {
+    f = detail::hybrid_value<T>(detail::hybrid_spec(v.suite, v.fn), D, v.shift, v.shuffle, z0, ev);
+  } else if (v.fn == 7) {  // official bi_rastrigin_func(x, f, nx, Os, Mr, 1, 1): y = (x - Os) * 10/100
+    auto scaled = [&](int i) -> T {
+      const T a = x[i] - v.shift[i];
+      return a * T(10.0 / 100.0);
+    };
+    f = detail::lunacek_value<T>(D, v.shift, v.M, scaled, ev);
+  } else if (v.fn <= 10) {
+    f = detail::basic_value<T>(detail::cec2017_simple(v.fn), D, x, v.shift, z0, ev);
+  } else {
+    f = detail::composition_value<T>(v.fn, D, x, v.shift, v.shuffle, [&](int c, int i) -> T { return rot(c, i); }, ev);
+  }
+  return f + optimum(v.suite, v.fn);
+}
+
+// f(x) including the bias 100*fn, for x of length D (see the file comment for precision), on one
+// thread. Returns NaN for a function that is not defined(). pre (optional; ignored for CEC 2017 F7):
+// the rotated vectors M_c ((x - shift_c) * rotation_rate(c)) of the layout's matrices, D apart; without
+// it evaluate makes them in work (work_size(D) elements), accumulated in double as the official
+// rotatefunc does, so the result differs from pre's rounding only.
 template <class T>
 DEGPU_HD double evaluate(const View<T>& v, const T* x, T* work, const T* pre = nullptr) {
   if (!defined(v.suite, v.fn)) return std::nan("");
   const int D = v.D;
-  T* y = work;
-  T* z = work + D;
-  double f;
-  if (v.suite == Suite::cec2014) {
-    f = detail::hybrid(detail::hybrid_spec(v.suite, v.fn), x, D, v.shift, v.M, v.shuffle, true, true, y, z, pre);
-  } else if (v.fn <= 10) {
-    f = detail::basic_func(detail::cec2017_simple(v.fn), x, D, v.shift, v.M, true, true, y, z, pre);
-  } else if (v.fn <= 20) {
-    f = detail::hybrid(detail::hybrid_spec(v.suite, v.fn), x, D, v.shift, v.M, v.shuffle, true, true, y, z, pre);
-  } else {
-    f = detail::composition(v.fn, x, D, v.shift, v.M, v.shuffle, y, z, pre);
+  const double rate0 = rotation_rate(v.suite, v.fn, 0);
+  if (pre == nullptr && rate0 != 0.0) {  // official sr_func's shift, scale and rotation of each component
+    T* y = work + static_cast<long>(kMaxComponents) * D;
+    T* rot = work;
+    for (int c = 0; c < layout(v.suite, v.fn).matrices; ++c) {
+      detail::shift_scale(x, y, D, v.shift + static_cast<long>(c) * D, T(rotation_rate(v.suite, v.fn, c)));
+      detail::rotate(y, rot + static_cast<long>(c) * D, D, v.M + static_cast<long>(c) * D * D);
+    }
+    pre = rot;
   }
-  return f + optimum(v.suite, v.fn);
+  return evaluate_rotated<T>(v, x, [&](int c, int i) -> T { return pre[static_cast<long>(c) * D + i]; },
+                             detail::SequentialFold{});
 }
 
 }  // namespace degpu::cec
