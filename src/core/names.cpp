@@ -130,7 +130,8 @@ Engine resolve_engine(Engine e) {
   return gpu ? Engine::gpu : Engine::threads;
 }
 Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de) {
-  if (e == Engine::auto_ && ((!problem.is_builtin() && !problem.cec_data()) || de.algorithm != Algorithm::de)) return Engine::threads;
+  (void)de;  // every engine runs every algorithm
+  if (e == Engine::auto_ && !problem.is_builtin() && !problem.cec_data()) return Engine::threads;
   return resolve_engine(e);
 }
 Precision parse_precision(std::string_view name) {

@@ -83,9 +83,6 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
                       ": the serial engine runs on one thread (use --engine threads or matrix)");
   // auto is checked as what it runs: never a CUDA engine for a user objective.
   const Engine engine = resolve_engine(options.engine, problem, de);
-  if ((engine == Engine::gpu_fused || engine == Engine::gpu) && de.algorithm == Algorithm::jde)
-    throw ConfigError("--engine " + std::string(engine_name(engine)) +
-                      ": --algorithm jde runs on serial, threads, matrix, gpu-eval and gpu-kernels for now");
   if (is_cuda_engine(engine) && !problem.is_builtin() && !problem.cec_data())
     throw ConfigError("--engine " + std::string(engine_name(engine)) + ": problem " + problem.name() +
                       " is a user objective, which runs on the CPU engines (serial, threads, matrix)");

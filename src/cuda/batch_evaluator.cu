@@ -33,7 +33,7 @@ BatchEvaluator<T>::BatchEvaluator(const Problem& problem, int max_rows, CecRotat
     throw ConfigError("problem " + problem.name() + ": user objectives run on the CPU engines (serial, threads, matrix)");
   const std::size_t D = static_cast<std::size_t>(impl_->D);
   use_device((static_cast<std::size_t>(max_rows) * D + D + max_rows) * sizeof(T) +
-             (problem.cec_data() ? CecOnDevice<T>::bytes(*problem.cec_data(), max_rows) : 0));
+             (problem.cec_data() ? CecOnDevice<T>::bytes(*problem.cec_data(), max_rows, rotation) : 0));
   if (problem.cec_data()) impl_->cec = std::make_unique<CecOnDevice<T>>(*problem.cec_data(), max_rows, rotation);
   DEGPU_CUDA_TRY(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking));
   DEGPU_CUDA_TRY(cudaMalloc(&impl_->rows, static_cast<std::size_t>(max_rows) * D * sizeof(T)));

@@ -1,19 +1,22 @@
-// CEC 2017 / 2014 functions in the engines that evaluate an individual with a group of lanes (gpu-fused,
-// gpu): the group computes the rotations, lane 0 runs the CPU's code (cec::evaluate) with them as `pre`.
+// CEC 2017 / 2014 functions evaluated by a group of lanes (gpu-eval, gpu-kernels, gpu-fused, gpu).
 //
-// The rotations are the bulk of the work (K D^2 multiply-adds against a body of O(D) per component), so
-// they are what the group shares: for each component c the lanes write A_c = (u - shift_c) * rate_c
-// (sr_func's two roundings) to the individual's scratch, then lane l makes outputs 4l .. 4l+3, 4(l+G) ..
-// of Z_c = M_c A_c, each a sum over j = 0 .. D-1 in order with fused multiply-adds in T: the same sums, in
-// the same order, as the gpu-eval and gpu-kernels engines' matrix product (cec_rotate.cuh), so the three
-// engines give the same values bit for bit. M_c is stored transposed, so a lane's four outputs of one j
-// are one 16-byte read (vec4.cuh) and the lanes' reads are consecutive. The body then runs in lane 0 as on
-// the CPU (its scratch, the official y and z, after the products in the same slot). CEC 2017 F7 rotates a
-// transformed vector: lane 0 does all of it. docs/CEC.md, "Engines".
+// The rotations are the bulk of the work (K D^2 multiply-adds against bodies of O(D) per component):
+// every output of Z_c = M_c A_c, A_c = (u - shift_c) * rate_c (sr_func's two roundings), is a sum over
+// j = 0 .. D-1 in order with fused multiply-adds in T, the same sums in the same order wherever it is made:
+// the population's matrix product (cec_rotate.cuh: gpu-eval, gpu-kernels), the CTA's product of its
+// trials (cta_rotate below: the gpu engine's resident path) or the group's own (cec_group_value: gpu-fused
+// and the gpu engine's grid path), so the four engines compute the same rotations bit for bit. M_c is
+// stored transposed, so four outputs of one j are one 16-byte read (vec4.cuh), rows padded with zeros.
+//
+// The rest (cec::evaluate_rotated: the bodies, the hybrids' parts, the compositions' weights) runs on the
+// group's lanes through GroupFold: in each loop over coordinates, lane l makes the terms of coordinates
+// l, l + W, ... and every lane folds all of them in the official order (shuffles), so every lane ends
+// with the official loop's value, the CPU's bits for the same rotations. docs/CEC.md, "Engines".
 #pragma once
 #include <vector>
 
 #include "cuda/cec_device.cuh"
+#include "cuda/cec_fold.cuh"
 #include "cuda/device_array.cuh"
 #include "cuda/kernel_function.cuh"
 #include "cuda/vec4.cuh"
@@ -22,25 +25,26 @@
 
 namespace degpu::cuda {
 
-// What the group evaluator reads (device pointers), by value in the kernels' arguments.
+// What the group evaluators read (device pointers), by value in the kernels' arguments.
 template <class T>
 struct CecGroup {
   cec::View<T> view{};
   const T* Mt = nullptr;  // K x D x Ds: M_c transposed, rows padded with zeros to Ds = row_stride(D)
   CecRates<T> rates{};
-  int K = 0;              // components the group rotates (0: CEC 2017 F7)
+  int K = 0;              // components rotated beforehand (0: CEC 2017 F7, which makes its own)
   int Ds = 0;
-  T* scratch = nullptr;   // a slot per individual: Z (K D), then A_c and the official y and z (2 D)
+  T* scratch = nullptr;   // a slot per individual: Z (K D), then A_c (D)
   int per_slot = 0;
 };
 
-// f(u) with the suite's bias, valid in lane 0 (0 elsewhere). The group's lanes lane = 0 .. G-1 all call
-// it, active or not, and sync() is their barrier (2 K calls); `slot` is the individual's scratch slot.
-// Lane l makes the outputs of blocks l, l + G, ... (block b: outputs 4b .. 4b+3, one 16-byte read of
-// M_c^T's row j per step; rows padded to whole blocks with zeros).
+// f(u) with the suite's bias, valid in lane 0 (and the group's first min(G, 32) lanes). The group's lanes
+// lane = 0 .. G-1 all call it, active or not, and sync() is their barrier (2 K calls); `slot` is the
+// individual's scratch slot, `fold_slots` the group's GroupFold slots (shared memory). Lane l makes the
+// outputs of blocks l, l + G, ... (block b: outputs 4b .. 4b+3, one 16-byte read of M_c^T's row j per
+// step; rows padded to whole blocks with zeros).
 template <class T, class Sync>
 __device__ double cec_group_value(const CecGroup<T>& c, std::size_t slot, const T* u, int lane, int G, bool active,
-                                  Sync sync) {
+                                  double* fold_slots, Sync sync) {
   const int D = c.view.D, Ds = c.Ds;
   T* pre = c.scratch + slot * static_cast<std::size_t>(c.per_slot);
   T* work = pre + static_cast<std::size_t>(c.K) * D;
@@ -72,8 +76,60 @@ __device__ double cec_group_value(const CecGroup<T>& c, std::size_t slot, const 
     }
     sync();  // Z_c complete; work is free again
   }
-  if (!active || lane != 0) return 0.0;
-  return cec::evaluate<T>(c.view, u, work, c.K > 0 ? pre : nullptr);
+  GroupFold fold;
+  if (!active || !group_fold(lane, G, fold_slots, fold)) return 0.0;
+  return cec_rotated_value(c.view, u, pre, fold);
+}
+
+// Component k's rotations of the `n` trials of a CTA (rows[r * Ds ..], r < n, in shared memory) as one
+// matrix product, into Z[r * Ds + i] (shared memory): A_k staged transposed in `As` (Ds x n4 values, n4 = n
+// rounded up to 4; zero past n), then each thread makes 4 trials x 4 outputs at a time, its sums over j in
+// order (the product's sums: cec_rotate.cuh), M_k^T read through L1 (every thread of the CTA reads the same
+// rows). Every thread of the CTA calls it; it ends with a barrier.
+template <class T>
+__device__ void cta_rotate(const CecGroup<T>& c, int k, const T* rows, int n, T* As, T* Z) {
+  const int D = c.view.D, Ds = c.Ds, n4 = (n + 3) / 4 * 4;
+  const int tiles = (n4 / 4) * (Ds / 4);
+  const T* o = c.view.shift + static_cast<std::size_t>(k) * D;
+  const T rate = c.rates.rate[k];
+  // a warp per j, its lanes along the trials: consecutive stores, no division per element (measured on
+  // the H100: the flat loop's e / Ds was ~1/4 of the product's instructions at 30 trials of janssen:f10)
+  const int warps = static_cast<int>(blockDim.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  for (int j = static_cast<int>(threadIdx.x) / 32; j < Ds; j += warps) {
+    const T oj = j < D ? o[j] : T(0);
+    for (int r = lane; r < n4; r += 32) {
+      T a = T(0);
+      if (r < n && j < D) {
+        a = rows[static_cast<std::size_t>(r) * Ds + j] - oj;  // sr_func's two roundings: shift, then scale
+        a = a * rate;
+      }
+      As[static_cast<std::size_t>(j) * n4 + r] = a;
+    }
+  }
+  __syncthreads();
+  const T* Mt = c.Mt + static_cast<std::size_t>(k) * D * Ds;
+  const int ibs = Ds / 4;
+  for (int tile = threadIdx.x; tile < tiles; tile += blockDim.x) {
+    const int rb = tile / ibs, ib = tile - rb * ibs;
+    T acc[4][4];
+#pragma unroll
+    for (int p = 0; p < 4; ++p)
+#pragma unroll
+      for (int q = 0; q < 4; ++q) acc[p][q] = T(0);
+#pragma unroll 4
+    for (int j = 0; j < D; ++j) {
+      const Vec4<T> a = load4_from<From::shared>(As + static_cast<std::size_t>(j) * n4 + 4 * rb);
+      const Vec4<T> m = load4_from<From::global_ro>(Mt + static_cast<std::size_t>(j) * Ds + 4 * ib);
+#pragma unroll
+      for (int p = 0; p < 4; ++p)
+#pragma unroll
+        for (int q = 0; q < 4; ++q) acc[p][q] = fma(a.v[p], m.v[q], acc[p][q]);
+    }
+#pragma unroll
+    for (int p = 0; p < 4; ++p)
+      if (4 * rb + p < n) store4(Z + static_cast<std::size_t>(4 * rb + p) * Ds + 4 * ib, Vec4<T>{{acc[p][0], acc[p][1], acc[p][2], acc[p][3]}});
+  }
+  __syncthreads();  // Z written; As free for the next component
 }
 
 // A CEC instance for the group evaluators: the data (CecOnDevice's, without its product buffers), the
@@ -110,7 +166,7 @@ struct CecGroupOnDevice {
     return static_cast<std::size_t>(cec_product_components(c)) * c.D * row_stride(c.D);
   }
   static std::size_t per_slot(const CecInstance& c) {
-    return static_cast<std::size_t>(cec_product_components(c)) * c.D + static_cast<std::size_t>(cec::work_size(c.D));
+    return static_cast<std::size_t>(cec_product_components(c) + 1) * c.D;
   }
 };
 

@@ -83,7 +83,7 @@ bool fit_resident(const ops::Params& p, int n, int cluster, int group, const Dev
   const std::size_t limit = static_cast<std::size_t>(dev.optin) - attr.sharedSizeBytes;
   const bool pbest = p.mutation == Mutation::current_to_pbest1;
   for (int w = group; w >= 1; w /= 2) {
-    const ResidentShape sh = resident_shape<T>(p.np, p.D, cluster, w, pbest);
+    const ResidentShape sh = resident_shape<T>(p.np, p.D, cluster, w, pbest, is_cec_function<Fn>);
     if (sh.bytes > limit) continue;
     plan.path = GpuPlan::Path::resident;
     plan.cluster = cluster;
@@ -254,7 +254,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const std::size_t partials = plan.path == GpuPlan::Path::wide ? np * plan.per_individual * 3 : 0;
   const CecInstance* cec = problem.cec_data();
   const std::size_t cec_slots = cec ? (resident ? nt : 1) * np : 0;  // a scratch slot per individual
-  use_device((2 * rows + 2 * fs + nt * (D + 2 + nhist) + 3 * Ds) * sizeof(T) + 2 * fs + partials * sizeof(double) +
+  use_device((2 * rows + 2 * fs + nt * (D + 2 + nhist) + 3 * Ds) * sizeof(T) + 2 * fs + (partials + (p.jde ? 2 * nt * np : 0)) * sizeof(double) +
              2 * ranks * sizeof(Slot<T>) + nt * (static_cast<std::size_t>(p.pbest_count) * 4 + 40) + 64 +
              (cec ? CecGroupOnDevice<T>::bytes(*cec, cec_slots) : 0));
   std::unique_ptr<const CecGroupOnDevice<T>> cec_dev;
@@ -269,6 +269,13 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   DeviceArray<int> reason(nt);
   const DeviceArray<T> lo = padded<T>(problem.lower(), Ds), hi = padded<T>(problem.upper(), Ds);
   const DeviceArray<T> shift = padded<T>(problem.shift(), problem.shift().empty() ? 1 : Ds);
+  // jDE: every individual's F and CR, starting at --F and --CR (trials x np each)
+  const std::size_t njde = p.jde ? nt * np : 0;
+  DeviceArray<double> jde_F(njde), jde_CR(njde);
+  if (p.jde) {
+    upload_as(jde_F.ptr, std::vector<double>(njde, p.F.lo));
+    upload_as(jde_CR.ptr, std::vector<double>(njde, p.CR.lo));
+  }
   DEGPU_CUDA_TRY(cudaMemset(arrivals.ptr, 0, sizeof(unsigned long long)));
   DEGPU_CUDA_TRY(cudaMemset(nans.ptr, 0, nt * sizeof(unsigned long long)));
 
@@ -278,6 +285,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   s.slots = slots.ptr, s.ranking = ranking.ptr, s.nans = nans.ptr, s.arrivals = arrivals.ptr, s.partials = part.ptr;
   s.gens = gens.ptr, s.reason = reason.ptr, s.best = best.ptr, s.best_f = best_f.ptr, s.best_x = best_x.ptr;
   s.history = history.ptr;
+  s.jde_F = jde_F.ptr, s.jde_CR = jde_CR.ptr;
   s.bias = kernel_bias(problem);
   if (cec) s.cec = cec_dev->group;
   s.max_gens = max_gens;

@@ -109,7 +109,11 @@ template <class F, class T>
 __device__ double member_evaluate(const Member& q, const T* row, const T* __restrict__ o, int D, double* red,
                                   const CecGroup<T>& cec) {
   if constexpr (is_cec_function<F>) {
-    return cec_group_value(cec, q.active ? q.i : 0, row, q.lane, q.G, q.active, [] { __syncthreads(); });
+    // GroupFold's slots: the lanes of each group's first warp (blocks of at most 1024 threads)
+    __shared__ __align__(16) double slots[1024 * kFoldSlotDoubles];
+    const int first = q.G < kWarpSize ? static_cast<int>(threadIdx.x) - q.lane : q.k * kWarpSize;
+    return cec_group_value(cec, q.active ? q.i : 0, row, q.lane, q.G, q.active, slots + kFoldSlotDoubles * first,
+                           [] { __syncthreads(); });
   } else if constexpr (F::pattern == fn::Pattern::prefix) {
     return q.active && q.lane == 0 ? fn::evaluate<F, T, double>(row, o, D) : 0.0;
   } else {
@@ -237,7 +241,7 @@ __global__ void kernel_mcer(ops::Params p, std::uint32_t g, int G, const Draw* _
                             T* __restrict__ fn_next, const std::uint32_t* __restrict__ best,
                             const std::uint32_t* __restrict__ ranking, const T* __restrict__ lo,
                             const T* __restrict__ hi, const T* __restrict__ o, double bias, T* __restrict__ trial_rows,
-                            unsigned long long* nan_count, const __grid_constant__ CecGroup<T> cec) {
+                            unsigned long long* nan_count, const __grid_constant__ CecGroup<T> cec, JdeArrays jde) {
   const Member q = group_of(G, p.np);
   const int D = p.D;
   const SmemLayout l = smem_layout(static_cast<int>(blockDim.x), q.m, D, sizeof(T), trial_rows == nullptr);
@@ -245,7 +249,18 @@ __global__ void kernel_mcer(ops::Params p, std::uint32_t g, int G, const Draw* _
   int* take = reinterpret_cast<int*>(fused_smem + l.take);
   T* u = trial_rows ? trial_rows + static_cast<std::size_t>(q.active ? q.i : 0) * D
                     : reinterpret_cast<T*>(fused_smem) + static_cast<std::size_t>(q.k) * D;
-  if (q.active) group_make_trial(p, g, q, draws[q.i], x, *best, ranking, lo, hi, u);
+  // jDE: the trial's F and CR from the individual's own and P's counters (as the CPU's trial_f_cr), made
+  // here and not in P, which runs beside the MCER that updates them; the crossover drawn for that CR.
+  double jF = 0, jCR = 0;
+  if (q.active) {
+    Draw dr = draws[q.i];
+    if (p.jde) {
+      ops::jde_f_cr(p, g, q.i, jde.Fi[q.i], jde.CRi[q.i], jF, jCR);
+      dr.F = jF;
+      dr.crossover = ops::draw_crossover(p, ops::Stream(p.seed, p.trial, ops::Purpose::crossover, g, q.i), jCR);
+    }
+    group_make_trial(p, g, q, dr, x, *best, ranking, lo, hi, u);
+  }
   __syncthreads();  // the trial's coordinates are read by other threads of the group
   const double v = member_evaluate<F, T>(q, u, o, D, red, cec);
   if (q.active && q.lane == 0) {
@@ -254,6 +269,7 @@ __global__ void kernel_mcer(ops::Params p, std::uint32_t g, int G, const Draw* _
     take[q.k] = t;
     fn_next[q.i] = t ? ft : fi;
     if (ft != ft) atomicAdd(nan_count, 1ull);
+    if (p.jde && t) jde.Fi[q.i] = jF, jde.CRi[q.i] = jCR;
   }
   __syncthreads();  // take[k], written by the group's lane 0
   if (q.active) {
@@ -353,7 +369,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
                             CecGroup<T>);
   using McerKernel = void (*)(ops::Params, std::uint32_t, int, const Draw*, const T*, const T*, T*, T*,
                               const std::uint32_t*, const std::uint32_t*, const T*, const T*, const T*, double, T*,
-                              unsigned long long*, CecGroup<T>);
+                              unsigned long long*, CecGroup<T>, JdeArrays);
   IeKernel ie = nullptr;
   McerKernel mcer = nullptr;
   visit_problem(problem, [&](auto fun) {
@@ -365,7 +381,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
 
   // The trial rows' fallback buffer is only known after the launch is chosen; count it in the check.
   const std::size_t fixed = (2 * np * D + 2 * np + 1) * sizeof(T) + 2 * np * sizeof(Draw) +
-                            ProblemOnDevice<T>::bytes(problem) + np * sizeof(std::uint32_t) + 64 +
+                            ProblemOnDevice<T>::bytes(problem) + np * sizeof(std::uint32_t) + 64 + (p.jde ? 2 * np * sizeof(double) : 0) +
                             (cec ? CecGroupOnDevice<T>::bytes(*cec, np) : 0);
   use_device(fixed);
   const Launch L = choose_launch(ie, mcer, p.D, p.np, sizeof(T));
@@ -383,6 +399,14 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
   T* fs[2] = {fa.ptr, fb.ptr};
   Draw* draws[2] = {draws_a.ptr, draws_b.ptr};
   T* const trial_global = L.shared_rows ? nullptr : trial_rows.ptr;
+  // jDE: every individual's F and CR, starting at --F and --CR
+  DeviceArray<double> jde_store(p.jde ? 2 * np : 0);
+  JdeArrays jde;
+  if (p.jde) {
+    jde.Fi = jde_store.ptr, jde.CRi = jde_store.ptr + np;
+    upload_as(jde.Fi, std::vector<double>(np, p.F.lo));
+    upload_as(jde.CRi, std::vector<double>(np, p.CR.lo));
+  }
 
   int p_threads = 0, p_min_grid = 0, device = 0, sms = 0;
   DEGPU_CUDA_TRY(cudaOccupancyMaxPotentialBlockSize(&p_min_grid, &p_threads, kernel_p, 0, 0));
@@ -444,7 +468,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
     DEGPU_CUDA_TRY(cudaStreamWaitEvent(sm, p_done[g % 2].e, 0));  // draws[g % 2] are generation g's
     mcer<<<static_cast<unsigned>(L.blocks), static_cast<unsigned>(L.threads), L.smem, sm>>>(
         p, static_cast<std::uint32_t>(g), L.G, draws[g % 2], xs[cur], fs[cur], xs[cur ^ 1], fs[cur ^ 1], best.ptr,
-        pbest ? ranking.ptr : nullptr, box.lo.ptr, box.hi.ptr, o_dev, bias, trial_global, nan_count.ptr, cec_group);
+        pbest ? ranking.ptr : nullptr, box.lo.ptr, box.hi.ptr, o_dev, bias, trial_global, nan_count.ptr, cec_group, jde);
     DEGPU_CUDA_TRY(cudaGetLastError());
     DEGPU_CUDA_TRY(cudaEventRecord(mcer_done[g % 2].e, sm));
     // P of g+1 overwrites draws[(g+1) % 2], last read by MCER of g-1 (done already: the host waited for the

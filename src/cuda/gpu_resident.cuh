@@ -25,10 +25,12 @@ struct ResidentShape {
   int P;   // individuals per CTA (the last CTAs may hold fewer)
   int Ds;  // row stride
   int W;   // generations of draws made at a time (a power of two)
-  std::size_t off_f, off_box, off_win, off_fall, off_slots, bytes;
+  std::size_t off_f, off_box, off_win, off_fall, off_slots, off_stage, off_z, off_fit, bytes;
 };
+// cec: a CEC function (the CTA's trials rotated together, a component at a time: A_c staged, Ds x P
+// rounded up to 4; the rotations, P x Ds; each trial's component values, P x kMaxComponents doubles).
 template <class T>
-__host__ __device__ ResidentShape resident_shape(int np, int D, int cluster, int window, bool gather_f) {
+__host__ __device__ ResidentShape resident_shape(int np, int D, int cluster, int window, bool gather_f, bool cec = false) {
   auto align = [](std::size_t v) { return (v + 15) / 16 * 16; };
   ResidentShape s{};
   s.P = (np + cluster - 1) / cluster;
@@ -45,6 +47,12 @@ __host__ __device__ ResidentShape resident_shape(int np, int D, int cluster, int
   at += gather_f ? align(static_cast<std::size_t>(np) * sizeof(T)) : 0;
   s.off_slots = at;
   at += align(3 * sizeof(Slot<T>));
+  s.off_stage = at;
+  at += cec ? align(static_cast<std::size_t>(s.Ds) * ((s.P + 3) / 4 * 4) * sizeof(T)) : 0;
+  s.off_z = at;
+  at += cec ? align(static_cast<std::size_t>(s.P) * s.Ds * sizeof(T)) : 0;
+  s.off_fit = at;
+  at += cec ? align(static_cast<std::size_t>(s.P) * cec::kMaxComponents * sizeof(double)) : 0;
   s.bytes = at;
   return s;
 }
@@ -55,15 +63,18 @@ __device__ __forceinline__ std::uint32_t pack_ref(std::uint32_t k, int P) {
   return (r << 20) | (k - r * static_cast<std::uint32_t>(P));
 }
 
+// (kMaxThreads, 1): one CTA per SM, so ptxas may use 128 registers; without the 1 it held the CEC kernel
+// (calls into the math library's slow paths, a large body) to 64 with 1.3 KB of spills a thread, and the
+// H100 spent most of the run on local memory (ncu: 81% of local requests were spill overhead).
 template <class F, class T, int G>
-__global__ void __launch_bounds__(kMaxThreads) run_resident(ops::Params p, const __grid_constant__ State<T> s) {
+__global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, const __grid_constant__ State<T> s) {
   extern __shared__ __align__(16) unsigned char smem[];
   const cg::cluster_group cluster = cg::this_cluster();
   const unsigned C = cluster.num_blocks(), rank = cluster.block_rank(), t = blockIdx.x / C;
   p.trial += t;
   const bool pbest = p.mutation == Mutation::current_to_pbest1;
   const Mutation m = p.mutation;
-  const ResidentShape sh = resident_shape<T>(p.np, p.D, static_cast<int>(C), s.window, pbest);
+  const ResidentShape sh = resident_shape<T>(p.np, p.D, static_cast<int>(C), s.window, pbest, is_cec_function<F>);
   const int P = sh.P, Ds = sh.Ds, W = sh.W, D = p.D;
   T* rows = reinterpret_cast<T*>(smem);  // [2][P][Ds]: the even and odd generations' rows
   T* fv = reinterpret_cast<T*>(smem + sh.off_f);  // [2][P]
@@ -79,6 +90,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_resident(ops::Params p, const
   const int gid = static_cast<int>(threadIdx.x) / G, ngroups = static_cast<int>(blockDim.x) / G;
   const int base = static_cast<int>(rank) * P;
   const int mine = p.np - base < P ? (p.np - base > 0 ? p.np - base : 0) : P;
+  const std::size_t jslot0 = static_cast<std::size_t>(t) * p.np + base;  // jDE: this CTA's first individual's F, CR
   std::uint32_t* ranking = s.ranking + static_cast<std::size_t>(t) * p.pbest_count;
   unsigned long long* nans = s.nans + t;
   const unsigned long long start = global_ns();
@@ -165,32 +177,75 @@ __global__ void __launch_bounds__(kMaxThreads) run_resident(ops::Params p, const
     const T* xb = uses_best(m) ? row_at(cur, best) : nullptr;
     constexpr std::uint32_t kSlots[5] = {0, 1, 2, 3, 4};
     bf = nan, bi = 0xffffffffu;
-    for (int k = gid; k < mine; k += ngroups) {
+    // individual k's trial into its row of the next buffer; returns the sum of an elementwise function's terms
+    auto trial = [&](int k) {
       const std::uint32_t i = static_cast<std::uint32_t>(base + k);
       const ResidentDraw<T>& d = win[k * W + static_cast<int>((gu - 1) & wmask)];
-      const WinDraw<T> w = d.w;
+      WinDraw<T> w = d.w;
+      if (p.jde) jde_trial(p, gu, i, s.jde_F + jslot0 + k, s.jde_CR + jslot0 + k, w);
       const T* xi = own(cur, k);
       const T* xpb = pbest ? row_at(cur, __ldcg(ranking + w.pbest_rank)) : nullptr;
       const TrialIn<T> a = make_trial<T>(p, mutation_form<T>(m, kSlots, xi, xb, xpb, [&](std::uint32_t q) { return d.rows[q]; }),
                                          xi, own(nxt, k), lo, hi, o, w, gu, i);
-      Partial acc = trial_blocks<F, T, false>(a, s.rk, grp.lane, G, ahead_ok, ahead);
-      double value;
-      if constexpr (F::pattern == fn::Pattern::elementwise) {
-        value = acc.finish<F>(grp, D);
-      } else {
-        grp.sync();
-        value = group_value<F, T, G>(s, static_cast<std::size_t>(t) * p.np + i, a.ui, o, D, grp);
-        grp.sync();  // every lane has read the trial (neighbours' coordinates too) before a loss overwrites it
-      }
+      return trial_blocks<F, T, false>(a, s.rk, grp.lane, G, ahead_ok, ahead);
+    };
+    // the trial of individual k with value `value` against its target: the survivor in the next buffer
+    auto select = [&](int k, double value) {
+      const std::uint32_t i = static_cast<std::uint32_t>(base + k);
+      const T* xi = own(cur, k);
+      T* ui = own(nxt, k);
       const T ft = static_cast<T>(value + s.bias), fi = fv[cur * P + k];
       const bool take = ops::no_worse(ft, fi);
       if (!take)
-        for (int j0 = kBlock * grp.lane; j0 < D; j0 += kBlock * G) store4(a.ui + j0, load4<false>(xi + j0));
+        for (int j0 = kBlock * grp.lane; j0 < D; j0 += kBlock * G) store4(ui + j0, load4<false>(xi + j0));
       if (grp.lane == 0) {
         fv[nxt * P + k] = take ? ft : fi;
         if (ft != ft) atomicAdd(nans, 1ull);
+        if (p.jde && take) jde_keep(p, gu, i, s.jde_F + jslot0 + k, s.jde_CR + jslot0 + k);
       }
       if (s.need_best) keep_best(bf, bi, take ? ft : fi, i);
+    };
+    if constexpr (is_cec_function<F>) {
+      // CEC: every trial of the CTA first; then, a component at a time, the trials' rotations as one matrix
+      // product into shared memory and each group's value of that component (cec_group.cuh); then each
+      // group combines its components and selects, as for the other functions.
+      for (int k = gid; k < mine; k += ngroups) trial(k);
+      __syncthreads();
+      const cec::View<T>& v = s.cec.view;
+      T* Z = reinterpret_cast<T*>(smem + sh.off_z);
+      double* fit = reinterpret_cast<double*>(smem + sh.off_fit);  // [P][kMaxComponents]
+      GroupFold fold;
+      group_fold(grp.lane, G, cta_fold_slots() + kFoldSlotDoubles * (threadIdx.x - grp.lane), fold);
+      const int ncomp = cec::components(v.suite, v.fn);
+      for (int c = 0; c < ncomp; ++c) {
+        if (c < s.cec.K) cta_rotate(s.cec, c, own(nxt, 0), mine, reinterpret_cast<T*>(smem + sh.off_stage), Z);
+        for (int k = gid; k < mine; k += ngroups) {
+          const T* zk = Z + static_cast<std::size_t>(k) * Ds;
+          const double fc = cec::component_value<T>(v, c, own(nxt, k), [&](int i) -> T { return zk[i]; }, fold);
+          if (grp.lane == 0) fit[k * cec::kMaxComponents + c] = fc;
+        }
+        __syncthreads();  // Z is the next component's; fit is read by the group's other lanes
+      }
+      for (int k = gid; k < mine; k += ngroups) {
+        double fk[cec::kMaxComponents];
+        for (int c = 0; c < ncomp; ++c) fk[c] = fit[k * cec::kMaxComponents + c];
+        const double value = cec::combine<T>(v, own(nxt, k), fk, fold);
+        grp.sync();  // every lane has read the trial before a loss overwrites it
+        select(k, value);
+      }
+    } else {
+      for (int k = gid; k < mine; k += ngroups) {
+        Partial acc = trial(k);
+        double value;
+        if constexpr (F::pattern == fn::Pattern::elementwise) {
+          value = acc.finish<F>(grp, D);
+        } else {
+          grp.sync();
+          value = group_value<F, T, G>(s, static_cast<std::size_t>(t) * p.np + base + k, own(nxt, k), o, D, grp);
+          grp.sync();  // every lane has read the trial (neighbours' coordinates too) before a loss overwrites it
+        }
+        select(k, value);
+      }
     }
     if (s.need_best) publish_best(bf, bi, &slot[nxt], rank == 0 && time_up());
     cluster_arrive_shared();

@@ -112,16 +112,6 @@ template <bool kGlobal, class T>
 __device__ __forceinline__ Vec4<T> load4(const T* p) { return load4_from<kGlobal ? From::global : From::shared>(p); }
 template <bool kGlobal, class T>
 __device__ __forceinline__ Vec4<T> load4_ro(const T* p) { return load4_from<kGlobal ? From::global_ro : From::shared>(p); }
-template <class T>
-__device__ __forceinline__ void store4(T* p, const Vec4<T>& r) {
-  if constexpr (sizeof(T) == 4) {
-    *reinterpret_cast<float4*>(p) = make_float4(r.v[0], r.v[1], r.v[2], r.v[3]);
-  } else {
-    double2* d = reinterpret_cast<double2*>(p);
-    d[0] = make_double2(r.v[0], r.v[1]);
-    d[1] = make_double2(r.v[2], r.v[3]);
-  }
-}
 
 // Philox4x32-10 with the round keys precomputed (rk[r] = key + r x Weyl constant): the kernels keep them
 // in their parameters, which the rounds' XORs read from the constant bank. The same function as
@@ -178,6 +168,7 @@ struct State {
   int per_individual;  // wide path: CTAs per individual
   RoundKeys rk;
   CecGroup<T> cec;  // a CEC problem's data and scratch (a slot per individual of each trial); bias is then 0
+  double *jde_F, *jde_CR;  // jDE: each individual's F and CR (trials x np); nullptr otherwise
 };
 
 // A function's terms summed by one lane: s0, s1 and the product p, in double.
@@ -301,12 +292,19 @@ __device__ double group_evaluate(const T* u, const T* __restrict__ o, int D, con
   return acc.finish<F>(grp, D);
 }
 
+// GroupFold's slots of the CTA's threads (kMaxThreads, shared memory; only the CEC kernels use them).
+__device__ __forceinline__ double* cta_fold_slots() {
+  __shared__ __align__(16) double slots[kMaxThreads * kFoldSlotDoubles];
+  return slots;
+}
+
 // f(u) by one group, every lane gets it: group_evaluate for the built-in functions (without the bias), a
 // CEC function with its suite's bias (State::bias is 0 then; `slot` is the individual's scratch slot).
 template <class F, class T, int G>
 __device__ double group_value(const State<T>& s, std::size_t slot, const T* u, const T* o, int D, const Group<G>& grp) {
   if constexpr (is_cec_function<F>) {
-    const double v = cec_group_value(s.cec, slot, u, grp.lane, G, true, [&] { grp.sync(); });
+    const double v = cec_group_value(s.cec, slot, u, grp.lane, G, true, cta_fold_slots() + kFoldSlotDoubles * (threadIdx.x - grp.lane),
+                                     [&] { grp.sync(); });
     return __shfl_sync(grp.mask, v, 0, G);
   } else {
     return group_evaluate<F, T, G>(u, o, D, grp);

@@ -39,6 +39,31 @@ __device__ WinDraw<T> make_win(const ops::Params& p, std::uint32_t g, std::uint3
   return w;
 }
 
+// jDE (Brest et al. 2006; the CPU driver's trial_f_cr): the trial's F and CR from its individual's own,
+// Fi and CRi (read through L2: the individual's group wrote them last generation), and generation g's draws
+// (ops::jde_f_cr); the crossover drawn for that CR replaces the window's (which was drawn for the initial
+// CR: its first coordinate is the same, its threshold or length not).
+template <class T>
+__device__ __forceinline__ void jde_trial(const ops::Params& p, std::uint32_t g, std::uint32_t i, const double* Fi,
+                                          const double* CRi, WinDraw<T>& w) {
+  double F, CR;
+  ops::jde_f_cr(p, g, i, __ldcg(Fi), __ldcg(CRi), F, CR);
+  const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, i);
+  const ops::CrossoverDraw c = ops::draw_crossover(p, cs, CR);
+  w.F = static_cast<T>(F);
+  w.first = c.first;
+  w.length = c.length;
+  w.threshold = c.threshold;
+}
+// jDE after a trial of generation g won: its F and CR become the individual's (the same draws again; one
+// thread of the individual's group calls it).
+__device__ __forceinline__ void jde_keep(const ops::Params& p, std::uint32_t g, std::uint32_t i, double* Fi, double* CRi) {
+  double F, CR;
+  ops::jde_f_cr(p, g, i, __ldcg(Fi), __ldcg(CRi), F, CR);
+  __stcg(Fi, F);
+  __stcg(CRi, CR);
+}
+
 // Every mutation is base + F (a - b) [+ F (c - d)], evaluated in that order, as ops::mutate does.
 template <class T>
 struct Form {

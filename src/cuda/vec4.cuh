@@ -39,5 +39,16 @@ __device__ __forceinline__ Vec4<T> load4_from(const T* p) {
   }
   return r;
 }
+// Four coordinates to p (aligned as for load4_from).
+template <class T>
+__device__ __forceinline__ void store4(T* p, const Vec4<T>& r) {
+  if constexpr (sizeof(T) == 4) {
+    *reinterpret_cast<float4*>(p) = make_float4(r.v[0], r.v[1], r.v[2], r.v[3]);
+  } else {
+    double2* d = reinterpret_cast<double2*>(p);
+    d[0] = make_double2(r.v[0], r.v[1]);
+    d[1] = make_double2(r.v[2], r.v[3]);
+  }
+}
 }  // namespace
 }  // namespace degpu::cuda

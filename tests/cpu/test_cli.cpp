@@ -11,6 +11,7 @@
 #include <string>
 
 #include "degpu/devices.hpp"
+#include "degpu/run.hpp"
 
 namespace fs = std::filesystem;
 
@@ -429,13 +430,16 @@ TEST_F(Cli, JdeAlgorithm) {
   ASSERT_EQ(o.code, 0) << o.err;
   const auto j = nlohmann::json::parse(o.out);
   EXPECT_EQ(j["algorithm"], "jde");
-  EXPECT_NE(j["engine"], "gpu");  // auto runs jDE on a CPU engine
+  EXPECT_EQ(j["engine"], std::string(degpu::engine_name(degpu::resolve_engine(degpu::Engine::auto_))));  // as DE
   EXPECT_EQ(nlohmann::json::parse(run(kRun + " --json -").out)["algorithm"], "de");
   expect_invalid(kRun + " --algorithm jade", "--algorithm jade");
   expect_invalid(kRun + " --algorithm jde --F 0.3:0.9", "--algorithm jde");
   expect_invalid(kRun + " --algorithm jde --dither individual", "--dither individual");
-  expect_invalid(kRun + " --algorithm jde --engine gpu", "--algorithm jde runs on serial, threads, matrix, gpu-eval and gpu-kernels");
-  expect_invalid(kRun + " --algorithm jde --engine gpu-fused", "--algorithm jde runs on serial");
+  for (const char* engine : {"gpu", "gpu-fused"}) {  // every engine runs jDE: no device is a runtime failure
+    const Out g = run("run --problem sphere --dim 5 --algorithm jde --max-gens 20 --quiet --engine " + std::string(engine));
+    EXPECT_EQ(g.code, degpu::list_devices().empty() ? 1 : 0) << engine << ": " << g.err;
+    EXPECT_EQ(g.err.find("--algorithm jde"), std::string::npos) << g.err;
+  }
 }
 
 // degpu bench janssen: every trial of every configuration in the JSON and CSV, the ranking in the
@@ -493,7 +497,7 @@ TEST_F(Cli, BenchJanssen) {
   invalid("a de serial np=x\n", "", "c.txt:1: --np x");
   invalid("a de serial colour=red\n", "", "c.txt:1: unknown key 'colour'");
   invalid("a de serial\na jde serial\n", "", "c.txt:2: configuration a named twice");
-  invalid("a jde gpu\n", "", "c.txt:1: a: --engine gpu: --algorithm jde runs on");  // validated per line
+  invalid("a jde gpu F=0.3:0.9\n", "", "c.txt:1: a: --algorithm jde: F and CR adapt per individual");  // validated per line
   invalid("# nothing\n", "", "no configuration");
   invalid("a de serial\n", " --cec-data " + path(""), "give both folders");
   expect_invalid(base + path("missing.txt"), "missing.txt: cannot open");

@@ -140,10 +140,8 @@ TEST(Jde, BadConfigurations) {
   c = jde;
   c.jde.F_l = 0;
   EXPECT_THROW(minimize(prob, c, stop, o), ConfigError);
-  o.engine = Engine::gpu;  // CPU engines only, for now
-  EXPECT_THROW(minimize(prob, jde, stop, o), ConfigError);
-  o.engine = Engine::auto_;  // auto runs it on the CPU
-  EXPECT_EQ(resolve_engine(Engine::auto_, prob, jde), Engine::threads);
+  o.engine = Engine::auto_;  // auto runs it where it runs DE
+  EXPECT_EQ(resolve_engine(Engine::auto_, prob, jde), resolve_engine(Engine::auto_));
   EXPECT_NO_THROW(minimize(prob, jde, stop, o));
   EXPECT_THROW(parse_algorithm("jade"), ConfigError);
   EXPECT_EQ(algorithm_name(parse_algorithm("jde")), "jde");

@@ -1,6 +1,8 @@
-// Shared by the GPU tests: whether a CUDA device is there (and, when not, a line saying why).
+// Shared by the GPU tests: whether a CUDA device is there (and, when not, a line saying why); a forced
+// launch plan of the gpu engine.
 #pragma once
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "degpu/devices.hpp"
@@ -11,3 +13,11 @@ inline bool have_device() {
   std::printf("[  SKIPPED ] no CUDA device: %s\n", why.c_str());
   return false;
 }
+
+// Sets DEGPU_GPU_PLAN (the gpu engine's launch configuration, for measurements) for one scope.
+struct PlanOverride {
+  explicit PlanOverride(const char* plan) { setenv("DEGPU_GPU_PLAN", plan, 1); }
+  ~PlanOverride() { unsetenv("DEGPU_GPU_PLAN"); }
+  PlanOverride(const PlanOverride&) = delete;
+  PlanOverride& operator=(const PlanOverride&) = delete;
+};

@@ -16,12 +16,6 @@ using namespace degpu;
 
 namespace {
 
-// Sets DEGPU_GPU_PLAN (the engine's launch configuration, for measurements) for one scope.
-struct PlanOverride {
-  explicit PlanOverride(const char* plan) { setenv("DEGPU_GPU_PLAN", plan, 1); }
-  ~PlanOverride() { unsetenv("DEGPU_GPU_PLAN"); }
-};
-
 Problem shifted(const std::string& name, int dim) {
   ProblemSpec s;
   s.name = name;

@@ -111,43 +111,77 @@ INSTANTIATE_TEST_SUITE_P(Engines, AllGpu, ::testing::Values(Engine::gpu_kernels,
                            return info.param == Engine::gpu ? "gpu" : info.param == Engine::gpu_fused ? "gpu_fused" : "gpu_kernels";
                          });
 
-// jDE on gpu-eval and gpu-kernels: the serial engine's run (the same draws, the same adaptation of each
-// individual's F and CR), to the evaluation's rounding, on a plain and a CEC function; a run with
-// adaptation differs from DE's (the arrays are used). gpu-fused and gpu refuse it.
+// jDE on every CUDA engine: the serial engine's run (the same draws, the same adaptation of each
+// individual's F and CR), to the evaluation's rounding, on a plain and a CEC function, with binomial and
+// NEC crossover (whose run length depends on the adapted CR); the gpu engine on each of its paths. A run
+// with adaptation differs from DE's (the arrays are used).
 TEST(JdeGpu, RunsMatchTheSerialEngine) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
   for (const char* name : {"rastrigin", "cec2017:f5"}) {
-    ProblemSpec s;
-    s.name = name;
-    s.dim = 20;
-    const Problem p = make_problem(s);
-    DEConfig jde;
-    jde.algorithm = Algorithm::jde;
-    jde.np = 30;
-    jde.F = {0.5, 0.5};
-    jde.CR = {0.9, 0.9};
-    StopCriteria stop;
-    stop.max_gens = 150;
-    RunOptions o;
-    o.engine = Engine::serial;
-    o.precision = Precision::f64;
-    const Result ref = minimize(p, jde, stop, o);
-    DEConfig de = jde;
-    de.algorithm = Algorithm::de;
-    const Result plain = minimize(p, de, stop, o);
-    EXPECT_NE(plain.best_f, ref.best_f) << name;
-    for (Engine e : {Engine::gpu_eval, Engine::gpu_kernels}) {
-      o.engine = e;
-      const Result r = minimize(p, jde, stop, o);
-      EXPECT_EQ(r.evals, ref.evals) << name << " " << engine_name(e);
-      EXPECT_NEAR(r.best_f, ref.best_f, 1e-9 * (1 + std::fabs(ref.best_f))) << name << " " << engine_name(e);
-      ASSERT_EQ(r.best_x.size(), ref.best_x.size());
-      for (std::size_t j = 0; j < r.best_x.size(); ++j)
-        EXPECT_NEAR(r.best_x[j], ref.best_x[j], 1e-9 * (1 + std::fabs(ref.best_x[j]))) << name << " " << engine_name(e) << " x" << j;
+    for (Crossover x : {Crossover::bin, Crossover::nec}) {
+      ProblemSpec s;
+      s.name = name;
+      s.dim = 20;
+      const Problem p = make_problem(s);
+      DEConfig jde;
+      jde.algorithm = Algorithm::jde;
+      jde.crossover = x;
+      jde.np = 30;
+      jde.F = {0.5, 0.5};
+      jde.CR = {0.9, 0.9};
+      StopCriteria stop;
+      stop.max_gens = 150;
+      RunOptions o;
+      o.engine = Engine::serial;
+      o.precision = Precision::f64;
+      const Result ref = minimize(p, jde, stop, o);
+      DEConfig de = jde;
+      de.algorithm = Algorithm::de;
+      const Result plain = minimize(p, de, stop, o);
+      EXPECT_NE(plain.best_f, ref.best_f) << name;
+      struct Run {
+        Engine e;
+        const char* plan;
+      };
+      for (const Run& run : {Run{Engine::gpu_eval, ""}, Run{Engine::gpu_kernels, ""}, Run{Engine::gpu_fused, ""},
+                             Run{Engine::gpu, ""}, Run{Engine::gpu, "resident,4,0,8"}, Run{Engine::gpu, "grid,64"}}) {
+        const PlanOverride plan(run.plan);
+        o.engine = run.e;
+        const std::string what = std::string(name) + " " + std::string(crossover_name(x)) + " " +
+                                 std::string(engine_name(run.e)) + " " + run.plan;
+        const Result r = minimize(p, jde, stop, o);
+        EXPECT_EQ(r.evals, ref.evals) << what;
+        EXPECT_NEAR(r.best_f, ref.best_f, 1e-9 * (1 + std::fabs(ref.best_f))) << what;
+        ASSERT_EQ(r.best_x.size(), ref.best_x.size());
+        for (std::size_t j = 0; j < r.best_x.size(); ++j)
+          EXPECT_NEAR(r.best_x[j], ref.best_x[j], 1e-9 * (1 + std::fabs(ref.best_x[j]))) << what << " x" << j;
+      }
     }
-    for (Engine e : {Engine::gpu_fused, Engine::gpu}) {
-      o.engine = e;
-      EXPECT_THROW(minimize(p, jde, stop, o), ConfigError) << engine_name(e);
-    }
+  }
+}
+
+// jDE's trials side by side on the gpu engine (a cluster per trial): each is the same trial run alone.
+TEST(JdeGpu, TrialsRunTogether) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  ProblemSpec s;
+  s.name = "cec2017:f5";
+  s.dim = 30;
+  const Problem p = make_problem(s);
+  DEConfig jde;
+  jde.algorithm = Algorithm::jde;
+  jde.np = 40;
+  StopCriteria stop;
+  stop.max_gens = 100;
+  RunOptions o;
+  o.engine = Engine::gpu;
+  o.precision = Precision::f64;
+  const TrialsResult all = minimize_trials(p, jde, stop, o, 5);
+  ASSERT_EQ(all.trials.size(), 5u);
+  for (int t : {0, 3}) {
+    RunOptions one = o;
+    one.trial = static_cast<std::uint32_t>(t);
+    const Result r = minimize(p, jde, stop, one);
+    EXPECT_NEAR(all.trials[t].best_f, r.best_f, 1e-9 * (1 + std::fabs(r.best_f))) << t;
+    EXPECT_EQ(all.trials[t].best_x, r.best_x) << t;
   }
 }

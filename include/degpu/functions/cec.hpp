@@ -714,22 +714,16 @@ DEGPU_HD double cf_cal(const T* x, int nx, const T* Os, const double* delta, dou
 }
 
 // Official cfXX(x, f, nx, Os, Mr, [SS,] r_flag = 1): component i uses shift row i, matrix i (and
-// shuffle row i), always with s_flag = 1; rot(i, j): component i's rotated coordinate j.
-template <class T, class Rot, class Ev>
-DEGPU_HD double composition_value(int fn, int nx, const T* x, const T* Os, const int* SS, Rot rot, const Ev& ev) {
+// shuffle row i), always with s_flag = 1; zi(j): component i's rotated coordinate j. Component i's value
+// (official fit[i] before cf_cal).
+template <class T, class Z, class Ev>
+DEGPU_HD double composition_component(int fn, int i, int nx, const T* x, const T* Os, const int* SS, Z zi, const Ev& ev) {
   const CompSpec c = comp_spec(fn);
-  double fit[6];
-  for (int i = 0; i < c.n; ++i) {
-    const T* os = Os + static_cast<long>(i) * nx;
-    auto zi = [&](int j) -> T { return rot(i, j); };
-    if (c.hybrid_fn[i] != 0) {
-      fit[i] = hybrid_value<T>(hybrid_spec(Suite::cec2017, c.hybrid_fn[i]), nx, os, SS + static_cast<long>(i) * nx, zi, ev);
-    } else {
-      fit[i] = basic_value<T>(c.basic[i], nx, x, os, zi, ev);
-      fit[i] = c.mul[i] * fit[i] / c.div[i];
-    }
-  }
-  return cf_cal<T>(x, nx, Os, c.delta, fit, c.n, ev);
+  const T* os = Os + static_cast<long>(i) * nx;
+  if (c.hybrid_fn[i] != 0)
+    return hybrid_value<T>(hybrid_spec(Suite::cec2017, c.hybrid_fn[i]), nx, os, SS + static_cast<long>(i) * nx, zi, ev);
+  const double fit = basic_value<T>(c.basic[i], nx, x, os, zi, ev);
+  return c.mul[i] * fit / c.div[i];
 }
 
 // CEC 2017 F1..F10 (official case 1..10): the basic function each one is.
@@ -761,30 +755,51 @@ DEGPU_HD_INLINE double rotation_rate(Suite s, int fn, int c) {
   return spec.hybrid_fn[c] != 0 ? 1.0 : detail::basic_rate(spec.basic[c]);
 }
 
-// f(x) including the bias 100*fn, given the rotations: rot(c, i) is coordinate i of M_c ((x - shift_c) *
-// rotation_rate(c)) for the components c < layout().matrices (not read for CEC 2017 F7, which makes its
-// own); ev folds the loops over coordinates (detail::SequentialFold, or the GPU's group of lanes). NaN
-// for a function that is not defined().
-template <class T, class Rot, class Ev>
-DEGPU_HD double evaluate_rotated(const View<T>& v, const T* x, Rot rot, const Ev& ev) {
-  if (!defined(v.suite, v.fn)) return std::nan("");
+// The parts of f(x) one component at a time (the GPU's resident path rotates and evaluates a component for
+// its whole CTA at once): a composition's components (official fit[c] before cf_cal), or one for the
+// other functions (their value without the bias). zc(i): coordinate i of component c's rotation
+// M_c ((x - shift_c) * rotation_rate(c)) (not read for CEC 2017 F7, which makes its own).
+DEGPU_HD_INLINE int components(Suite s, int fn) {
+  return defined(s, fn) && s == Suite::cec2017 && fn >= 21 ? detail::comp_spec(fn).n : 1;
+}
+template <class T, class Z, class Ev>
+DEGPU_HD_INLINE double component_value(const View<T>& v, int c, const T* x, Z zc, const Ev& ev) {
   const int D = v.D;
-  auto z0 = [&](int i) -> T { return rot(0, i); };
-  double f;
-  if (v.suite == Suite::cec2014 || (v.fn >= 11 && v.fn <= 20)) {
-    f = detail::hybrid_value<T>(detail::hybrid_spec(v.suite, v.fn), D, v.shift, v.shuffle, z0, ev);
-  } else if (v.fn == 7) {  // official bi_rastrigin_func(x, f, nx, Os, Mr, 1, 1): y = (x - Os) * 10/100
+  if (v.suite == Suite::cec2014 || (v.fn >= 11 && v.fn <= 20))
+    return detail::hybrid_value<T>(detail::hybrid_spec(v.suite, v.fn), D, v.shift, v.shuffle, zc, ev);
+  if (v.fn == 7) {  // official bi_rastrigin_func(x, f, nx, Os, Mr, 1, 1): y = (x - Os) * 10/100
     auto scaled = [&](int i) -> T {
       const T a = x[i] - v.shift[i];
       return a * T(10.0 / 100.0);
     };
-    f = detail::lunacek_value<T>(D, v.shift, v.M, scaled, ev);
-  } else if (v.fn <= 10) {
-    f = detail::basic_value<T>(detail::cec2017_simple(v.fn), D, x, v.shift, z0, ev);
-  } else {
-    f = detail::composition_value<T>(v.fn, D, x, v.shift, v.shuffle, [&](int c, int i) -> T { return rot(c, i); }, ev);
+    return detail::lunacek_value<T>(D, v.shift, v.M, scaled, ev);
+  }
+  if (v.fn <= 10) return detail::basic_value<T>(detail::cec2017_simple(v.fn), D, x, v.shift, zc, ev);
+  return detail::composition_component<T>(v.fn, c, D, x, v.shift, v.shuffle, zc, ev);
+}
+// f(x) including the bias 100*fn from the components' values (a composition's cf_cal, which adds each
+// component's bias into fit). NaN for a function that is not defined().
+template <class T, class Ev>
+DEGPU_HD_INLINE double combine(const View<T>& v, const T* x, double* fit, const Ev& ev) {
+  if (!defined(v.suite, v.fn)) return std::nan("");
+  double f = fit[0];
+  if (v.suite == Suite::cec2017 && v.fn >= 21) {
+    const detail::CompSpec spec = detail::comp_spec(v.fn);
+    f = detail::cf_cal<T>(x, v.D, v.shift, spec.delta, fit, spec.n, ev);
   }
   return f + optimum(v.suite, v.fn);
+}
+
+// f(x) including the bias 100*fn, given the rotations: rot(c, i) is coordinate i of component c's
+// rotation; ev folds the loops over coordinates (detail::SequentialFold, or the GPU's group of lanes).
+// NaN for a function that is not defined().
+template <class T, class Rot, class Ev>
+DEGPU_HD_INLINE double evaluate_rotated(const View<T>& v, const T* x, Rot rot, const Ev& ev) {
+  if (!defined(v.suite, v.fn)) return std::nan("");
+  double fit[kMaxComponents];
+  const int n = components(v.suite, v.fn);
+  for (int c = 0; c < n; ++c) fit[c] = component_value<T>(v, c, x, [&](int i) -> T { return rot(c, i); }, ev);
+  return combine<T>(v, x, fit, ev);
 }
 
 // f(x) including the bias 100*fn, for x of length D (see the file comment for precision), on one

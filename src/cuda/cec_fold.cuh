@@ -1,0 +1,107 @@
+// The CEC functions' loops over coordinates on a group of lanes: cec.hpp's fold policy (the official
+// loops written as the terms of a coordinate folded in order) for W lanes of a warp. In each loop lane l
+// makes the terms of coordinates l, l + W, ... and every lane folds all of them in the official order
+// (through shared memory), so every lane ends with the official loop's value: the CPU's bits for the same
+// rotations.
+#pragma once
+#include <cstddef>
+
+#include "degpu/functions/cec.hpp"
+
+namespace degpu::cuda {
+
+// The fold of cec.hpp on W lanes (a power of two, at most 32, consecutive in a warp; mask: theirs). Each
+// round, lane l writes the terms of coordinate r0 + l into its slot of `slots` (shared memory, 4 doubles
+// a lane: a, b, c and padding, so that a and b are one 16-byte read), and every lane reads the round's
+// slots in order (the same address for every lane: one broadcast) and folds them. Measured on the H100
+// (janssen:f01, one trial): a fold by shuffles took 25% of the kernel's instructions (four shuffles and
+// two moves per coordinate of a two-sum body, against one read here).
+struct GroupFold {
+  static constexpr bool kOneBodyAtATime = false;  // one loop for every body: the kernels stay small
+  int lane, width;
+  unsigned mask;
+  double* slots;  // the group's W slots (lane 0's first)
+
+  template <class Term>
+  __device__ cec::detail::Acc fold(cec::detail::Fold f, int m, Term term) const {
+    using cec::detail::Fold;
+    cec::detail::Acc acc = cec::detail::fold_start(f);
+    const int nv = cec::detail::fold_values(f);
+    double* mine = slots + 4 * lane;
+    for (int r0 = 0; r0 < m; r0 += width) {
+      if (r0 + lane < m) {
+        const cec::detail::Terms t = term(r0 + lane);
+        if (nv == 1) mine[0] = t.a;
+        else *reinterpret_cast<double2*>(mine) = make_double2(t.a, t.b);
+        if (nv == 3) mine[2] = t.c;
+      }
+      __syncwarp(mask);
+      const int n = m - r0 < width ? m - r0 : width;
+      // the official accumulation of coordinates r0 .. r0 + n - 1, in order, in every lane
+      switch (f) {
+        case Fold::sum1:
+#pragma unroll 4
+          for (int l = 0; l < n; ++l) acc.a += slots[4 * l];
+          break;
+        case Fold::sum2:
+#pragma unroll 4
+          for (int l = 0; l < n; ++l) {
+            const double2 t = *reinterpret_cast<const double2*>(slots + 4 * l);
+            acc.a += t.x, acc.b += t.y;
+          }
+          break;
+        case Fold::sum3:
+#pragma unroll 2
+          for (int l = 0; l < n; ++l) {
+            const double2 t = *reinterpret_cast<const double2*>(slots + 4 * l);
+            acc.a += t.x, acc.b += t.y, acc.c += slots[4 * l + 2];
+          }
+          break;
+        case Fold::sub_add:
+#pragma unroll 4
+          for (int l = 0; l < n; ++l) {
+            const double2 t = *reinterpret_cast<const double2*>(slots + 4 * l);
+            acc.a -= t.x, acc.a += t.y;
+          }
+          break;
+        case Fold::sum_mul:
+#pragma unroll 4
+          for (int l = 0; l < n; ++l) {
+            const double2 t = *reinterpret_cast<const double2*>(slots + 4 * l);
+            acc.a += t.x, acc.b *= t.y;
+          }
+          break;
+        case Fold::mul:
+#pragma unroll 4
+          for (int l = 0; l < n; ++l) acc.a *= slots[4 * l];
+          break;
+      }
+      __syncwarp(mask);  // every lane has read the round before the slots are written again
+    }
+    return acc;
+  }
+};
+
+// Shared memory of GroupFold's slots: 4 doubles per thread of the CTA.
+constexpr int kFoldSlotDoubles = 4;
+
+// The lanes of GroupFold for a group of G lanes (G a power of two below 32, or a multiple of 32: then the
+// group's first warp) holding `lane`, with the group's slots at `slots` (kFoldSlotDoubles per lane);
+// false for the lanes that do not fold.
+__device__ __forceinline__ bool group_fold(int lane, int G, double* slots, GroupFold& fold) {
+  fold.lane = lane;
+  fold.width = G < 32 ? G : 32;
+  fold.mask = G >= 32 ? 0xffffffffu : ((1u << G) - 1u) << ((threadIdx.x % 32) / G * G);
+  fold.slots = slots;
+  return lane < fold.width;
+}
+
+// f(u) with the suite's bias from the rotations Z (K x D, components D apart), by GroupFold's lanes; the
+// value is valid in each of them.
+template <class T>
+__device__ __forceinline__ double cec_rotated_value(const cec::View<T>& v, const T* u, const T* Z, const GroupFold& fold) {
+  const int D = v.D;
+  return cec::evaluate_rotated<T>(v, u, [&](int c, int i) -> T { return Z[static_cast<std::size_t>(c) * D + i]; }, fold);
+}
+
+}  // namespace degpu::cuda
