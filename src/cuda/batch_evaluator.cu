@@ -42,6 +42,11 @@ BatchEvaluator<T>::BatchEvaluator(const Problem& problem, int max_rows, CecRotat
     DEGPU_CUDA_TRY(cudaMalloc(&impl_->shift, D * sizeof(T)));
     upload_as(impl_->shift, problem.shift());
   }
+  // The data went up with cudaMemcpy from pageable memory on the legacy stream, which may return before
+  // the copy has landed, and evaluate() runs on a non-blocking stream, which does not wait for the legacy
+  // one: wait here. (Seen on the H100: with six test processes sharing the GPU, CEC evaluations read
+  // partly uploaded matrices; alone, the copies always won the race.)
+  DEGPU_CUDA_TRY(cudaDeviceSynchronize());
 }
 
 template <class T>
