@@ -2,8 +2,9 @@
 // rotations, the bulk of the work, made first for the whole population as matrix products
 // (cuda/cec_rotate.cuh), then a thread or a group of lanes per individual for the rest (the CPU's loops,
 // folded in order: cec.hpp's SequentialFold, or cec_fold.cuh's GroupFold, the terms spread over the lanes;
-// the CPU's bits for the same rotations either way). CecRotation::per_thread keeps the CPU's arithmetic instead: a thread per individual running
-// cec::evaluate, which rotates with double sums in its scratch. docs/CEC.md.
+// the CPU's bits for the same rotations either way). CecRotation::per_thread keeps the CPU's arithmetic
+// instead: a thread per individual running cec::evaluate, which rotates with double sums in its scratch.
+// docs/CEC.md.
 #pragma once
 #include <memory>
 #include <vector>
@@ -47,13 +48,7 @@ __global__ void __launch_bounds__(kCecRowThreads) evaluate_cec_groups(cec::View<
 // else 1. Measured on the H100 (janssen:f01, D 100): at N 10^5 a thread per row gave 5.0e8 evaluations/s,
 // groups of 8 3.8e8; at NP 250 (gpu-kernels, case study 1) groups of 8 took janssen:f10 from 7.8 to 5.5 s.
 inline int cec_row_lanes(int n) {
-  static const int sms = [] {
-    int device = 0, count = 0;
-    DEGPU_CUDA_TRY(cudaGetDevice(&device));
-    DEGPU_CUDA_TRY(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-    return count;
-  }();
-  return static_cast<long long>(n) * 8 <= static_cast<long long>(sms) * 256 ? 8 : 1;
+  return static_cast<long long>(n) * 8 <= static_cast<long long>(multiprocessors()) * 256 ? 8 : 1;
 }
 
 // f of n rows of x by a thread per row, rotating as the CPU does (CecRotation::per_thread).

@@ -10,6 +10,9 @@
 
 namespace degpu::cuda {
 
+// Shared memory of GroupFold's slots: 4 doubles per thread of the CTA.
+constexpr int kFoldSlotDoubles = 4;
+
 // The fold of cec.hpp on W lanes (a power of two, at most 32, consecutive in a warp; mask: theirs). Each
 // round, lane l writes the terms of coordinate r0 + l into its slot of `slots` (shared memory, 4 doubles
 // a lane: a, b, c and padding, so that a and b are one 16-byte read), and every lane reads the round's
@@ -27,7 +30,7 @@ struct GroupFold {
     using cec::detail::Fold;
     cec::detail::Acc acc = cec::detail::fold_start(f);
     const int nv = cec::detail::fold_values(f);
-    double* mine = slots + 4 * lane;
+    double* mine = slots + kFoldSlotDoubles * lane;
     for (int r0 = 0; r0 < m; r0 += width) {
       if (r0 + lane < m) {
         const cec::detail::Terms t = term(r0 + lane);
@@ -41,39 +44,39 @@ struct GroupFold {
       switch (f) {
         case Fold::sum1:
 #pragma unroll 4
-          for (int l = 0; l < n; ++l) acc.a += slots[4 * l];
+          for (int l = 0; l < n; ++l) acc.a += slots[kFoldSlotDoubles * l];
           break;
         case Fold::sum2:
 #pragma unroll 4
           for (int l = 0; l < n; ++l) {
-            const double2 t = *reinterpret_cast<const double2*>(slots + 4 * l);
+            const double2 t = *reinterpret_cast<const double2*>(slots + kFoldSlotDoubles * l);
             acc.a += t.x, acc.b += t.y;
           }
           break;
         case Fold::sum3:
 #pragma unroll 2
           for (int l = 0; l < n; ++l) {
-            const double2 t = *reinterpret_cast<const double2*>(slots + 4 * l);
-            acc.a += t.x, acc.b += t.y, acc.c += slots[4 * l + 2];
+            const double2 t = *reinterpret_cast<const double2*>(slots + kFoldSlotDoubles * l);
+            acc.a += t.x, acc.b += t.y, acc.c += slots[kFoldSlotDoubles * l + 2];
           }
           break;
         case Fold::sub_add:
 #pragma unroll 4
           for (int l = 0; l < n; ++l) {
-            const double2 t = *reinterpret_cast<const double2*>(slots + 4 * l);
+            const double2 t = *reinterpret_cast<const double2*>(slots + kFoldSlotDoubles * l);
             acc.a -= t.x, acc.a += t.y;
           }
           break;
         case Fold::sum_mul:
 #pragma unroll 4
           for (int l = 0; l < n; ++l) {
-            const double2 t = *reinterpret_cast<const double2*>(slots + 4 * l);
+            const double2 t = *reinterpret_cast<const double2*>(slots + kFoldSlotDoubles * l);
             acc.a += t.x, acc.b *= t.y;
           }
           break;
         case Fold::mul:
 #pragma unroll 4
-          for (int l = 0; l < n; ++l) acc.a *= slots[4 * l];
+          for (int l = 0; l < n; ++l) acc.a *= slots[kFoldSlotDoubles * l];
           break;
       }
       __syncwarp(mask);  // every lane has read the round before the slots are written again
@@ -81,9 +84,6 @@ struct GroupFold {
     return acc;
   }
 };
-
-// Shared memory of GroupFold's slots: 4 doubles per thread of the CTA.
-constexpr int kFoldSlotDoubles = 4;
 
 // The lanes of GroupFold for a group of G lanes (G a power of two below 32, or a multiple of 32: then the
 // group's first warp) holding `lane`, with the group's slots at `slots` (kFoldSlotDoubles per lane);

@@ -10,8 +10,8 @@
 //
 // The rest (cec::evaluate_rotated: the bodies, the hybrids' parts, the compositions' weights) runs on the
 // group's lanes through GroupFold: in each loop over coordinates, lane l makes the terms of coordinates
-// l, l + W, ... and every lane folds all of them in the official order (shuffles), so every lane ends
-// with the official loop's value, the CPU's bits for the same rotations. docs/CEC.md, "Engines".
+// l, l + W, ... and every lane folds all of them in the official order (cec_fold.cuh), so every lane
+// ends with the official loop's value, the CPU's bits for the same rotations. docs/CEC.md, "Engines".
 #pragma once
 #include <vector>
 

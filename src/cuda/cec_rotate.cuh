@@ -35,19 +35,15 @@ struct CecRates {
   T rate[kCecMaxComponents];
 };
 
-// n (a multiple of 4) values at p, 16-byte aligned in float (32 in double), four at a time.
-template <int n, class T>
-__device__ __forceinline__ void load_run(const T* p, T* out) {
-#pragma unroll
-  for (int q = 0; q < n; q += 4) {
-    if constexpr (sizeof(T) == 4) {
-      const float4 v = *reinterpret_cast<const float4*>(p + q);
-      out[q] = v.x, out[q + 1] = v.y, out[q + 2] = v.z, out[q + 3] = v.w;
-    } else {
-      const double2 v0 = *reinterpret_cast<const double2*>(p + q), v1 = *reinterpret_cast<const double2*>(p + q + 2);
-      out[q] = v0.x, out[q + 1] = v0.y, out[q + 2] = v1.x, out[q + 3] = v1.y;
-    }
-  }
+// The current device's multiprocessors (looked up once per process: devices do not change in a run).
+inline int multiprocessors() {
+  static const int sms = [] {
+    int device = 0, count = 0;
+    DEGPU_CUDA_TRY(cudaGetDevice(&device));
+    DEGPU_CUDA_TRY(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+    return count;
+  }();
+  return sms;
 }
 
 template <class T, int PerCol>
@@ -94,13 +90,10 @@ __global__ void __launch_bounds__(CecRotateTile::kThreads)
     const int depth = D - j0 < P::kDepth ? D - j0 : P::kDepth;  // no products past D: the sum's terms are the CPU's
     for (int j = 0; j < depth; ++j) {
       T a[P::kPer], m[PerCol];
-      // four at a time where the run is aligned (rows padded to 16 bytes): 16-byte shared loads, a quarter
-      // of the scalar loads per multiply-add
-      load_run<P::kPer>(&As[j][ty * P::kPer], a);
-      if constexpr (PerCol % 4 == 0) load_run<PerCol>(&Ms[j][tx * PerCol], m);
-      else
 #pragma unroll
-        for (int q = 0; q < PerCol; ++q) m[q] = Ms[j][tx * PerCol + q];
+      for (int q = 0; q < P::kPer; ++q) a[q] = As[j][ty * P::kPer + q];
+#pragma unroll
+      for (int q = 0; q < PerCol; ++q) m[q] = Ms[j][tx * PerCol + q];
 #pragma unroll
       for (int p = 0; p < P::kPer; ++p)
 #pragma unroll
@@ -128,12 +121,7 @@ void launch_rotate_population(const cec::View<T>& v, int K, const T* x, int n, T
   CecRates<T> rates{};
   for (int c = 0; c < K; ++c) rates.rate[c] = static_cast<T>(cec::rotation_rate(v.suite, v.fn, c));
   const auto tiles = [&](int cols) { return (v.D + cols - 1) / cols; };
-  static const int sms = [] {
-    int device = 0, count = 0;
-    DEGPU_CUDA_TRY(cudaGetDevice(&device));
-    DEGPU_CUDA_TRY(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-    return count;
-  }();
+  const int sms = multiprocessors();
   const unsigned row_tiles = static_cast<unsigned>((n + P::kRows - 1) / P::kRows);
   const bool wide = tiles(7 * P::kSide) * 7 < tiles(4 * P::kSide) * 4 &&  // fewer columns computed
                     static_cast<long long>(row_tiles) * K * tiles(7 * P::kSide) >= 4LL * sms;

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "core/de_ops.hpp"
 #include "cuda/check.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/problem.hpp"
@@ -26,6 +27,13 @@ template <class T>
 void upload_as(T* dst, const std::vector<double>& src) {
   const std::vector<T> v(src.begin(), src.end());
   DEGPU_CUDA_TRY(cudaMemcpy(dst, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+}
+
+// jDE: n individuals' F and CR at Fi and CRi (device), each starting at the run's --F and --CR, as the
+// CPU driver's Population starts them.
+inline void upload_jde_start(const ops::Params& p, double* Fi, double* CRi, std::size_t n) {
+  upload_as(Fi, std::vector<double>(n, p.F.lo));
+  upload_as(CRi, std::vector<double>(n, p.CR.lo));
 }
 
 // A problem's box and (built-in functions) shift on the device; CEC functions keep their data in

@@ -272,10 +272,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   // jDE: every individual's F and CR, starting at --F and --CR (trials x np each)
   const std::size_t njde = p.jde ? nt * np : 0;
   DeviceArray<double> jde_F(njde), jde_CR(njde);
-  if (p.jde) {
-    upload_as(jde_F.ptr, std::vector<double>(njde, p.F.lo));
-    upload_as(jde_CR.ptr, std::vector<double>(njde, p.CR.lo));
-  }
+  if (p.jde) upload_jde_start(p, jde_F.ptr, jde_CR.ptr, njde);
   DEGPU_CUDA_TRY(cudaMemset(arrivals.ptr, 0, sizeof(unsigned long long)));
   DEGPU_CUDA_TRY(cudaMemset(nans.ptr, 0, nt * sizeof(unsigned long long)));
 

@@ -404,8 +404,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
   JdeArrays jde;
   if (p.jde) {
     jde.Fi = jde_store.ptr, jde.CRi = jde_store.ptr + np;
-    upload_as(jde.Fi, std::vector<double>(np, p.F.lo));
-    upload_as(jde.CRi, std::vector<double>(np, p.CR.lo));
+    upload_jde_start(p, jde.Fi, jde.CRi, np);
   }
 
   int p_threads = 0, p_min_grid = 0, device = 0, sms = 0;

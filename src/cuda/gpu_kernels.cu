@@ -61,9 +61,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
   JdeArrays jde;
   if (p.jde) {
     jde = JdeArrays{jde_store.ptr, jde_store.ptr + np, jde_store.ptr + 2 * np, jde_store.ptr + 3 * np};
-    const std::vector<double> F0(np, p.F.lo), CR0(np, p.CR.lo);
-    DEGPU_CUDA_TRY(cudaMemcpy(jde.Fi, F0.data(), np * sizeof(double), cudaMemcpyHostToDevice));
-    DEGPU_CUDA_TRY(cudaMemcpy(jde.CRi, CR0.data(), np * sizeof(double), cudaMemcpyHostToDevice));
+    upload_jde_start(p, jde.Fi, jde.CRi, np);
   }
   const ProblemOnDevice<T> box(problem);
   const T* o_dev = box.shift;
