@@ -97,14 +97,21 @@ if has profile; then
   # Where a generation's time goes on the target job (the gpu engine's chosen plan), 1000 generations:
   # ncu's full set, the details page, and the SASS page with per-instruction counts and stall samples.
   # PROFILE_PLAN (DEGPU_GPU_PLAN) and PROFILE_TRIALS choose the launch; the files are named after the trials.
+  # PROFILE_PROBLEM (default rastrigin) and PROFILE_EVALS (default 250250: 1000 generations) choose the job;
+  # a build with -lineinfo (scripts/pack-gpubin.sh) adds the source lines to the SASS page.
   PROFILE_PLAN=${PROFILE_PLAN:-}
+  pname=${PROFILE_PROBLEM:-rastrigin}
   for trials in ${PROFILE_TRIALS:-1}; do
-    DEGPU_GPU_PLAN=$PROFILE_PLAN ncu --set full --import-source no -k regex:run_ -c 1 -f -o "$out/prof" "$cli" run --problem rastrigin \
-      --dim 100 --np 250 --CR 0.3 --max-evals 250250 --engine gpu --precision f32 --trials "$trials" --quiet >"$out/ncu_run_$trials.log" 2>&1
-    ncu --import "$out/prof.ncu-rep" --page details >"$out/profile_details_$trials.txt" 2>&1
-    ncu --import "$out/prof.ncu-rep" --page source --csv --print-source sass >"$out/profile_sass_$trials.csv" 2>&1
+    tag=${pname//:/_}_$trials
+    DEGPU_GPU_PLAN=$PROFILE_PLAN ncu --set full --import-source yes -k regex:run_ -c 1 -f -o "$out/prof" "$cli" run --problem "$pname" \
+      --dim 100 --np 250 --CR 0.3 --max-evals "${PROFILE_EVALS:-250250}" --engine gpu --precision f32 --trials "$trials" --quiet \
+      >"$out/ncu_run_$tag.log" 2>&1
+    ncu --import "$out/prof.ncu-rep" --page details >"$out/profile_details_$tag.txt" 2>&1
+    ncu --import "$out/prof.ncu-rep" --page source --csv --print-source sass >"$out/profile_sass_$tag.csv" 2>&1
+    ncu --import "$out/prof.ncu-rep" --page source --csv --print-source cuda >"$out/profile_cuda_$tag.csv" 2>&1
+    gzip -f "$out/profile_sass_$tag.csv" "$out/profile_cuda_$tag.csv"
     rm -f "$out/prof.ncu-rep"
-    echo "profile, $trials trial(s):"
+    echo "profile, $pname, $trials trial(s):"
     grep -E "Duration|Executed Ipc A|Issue Slots Busy|Registers Per|Executed Instructions  |Warp Cycles Per Issued" "$out/profile_details_$trials.txt" | head -8
   done
 fi

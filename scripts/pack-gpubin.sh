@@ -5,7 +5,7 @@
 # Final checks still build on the GPU machine (scripts/gpu-check.sh build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build-dev -DBUILD_SHARED_LIBS=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
+cmake -S . -B build-dev -DBUILD_SHARED_LIBS=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_FLAGS=-lineinfo >/dev/null
 cmake --build build-dev -j"$(nproc)" --target degpu_cli degpu_gpu_tests degpu_gpu_engine_runs degpu_crossover_step_gpu degpu_cluster_sync_gpu degpu_cec_eval_gpu >/dev/null
 rm -rf .gpubin && mkdir -p .gpubin
 cp build-dev/src/libdegpu.so build-dev/degpu build-dev/tests/degpu_gpu_tests build-dev/bench/degpu_gpu_engine_runs \
