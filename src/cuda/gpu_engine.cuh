@@ -73,22 +73,42 @@ DeviceLimits device_limits() {
 }
 
 // The resident plan with `cluster` CTAs per trial and groups of `group` lanes, if the population fits:
-// the widest window of draws (at most `group` generations) that fits the shared memory.
+// the widest window of draws (at most `group` generations) that fits the shared memory beside as many of
+// a CEC function's rotation matrices as fit: every one, else one at a time, else none (measured on the
+// H100, 30 trials of janssen:f10: products reading M_c^T through L1 waited on L2 for 40% of the kernel's
+// stall samples).
 template <class Fn, class T>
-bool fit_resident(const ops::Params& p, int n, int cluster, int group, const DeviceLimits& dev, GpuPlan& plan) {
+bool fit_resident(const ops::Params& p, int n, int cluster, int group, const DeviceLimits& dev, const ResidentCec& cec, GpuPlan& plan) {
   if (cluster > p.np) return false;
   const void* kernel = resident_kernel<Fn, T>(group);
   cudaFuncAttributes attr{};
   DEGPU_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
   const std::size_t limit = static_cast<std::size_t>(dev.optin) - attr.sharedSizeBytes;
   const bool pbest = p.mutation == Mutation::current_to_pbest1;
-  for (int w = group; w >= 1; w /= 2) {
-    const ResidentShape sh = resident_shape<T>(p.np, p.D, cluster, w, pbest, is_cec_function<Fn>);
-    if (sh.bytes > limit) continue;
+  int mslots[3] = {cec.matrices, std::min(cec.matrices, 1), 0};
+  // DEGPU_GPU_CEC_MATRICES=one|none caps the choice (for measurements and tests; docs/GPU.md)
+  if (const char* env = std::getenv("DEGPU_GPU_CEC_MATRICES"); env && *env) {
+    const std::string v = env;
+    if (v != "all" && v != "one" && v != "none")
+      throw ConfigError("DEGPU_GPU_CEC_MATRICES=" + v + " (set in the environment): expected all, one or none");
+    if (v != "all") mslots[0] = mslots[1];
+    if (v == "none") mslots[0] = mslots[1] = 0;
+  }
+  ResidentCec c = cec;
+  int w = 0;
+  for (int m = 0; m < 3 && !w; ++m) {
+    if (m > 0 && mslots[m] == mslots[m - 1]) continue;
+    c.mslots = mslots[m];
+    for (w = group; w >= 1; w /= 2)
+      if (resident_shape<T>(p.np, p.D, cluster, w, pbest, c).bytes <= limit) break;
+  }
+  if (w >= 1) {
+    const ResidentShape sh = resident_shape<T>(p.np, p.D, cluster, w, pbest, c);
     plan.path = GpuPlan::Path::resident;
     plan.cluster = cluster;
     plan.group = group;
     plan.window = w;
+    plan.cec_mslots = c.mslots;
     plan.threads = std::min(kMaxThreads, (sh.P * group + 31) / 32 * 32);
     plan.rounds = ceil_div(sh.P, plan.threads / group);
     plan.smem_bytes = sh.bytes;
@@ -146,7 +166,7 @@ void plan_global(const ops::Params& p, const DeviceLimits& dev, bool wide, int t
 // The launch configuration (docs/GPU.md, "The gpu engine"). DEGPU_GPU_PLAN overrides it, for
 // measurements: resident,C,B,G (B: ignored, the threads follow from C and G), grid,B or wide,K,B.
 template <class Fn, class T>
-GpuPlan make_plan(const ops::Params& p, int n) {
+GpuPlan make_plan(const ops::Params& p, int n, const ResidentCec& cec) {
   const DeviceLimits dev = device_limits();
   const int blocks_per_row = ceil_div(p.D, kBlock);
   GpuPlan plan;
@@ -155,7 +175,7 @@ GpuPlan make_plan(const ops::Params& p, int n) {
     int a = 0, b = 0, c = 0;
     const std::string note = std::string("DEGPU_GPU_PLAN=") + env + " (set in the environment). ";
     if (std::sscanf(env, "resident,%d,%d,%d", &a, &b, &c) == 3) {
-      if (!fit_resident<Fn, T>(p, n, a, c == 8 ? 8 : 32, dev, plan))
+      if (!fit_resident<Fn, T>(p, n, a, c == 8 ? 8 : 32, dev, cec, plan))
         throw ConfigError(std::string("DEGPU_GPU_PLAN=") + env + ": the population does not fit that cluster");
       plan.why = note;
       return plan;
@@ -182,16 +202,18 @@ GpuPlan make_plan(const ops::Params& p, int n) {
     int lowest = 0;  // the smallest cluster that holds the population
     for (int c = 1; c <= 16 && !lowest; ++c) {
       GpuPlan probe;
-      if (fit_resident<Fn, T>(p, n, c, group, dev, probe)) lowest = c;
+      if (fit_resident<Fn, T>(p, n, c, group, dev, cec, probe)) lowest = c;
     }
     if (lowest) {
       for (int c = std::clamp(want, lowest, 16); c >= lowest; --c) {
-        if (!fit_resident<Fn, T>(p, n, c, group, dev, plan)) continue;
+        if (!fit_resident<Fn, T>(p, n, c, group, dev, cec, plan)) continue;
         plan.why = (n == 1 ? std::string("one trial") : std::to_string(n) + " trials") + ": the population in shared memory, a cluster of " +
                    std::to_string(c) + " CTAs per trial (" + std::to_string(ceil_div(p.np, c)) + " individuals each; " +
                    (n == 1 ? "spread over up to 16 SMs, at most 8 warps each" : std::to_string(dev.sms) + " SMs shared among the trials") +
                    "), a group of " + std::to_string(group) + " lanes per individual, draws made " + std::to_string(plan.window) +
-                   " generations ahead; " + std::to_string(plan.resident_teams) + " such clusters fit at once (occupancy API).";
+                   " generations ahead; " + (cec.on ? std::to_string(plan.cec_mslots) + " of the CEC function's " + std::to_string(cec.matrices) +
+                   " rotation matrices kept in shared memory" + (plan.cec_mslots == 1 && cec.matrices > 1 ? " (one at a time)" : "") + "; " : std::string()) +
+                   std::to_string(plan.resident_teams) + " such clusters fit at once (occupancy API).";
         return plan;
       }
     }
@@ -208,10 +230,24 @@ GpuPlan make_plan(const ops::Params& p, int n) {
   return plan;
 }
 
+// What of a CEC instance the resident path can keep in shared memory (mslots: the plan's choice).
+inline ResidentCec resident_cec(const Problem& problem) {
+  ResidentCec c;
+  if (const CecInstance* cec = problem.cec_data()) {
+    const cec::Layout l = cec::layout(cec->suite, cec->fn);
+    c.on = true;
+    c.shifts = l.components;
+    c.shuffles = l.shuffles;
+    c.matrices = cec_product_components(*cec);
+  }
+  return c;
+}
+
 template <class T>
 GpuPlan plan_for(const Problem& problem, const ops::Params& p, int n) {
   GpuPlan plan;
-  visit_problem(problem, [&](auto fun) { plan = make_plan<decltype(fun), T>(p, n); });
+  const ResidentCec cec = resident_cec(problem);
+  visit_problem(problem, [&](auto fun) { plan = make_plan<decltype(fun), T>(p, n, cec); });
   return plan;
 }
 
@@ -296,6 +332,8 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const Mutation m = p.mutation;
   s.need_best = uses_best(m) || s.has_target || o.history_every > 0 || s.max_time_ns > 0;
   s.window = plan.window;
+  s.rcec = resident_cec(problem);
+  s.rcec.mslots = plan.cec_mslots;
   s.per_individual = plan.per_individual;
   s.rk = round_keys(p.seed);
 

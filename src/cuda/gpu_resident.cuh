@@ -25,13 +25,15 @@ struct ResidentShape {
   int P;   // individuals per CTA (the last CTAs may hold fewer)
   int Ds;  // row stride
   int W;   // generations of draws made at a time (a power of two)
-  std::size_t off_f, off_box, off_win, off_fall, off_slots, off_stage, off_z, off_fit, bytes;
+  std::size_t off_f, off_box, off_win, off_fall, off_slots, off_stage, off_z, off_fit, off_cshift, off_cshuf, off_cm, bytes;
 };
 // cec: a CEC function (the CTA's trials rotated together, a component at a time: A_c staged, Ds x P
-// rounded up to 4; the rotations, P x Ds; each trial's component values, P x kMaxComponents doubles).
+// rounded up to 4; the rotations, P x Ds; each trial's component values, P x kMaxComponents doubles;
+// and ResidentCec's data).
 template <class T>
-__host__ __device__ ResidentShape resident_shape(int np, int D, int cluster, int window, bool gather_f, bool cec = false) {
+__host__ __device__ ResidentShape resident_shape(int np, int D, int cluster, int window, bool gather_f, const ResidentCec& c = {}) {
   auto align = [](std::size_t v) { return (v + 15) / 16 * 16; };
+  const bool cec = c.on;
   ResidentShape s{};
   s.P = (np + cluster - 1) / cluster;
   s.Ds = row_stride(D);
@@ -53,6 +55,12 @@ __host__ __device__ ResidentShape resident_shape(int np, int D, int cluster, int
   at += cec ? align(static_cast<std::size_t>(s.P) * s.Ds * sizeof(T)) : 0;
   s.off_fit = at;
   at += cec ? align(static_cast<std::size_t>(s.P) * cec::kMaxComponents * sizeof(double)) : 0;
+  s.off_cshift = at;
+  at += align(static_cast<std::size_t>(c.shifts) * D * sizeof(T));
+  s.off_cshuf = at;
+  at += align(static_cast<std::size_t>(c.shuffles) * D * sizeof(int));
+  s.off_cm = at;
+  at += align(static_cast<std::size_t>(c.mslots) * D * s.Ds * sizeof(T));
   s.bytes = at;
   return s;
 }
@@ -74,7 +82,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   p.trial += t;
   const bool pbest = p.mutation == Mutation::current_to_pbest1;
   const Mutation m = p.mutation;
-  const ResidentShape sh = resident_shape<T>(p.np, p.D, static_cast<int>(C), s.window, pbest, is_cec_function<F>);
+  const ResidentShape sh = resident_shape<T>(p.np, p.D, static_cast<int>(C), s.window, pbest, s.rcec);
   const int P = sh.P, Ds = sh.Ds, W = sh.W, D = p.D;
   T* rows = reinterpret_cast<T*>(smem);  // [2][P][Ds]: the even and odd generations' rows
   T* fv = reinterpret_cast<T*>(smem + sh.off_f);  // [2][P]
@@ -109,6 +117,18 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     lo[j] = j < D ? s.lo[j] : T(0);
     hi[j] = j < D ? s.hi[j] : T(0);
     os[j] = j < D && s.shift ? s.shift[j] : T(0);
+  }
+  // a CEC function's shift rows, shuffles and (where they all fit) rotation matrices, for the whole run
+  T* cshift = reinterpret_cast<T*>(smem + sh.off_cshift);
+  int* cshuf = reinterpret_cast<int*>(smem + sh.off_cshuf);
+  T* cm = reinterpret_cast<T*>(smem + sh.off_cm);
+  const ResidentCec& rc = s.rcec;
+  const bool m_all = rc.matrices > 0 && rc.mslots == rc.matrices, m_one = !m_all && rc.mslots == 1;
+  if constexpr (is_cec_function<F>) {
+    for (int e = threadIdx.x; e < rc.shifts * D; e += blockDim.x) cshift[e] = s.cec.view.shift[e];
+    for (int e = threadIdx.x; e < rc.shuffles * D; e += blockDim.x) cshuf[e] = s.cec.view.shuffle[e];
+    if (m_all) cta_copy16(cm, s.cec.Mt, static_cast<std::size_t>(rc.matrices) * D * Ds * sizeof(T));
+    if (m_one) cta_copy16_async(cm, s.cec.Mt, static_cast<std::size_t>(D) * Ds * sizeof(T));  // M_0, for generation 1
   }
   __syncthreads();
 
@@ -211,14 +231,22 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       // group combines its components and selects, as for the other functions.
       for (int k = gid; k < mine; k += ngroups) trial(k);
       __syncthreads();
-      const cec::View<T>& v = s.cec.view;
+      cec::View<T> v = s.cec.view;
+      v.shift = cshift;
+      if (rc.shuffles) v.shuffle = cshuf;
       T* Z = reinterpret_cast<T*>(smem + sh.off_z);
       double* fit = reinterpret_cast<double*>(smem + sh.off_fit);  // [P][kMaxComponents]
       GroupFold fold;
       group_fold(grp.lane, G, cta_fold_slots() + kFoldSlotDoubles * (threadIdx.x - grp.lane), fold);
       const int ncomp = cec::components(v.suite, v.fn);
+      const std::size_t mbytes = static_cast<std::size_t>(D) * Ds * sizeof(T);
       for (int c = 0; c < ncomp; ++c) {
-        if (c < s.cec.K) cta_rotate(s.cec, c, own(nxt, 0), mine, reinterpret_cast<T*>(smem + sh.off_stage), Z);
+        if (c < s.cec.K) {
+          cta_rotate(s.cec, c, cshift + static_cast<std::size_t>(c) * D, m_all ? cm + static_cast<std::size_t>(c) * D * Ds : m_one ? cm : nullptr,
+                     own(nxt, 0), mine, reinterpret_cast<T*>(smem + sh.off_stage), Z);
+          // one matrix at a time: the next one's copy lands while the groups evaluate this component
+          if (m_one) cta_copy16_async(cm, s.cec.Mt + static_cast<std::size_t>((c + 1) % s.cec.K) * D * Ds, mbytes);
+        }
         for (int k = gid; k < mine; k += ngroups) {
           const T* zk = Z + static_cast<std::size_t>(k) * Ds;
           const double fc = cec::component_value<T>(v, c, own(nxt, k), [&](int i) -> T { return zk[i]; }, fold);
@@ -253,6 +281,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   }
 
   // The result: the best of the last population; its owner writes its row out.
+  if constexpr (is_cec_function<F>) __pipeline_wait_prior(0);  // no copy into shared memory outlives the CTA
   const long long done = g - 1;
   const int last = static_cast<int>(done & 1);
   bf = nan, bi = 0xffffffffu;

@@ -139,6 +139,15 @@ __device__ __forceinline__ rng::Block philox_block(const RoundKeys& rk, std::uin
 }
 
 // The kernels' arguments (one launch runs every trial of the batch).
+// A CEC function's data that the resident path keeps in shared memory (all zero for the other functions):
+// its shift rows and shuffles (read once per coordinate by every body and by the compositions' weights),
+// and `mslots` of its `matrices` rotation matrices M_c^T (D x Ds each): all of them, loaded once; or one,
+// loaded for each component's product; or none (read through L1 from global memory).
+struct ResidentCec {
+  bool on = false;
+  int shifts = 0, shuffles = 0, matrices = 0, mslots = 0;
+};
+
 template <class T>
 struct State {
   T* x[2];  // global rows: trials x np x Ds, the two rows of each individual, side[] saying which holds it
@@ -168,6 +177,7 @@ struct State {
   int per_individual;  // wide path: CTAs per individual
   RoundKeys rk;
   CecGroup<T> cec;  // a CEC problem's data and scratch (a slot per individual of each trial); bias is then 0
+  ResidentCec rcec; // resident path: what of the CEC data its CTAs keep in shared memory
   double *jde_F, *jde_CR;  // jDE: each individual's F and CR (trials x np); nullptr otherwise
 };
 

@@ -15,6 +15,15 @@ inline bool have_device() {
 }
 
 // Sets DEGPU_GPU_PLAN (the gpu engine's launch configuration, for measurements) for one scope.
+// An environment variable set for a scope (DEGPU_GPU_CEC_MATRICES).
+struct EnvOverride {
+  EnvOverride(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ~EnvOverride() { unsetenv(name_); }
+  EnvOverride(const EnvOverride&) = delete;
+  EnvOverride& operator=(const EnvOverride&) = delete;
+  const char* name_;
+};
+
 struct PlanOverride {
   explicit PlanOverride(const char* plan) { setenv("DEGPU_GPU_PLAN", plan, 1); }
   ~PlanOverride() { unsetenv("DEGPU_GPU_PLAN"); }

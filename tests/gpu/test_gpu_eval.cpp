@@ -230,6 +230,49 @@ TEST(GpuEval, CecOnTheGroupEnginesMatchesTheCpu) {
   }
 }
 
+// The gpu engine's resident path keeps a CEC function's rotation matrices in shared memory: all of them,
+// one at a time (the next one copied while the groups evaluate a component), or none, reading them through
+// L1, as they fit (DEGPU_GPU_CEC_MATRICES caps the choice). Every way makes the same rotations, so the
+// same run bit for bit; in double, gpu-kernels' run (the same rotations and bodies); and the plan says
+// which way it took.
+TEST(GpuEval, CecMatricesInSharedMemoryEveryWay) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  ProblemSpec s;
+  s.name = "janssen:f10";  // CEC 2017 F26: five components, five matrices
+  s.dim = 20;
+  const Problem p = make_problem(s);
+  DEConfig de;
+  de.np = 30;
+  StopCriteria stop;
+  stop.max_gens = 40;
+  for (Precision prec : {Precision::f64, Precision::f32}) {
+    RunOptions o;
+    o.precision = prec;
+    o.engine = Engine::gpu_kernels;
+    const Result kernels = minimize(p, de, stop, o);
+    o.engine = Engine::gpu;
+    std::vector<TrialsResult> runs;
+    for (const char* way : {"all", "one", "none"}) {
+      EnvOverride env("DEGPU_GPU_CEC_MATRICES", way);
+      const std::string text = explain_launch(p, de, stop, o, 3)[3].text;
+      const std::string kept = std::string(way) == "all" ? "5 of" : std::string(way) == "one" ? "1 of" : "0 of";
+      EXPECT_NE(text.find(kept + " the CEC function's 5 rotation matrices kept in shared memory"), std::string::npos) << way << ": " << text;
+      runs.push_back(minimize_trials(p, de, stop, o, 3));
+      ASSERT_EQ(runs.back().trials.size(), 3u);
+      if (prec == Precision::f64) EXPECT_EQ(runs.back().trials[0].best_x, kernels.best_x) << way;
+    }
+    for (std::size_t w = 1; w < runs.size(); ++w)
+      for (int t = 0; t < 3; ++t) {
+        EXPECT_EQ(runs[w].trials[t].best_x, runs[0].trials[t].best_x) << w << " trial " << t << " " << precision_name(prec);
+        EXPECT_EQ(runs[w].trials[t].best_f, runs[0].trials[t].best_f) << w << " trial " << t << " " << precision_name(prec);
+      }
+  }
+  EnvOverride bad("DEGPU_GPU_CEC_MATRICES", "some");
+  RunOptions o;
+  o.engine = Engine::gpu;
+  EXPECT_THROW(minimize(p, de, stop, o), ConfigError);
+}
+
 // The gpu engine runs several trials of a CEC function side by side (each with its own scratch): each is
 // the trial run alone.
 TEST(GpuEval, CecTrialsRunTogether) {
