@@ -83,15 +83,9 @@ __device__ double cec_group_value(const CecGroup<T>& c, std::size_t slot, const 
   return cec_rotated_value(c.view, u, pre, fold);
 }
 
-// Copies `bytes` (a multiple of 16; both 16-byte aligned) from global to shared memory, the CTA's threads
-// together (no barrier).
-__device__ __forceinline__ void cta_copy16(void* dst, const void* src, std::size_t bytes) {
-  const std::size_t n = bytes / 16;
-  for (std::size_t e = threadIdx.x; e < n; e += blockDim.x)
-    reinterpret_cast<uint4*>(dst)[e] = __ldg(reinterpret_cast<const uint4*>(src) + e);
-}
-// The same copy started asynchronously (cp.async, one commit group); each thread waits for its part with
-// __pipeline_wait_prior(0), and a barrier after that makes the whole copy visible.
+// Starts copying `bytes` (a multiple of 16; both 16-byte aligned) from global to shared memory, the CTA's
+// threads together (cp.async, one commit group); each thread waits for its part with
+// __pipeline_wait_prior(0) (cta_rotate does), and a barrier after that makes the whole copy visible.
 __device__ __forceinline__ void cta_copy16_async(void* dst, const void* src, std::size_t bytes) {
   const std::size_t n = bytes / 16;
   for (std::size_t e = threadIdx.x; e < n; e += blockDim.x)

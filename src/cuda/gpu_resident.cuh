@@ -127,8 +127,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   if constexpr (is_cec_function<F>) {
     for (int e = threadIdx.x; e < rc.shifts * D; e += blockDim.x) cshift[e] = s.cec.view.shift[e];
     for (int e = threadIdx.x; e < rc.shuffles * D; e += blockDim.x) cshuf[e] = s.cec.view.shuffle[e];
-    if (m_all) cta_copy16(cm, s.cec.Mt, static_cast<std::size_t>(rc.matrices) * D * Ds * sizeof(T));
-    if (m_one) cta_copy16_async(cm, s.cec.Mt, static_cast<std::size_t>(D) * Ds * sizeof(T));  // M_0, for generation 1
+    // every matrix, or M_0 alone; landed by the first product (cta_rotate waits)
+    if (m_all || m_one) cta_copy16_async(cm, s.cec.Mt, static_cast<std::size_t>(m_all ? rc.matrices : 1) * D * Ds * sizeof(T));
   }
   __syncthreads();
 
