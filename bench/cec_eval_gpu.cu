@@ -1,7 +1,9 @@
 // Evaluations per second of the CEC functions on the GPU, device-resident rows, as gpu-eval and
 // gpu-kernels evaluate them (cuda/cec_device.cuh): rotations as matrix products then a thread per
-// individual ("product", the default; "rotate_only" times the products alone), or the rotations inside
-// each thread as on the CPU ("per_thread").
+// individual ("product"; "rotate_only" times the products alone), or for the functions with one rotation
+// and many rows the fused kernel that does both ("fused", the default there; "unfused_per_s" beside it is
+// the product-then-bodies way on the same rows), or the rotations inside each thread as on the CPU
+// ("per_thread").
 // The janssen functions (generated data) at D, populations N = 10^3 .. 10^5, float and double.
 // usage: degpu_cec_eval_gpu [D] [per_thread]   -> one JSON line per (function, precision, N)
 #include <cuda_runtime.h>
@@ -42,12 +44,19 @@ void measure(const degpu::Problem& p, int N, bool per_thread) {
   };
   const double whole = rate([&] { dev.evaluate(x.ptr, N, f.ptr, nullptr); });
   // the products alone, where there are products (per_thread allocates no Z to write them into)
+  // the population's product then the bodies, where the default fuses them (the same values)
+  double unfused = 0.0;
+  if (!per_thread && dev.fused(N)) {
+    degpu::cuda::CecOnDevice<T> two(*p.cec_data(), N, CecRotation::unfused);
+    two.evaluate(x.ptr, N, f.ptr, nullptr);
+    unfused = rate([&] { two.evaluate(x.ptr, N, f.ptr, nullptr); });
+  }
   const double rotate_only = dev.K > 0 && !per_thread
                                  ? rate([&] { degpu::cuda::launch_rotate_population<T>(dev.view, dev.K, x.ptr, N, dev.Z.ptr, nullptr); })
                                  : 0.0;
   std::printf("{\"problem\": \"%s\", \"D\": %d, \"N\": %d, \"precision\": \"%s\", \"rotation\": \"%s\", "
-              "\"evals_per_s\": %.4g, \"rotate_only_per_s\": %.4g}\n",
-              p.name().c_str(), D, N, sizeof(T) == 4 ? "f32" : "f64", per_thread ? "per_thread" : "product", whole, rotate_only);
+              "\"evals_per_s\": %.4g, \"unfused_per_s\": %.4g, \"rotate_only_per_s\": %.4g}\n",
+              p.name().c_str(), D, N, sizeof(T) == 4 ? "f32" : "f64", per_thread ? "per_thread" : dev.fused(N) ? "fused" : "product", whole, unfused, rotate_only);
   cudaEventDestroy(a);
   cudaEventDestroy(b);
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cuda/batch_evaluator.hpp"
+#include "cuda/cec_cta.cuh"
 #include "cuda/cec_fold.cuh"
 #include "cuda/cec_rotate.cuh"
 #include "cuda/device_array.cuh"
@@ -60,6 +61,60 @@ __global__ void evaluate_cec_rows(cec::View<T> v, const T* __restrict__ x, int n
   f[row] = static_cast<T>(cec::evaluate<T>(v, x + row * D, work + row * static_cast<std::size_t>(cec::work_size(v.D))));
 }
 
+// The fused kernel of the functions with one rotation (K = 1: CEC 2017 F1..F20 but F7, CEC 2014 F18 and
+// F22): a CTA of kFusedThreads makes the rotations of kFusedRows rows (cta_rotate: their A_0 staged
+// transposed in shared memory, M_0^T read through L1, Z into shared memory; the same sums as the
+// population's product), then a thread per row folds its loops in order (SequentialFold: the CPU's bits
+// for the same rotations). One launch, no Z in global memory, and no fold rounds: a group's rounds cost
+// ~100 instructions of syncs and switches per 8 coordinates, which a thread of its own does not pay (a
+// thread per row is latency-bound, which many rows hide). For n >= kFusedRows rows per SM
+// (CecOnDevice::fused); docs/CEC.md, PERFORMANCE.md. Measured on the H100 (janssen:f01, D 100, float):
+// 32 rows a tile, 5.0e8 evaluations/s at N 10^4 and 6.2e8 at 10^5; 40 rows (250 tiles of 4 x 4 for 256
+// threads, at most two CTAs an SM at 10^4), 4.6e8 and 5.2e8.
+constexpr int kFusedRows = 32, kFusedThreads = 256;
+template <class T>
+__global__ void __launch_bounds__(kFusedThreads) rotate_evaluate_one(const __grid_constant__ CecGroup<T> c, const T* __restrict__ x,
+                                                                      int n, T* __restrict__ f) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int D = c.view.D, Ds = c.Ds;
+  const int row0 = static_cast<int>(blockIdx.x) * kFusedRows;
+  const int rows = n - row0 < kFusedRows ? n - row0 : kFusedRows;
+  T* As = reinterpret_cast<T*>(smem);                          // Ds x kFusedRows
+  T* Z = As + static_cast<std::size_t>(Ds) * kFusedRows;       // kFusedRows x Ds
+  const T* xr = x + static_cast<std::size_t>(row0) * D;
+  cta_rotate(c, 0, c.view.shift, static_cast<const T*>(nullptr), xr, D, rows, As, Z);
+  for (int k = static_cast<int>(threadIdx.x); k < rows; k += static_cast<int>(blockDim.x)) {
+    const T* zk = Z + static_cast<std::size_t>(k) * Ds;
+    f[row0 + k] = static_cast<T>(cec::evaluate_rotated<T>(c.view, xr + static_cast<std::size_t>(k) * D,
+                                                          [&](int, int i) -> T { return zk[i]; }, cec::detail::SequentialFold{}));
+  }
+}
+template <class T>
+constexpr std::size_t fused_smem_bytes(int D) {
+  return 2 * static_cast<std::size_t>(row_stride(D)) * kFusedRows * sizeof(T);
+}
+// The fused kernel's shared memory is capped where M_0^T (D x Ds) would no longer stay in L1 beside it.
+constexpr std::size_t kFusedMaxSmem = 64 * 1024;
+
+// Whether every body of a one-rotation function is a polynomial of its coordinates (no sine, cosine, pow
+// or inner loop per term): those rows are short, so the fused kernel's few rows in flight per SM (a warp
+// per tile evaluates) cost little; the others are latency-bound there (see CecOnDevice::fused).
+inline bool polynomial_terms(const CecInstance& c) {
+  using cec::detail::Basic;
+  const auto cheap = [](Basic b) {
+    return b == Basic::bent_cigar || b == Basic::discus || b == Basic::zakharov || b == Basic::rosenbrock ||
+           b == Basic::happycat || b == Basic::hgbat;
+  };
+  if (c.suite == cec::Suite::cec2017 && c.fn <= 10) return c.fn != 7 && cheap(cec::detail::cec2017_simple(c.fn));
+  if (c.suite == cec::Suite::cec2014 || c.fn <= 20) {
+    const cec::detail::HybridSpec h = cec::detail::hybrid_spec(c.suite, c.fn);
+    for (int i = 0; i < h.parts; ++i)
+      if (!cheap(h.basic[i])) return false;
+    return true;
+  }
+  return false;
+}
+
 // Components whose rotation the product computes for function (s, fn): 0 for CEC 2017 F7.
 inline int cec_product_components(const CecInstance& c) {
   return cec::rotation_rate(c.suite, c.fn, 0) == 0.0 ? 0 : cec::layout(c.suite, c.fn).matrices;
@@ -70,15 +125,20 @@ template <class T>
 struct CecOnDevice {
   DeviceArray<T> shift, M, work, Z;
   DeviceArray<int> shuffle;
+  DeviceArray<T> Mt0;  // the fused kernel's M_0^T (D x Ds, rows padded with zeros)
   cec::View<T> view;
   int max_rows, K;  // K: components the product computes
   CecRotation how;
+  CecGroup<T> fused_args{};  // what the fused kernel reads
+  bool can_fuse = false, polynomial = false;
+  int fused_per_sm = 0;  // the fused kernel's CTAs resident per SM (occupancy API)
 
   CecOnDevice(const CecInstance& c, int rows, CecRotation how = CecRotation::product)
       : shift(c.shift.size()), M(c.M.size()),
         work(how == CecRotation::per_thread ? static_cast<std::size_t>(rows) * cec::work_size(c.D) : 0),
-        Z(how == CecRotation::product ? static_cast<std::size_t>(rows) * cec_product_components(c) * c.D : 0),
-        shuffle(c.shuffle.size()), view(c.view<T>()), max_rows(rows), K(cec_product_components(c)), how(how) {
+        Z(how != CecRotation::per_thread ? static_cast<std::size_t>(rows) * cec_product_components(c) * c.D : 0),
+        shuffle(c.shuffle.size()), Mt0(fusable(c, how) ? static_cast<std::size_t>(c.D) * row_stride(c.D) : 0), view(c.view<T>()),
+        max_rows(rows), K(cec_product_components(c)), how(how) {
     upload_as(shift.ptr, c.shift);
     upload_as(M.ptr, c.M);
     if (!c.shuffle.empty())
@@ -86,11 +146,46 @@ struct CecOnDevice {
     view.shift = shift.ptr;
     view.M = M.ptr;
     view.shuffle = c.shuffle.empty() ? nullptr : shuffle.ptr;
+    if (fusable(c, how)) {
+      can_fuse = true;
+      const int D = c.D, Ds = row_stride(D);
+      std::vector<double> t(static_cast<std::size_t>(D) * Ds, 0.0);
+      for (int i = 0; i < D; ++i)
+        for (int j = 0; j < D; ++j) t[static_cast<std::size_t>(j) * Ds + i] = c.M[static_cast<std::size_t>(i) * D + j];
+      upload_as(Mt0.ptr, t);
+      fused_args.view = view;
+      fused_args.Mt = Mt0.ptr;
+      fused_args.rates.rate[0] = static_cast<T>(cec::rotation_rate(c.suite, c.fn, 0));
+      fused_args.K = 1;
+      fused_args.Ds = Ds;
+      const std::size_t smem = fused_smem_bytes<T>(D);
+      if (smem > 48 * 1024)
+        DEGPU_CUDA_TRY(cudaFuncSetAttribute(rotate_evaluate_one<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+      DEGPU_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fused_per_sm, rotate_evaluate_one<T>, kFusedThreads, smem));
+      polynomial = polynomial_terms(c);
+    }
+  }
+  // Whether the fused kernel can evaluate instance c (one rotation, its tile's shared memory within
+  // kFusedMaxSmem) when rotating `how`.
+  static bool fusable(const CecInstance& c, CecRotation how) {
+    return how == CecRotation::product && cec_product_components(c) == 1 && fused_smem_bytes<T>(c.D) <= kFusedMaxSmem;
   }
   static std::size_t bytes(const CecInstance& c, int rows, CecRotation how = CecRotation::product) {
     const std::size_t per_row = how == CecRotation::per_thread ? static_cast<std::size_t>(cec::work_size(c.D))
                                                                : static_cast<std::size_t>(cec_product_components(c)) * c.D;
-    return (c.shift.size() + c.M.size() + static_cast<std::size_t>(rows) * per_row) * sizeof(T) + c.shuffle.size() * sizeof(int);
+    const std::size_t mt0 = fusable(c, how) ? static_cast<std::size_t>(c.D) * row_stride(c.D) : 0;
+    return (c.shift.size() + c.M.size() + mt0 + static_cast<std::size_t>(rows) * per_row) * sizeof(T) + c.shuffle.size() * sizeof(int);
+  }
+  // Whether evaluate() takes the fused kernel for n rows: where it can; with at least a tile for every SM
+  // (below that, the population's product and groups of lanes per row keep more of the device busy); and,
+  // unless the terms are polynomials, with every tile resident at once. Beyond one wave the unfused body
+  // kernel, a thread per row at full occupancy, keeps ~10x more rows in flight per SM, which a body with
+  // sines and cosines needs (H100, D 100, N 10^5: janssen:f04 fused 1.8e8/s, unfused 3.8e8/s; N 10^4,
+  // one wave in float: fused 1.4e8/s, unfused 1.2e8/s; PERFORMANCE.md).
+  bool fused(int n) const {
+    const long long sms = multiprocessors();
+    if (!can_fuse || static_cast<long long>(n) < static_cast<long long>(kFusedRows) * sms) return false;
+    return polynomial || static_cast<long long>(n + kFusedRows - 1) / kFusedRows <= fused_per_sm * sms;
   }
   // f[k] = f(x row k) for k < n <= max_rows, on `stream`.
   void evaluate(const T* x, int n, T* f, cudaStream_t stream) const {
@@ -99,6 +194,8 @@ struct CecOnDevice {
     constexpr int kBlock = 128;
     if (how == CecRotation::per_thread) {
       evaluate_cec_rows<T><<<(n + kBlock - 1) / kBlock, kBlock, 0, stream>>>(view, x, n, f, work.ptr);
+    } else if (fused(n)) {
+      rotate_evaluate_one<T><<<(n + kFusedRows - 1) / kFusedRows, kFusedThreads, fused_smem_bytes<T>(view.D), stream>>>(fused_args, x, n, f);
     } else {
       if (K > 0) launch_rotate_population<T>(view, K, x, n, Z.ptr, stream);
       const int lanes = cec_row_lanes(n);

@@ -3,9 +3,10 @@
 // The rotations are the bulk of the work (K D^2 multiply-adds against bodies of O(D) per component):
 // every output of Z_c = M_c A_c, A_c = (u - shift_c) * rate_c (sr_func's two roundings), is a sum over
 // j = 0 .. D-1 in order with fused multiply-adds in T, the same sums in the same order wherever it is made:
-// the population's matrix product (cec_rotate.cuh: gpu-eval, gpu-kernels), the CTA's product of its
-// trials (cta_rotate below: the gpu engine's resident path) or the group's own (cec_group_value: gpu-fused
-// and the gpu engine's grid path), so the four engines compute the same rotations bit for bit. M_c is
+// the population's matrix product (cec_rotate.cuh: gpu-eval, gpu-kernels), the CTA's product of its rows
+// (cec_cta.cuh's cta_rotate: the gpu engine's resident path, gpu-eval's fused kernel) or the group's own
+// (cec_group_value: gpu-fused and the gpu engine's grid path), so the four engines compute the same
+// rotations bit for bit. M_c is
 // stored transposed, so four outputs of one j are one 16-byte read (vec4.cuh), rows padded with zeros.
 //
 // The rest (cec::evaluate_rotated: the bodies, the hybrids' parts, the compositions' weights) runs on the
@@ -15,8 +16,7 @@
 #pragma once
 #include <vector>
 
-#include <cuda_pipeline.h>
-
+#include "cuda/cec_cta.cuh"
 #include "cuda/cec_device.cuh"
 #include "cuda/cec_fold.cuh"
 #include "cuda/device_array.cuh"
@@ -26,18 +26,6 @@
 #include "problems/cec_data.hpp"
 
 namespace degpu::cuda {
-
-// What the group evaluators read (device pointers), by value in the kernels' arguments.
-template <class T>
-struct CecGroup {
-  cec::View<T> view{};
-  const T* Mt = nullptr;  // K x D x Ds: M_c transposed, rows padded with zeros to Ds = row_stride(D)
-  CecRates<T> rates{};
-  int K = 0;              // components rotated beforehand (0: CEC 2017 F7, which makes its own)
-  int Ds = 0;
-  T* scratch = nullptr;   // a slot per individual: Z (K D), then A_c (D)
-  int per_slot = 0;
-};
 
 // f(u) with the suite's bias, valid in lane 0 (and the group's first min(G, 32) lanes). The group's lanes
 // lane = 0 .. G-1 all call it, active or not, and sync() is their barrier (2 K calls); `slot` is the
@@ -81,77 +69,6 @@ __device__ double cec_group_value(const CecGroup<T>& c, std::size_t slot, const 
   GroupFold fold;
   if (!active || !group_fold(lane, G, fold_slots, fold)) return 0.0;
   return cec_rotated_value(c.view, u, pre, fold);
-}
-
-// Starts copying `bytes` (a multiple of 16; both 16-byte aligned) from global to shared memory, the CTA's
-// threads together (cp.async, one commit group); each thread waits for its part with
-// __pipeline_wait_prior(0) (cta_rotate does), and a barrier after that makes the whole copy visible.
-__device__ __forceinline__ void cta_copy16_async(void* dst, const void* src, std::size_t bytes) {
-  const std::size_t n = bytes / 16;
-  for (std::size_t e = threadIdx.x; e < n; e += blockDim.x)
-    __pipeline_memcpy_async(reinterpret_cast<uint4*>(dst) + e, reinterpret_cast<const uint4*>(src) + e, 16);
-  __pipeline_commit();
-}
-
-// The tiles of cta_rotate's product, M_k^T (D x Ds) read from kFrom: tile t makes trials 4 rb .. 4 rb + 3
-// and outputs 4 ib .. 4 ib + 3, rb the faster index, so a warp's lanes read a few of M's 16-byte runs (one
-// broadcast from shared memory; from L2, each run once per CTA) and consecutive runs of As.
-template <From kFrom, class T>
-__device__ __forceinline__ void cta_product(const T* Mt, int D, int Ds, int n, const T* As, T* Z) {
-  const int n4 = (n + 3) / 4 * 4, rbs = n4 / 4;
-  const int tiles = rbs * (Ds / 4);
-  for (int tile = threadIdx.x; tile < tiles; tile += blockDim.x) {
-    const int ib = tile / rbs, rb = tile - ib * rbs;
-    T acc[4][4];
-#pragma unroll
-    for (int p = 0; p < 4; ++p)
-#pragma unroll
-      for (int q = 0; q < 4; ++q) acc[p][q] = T(0);
-#pragma unroll 4
-    for (int j = 0; j < D; ++j) {
-      const Vec4<T> a = load4_from<From::shared>(As + static_cast<std::size_t>(j) * n4 + 4 * rb);
-      const Vec4<T> m = load4_from<kFrom>(Mt + static_cast<std::size_t>(j) * Ds + 4 * ib);
-#pragma unroll
-      for (int p = 0; p < 4; ++p)
-#pragma unroll
-        for (int q = 0; q < 4; ++q) acc[p][q] = fma(a.v[p], m.v[q], acc[p][q]);
-    }
-#pragma unroll
-    for (int p = 0; p < 4; ++p)
-      if (4 * rb + p < n) store4(Z + static_cast<std::size_t>(4 * rb + p) * Ds + 4 * ib, Vec4<T>{{acc[p][0], acc[p][1], acc[p][2], acc[p][3]}});
-  }
-}
-
-// Component k's rotations of the `n` trials of a CTA (rows[r * Ds ..], r < n, in shared memory) as one
-// matrix product, into Z[r * Ds + i] (shared memory): A_k staged transposed in `As` (Ds x n4 values, n4 = n
-// rounded up to 4; zero past n) from the shift row `shift_k` (D values), then each thread makes 4 trials x
-// 4 outputs at a time, its sums over j in order (the product's sums: cec_rotate.cuh). M_k^T is read from
-// `Ms` (shared memory, where a copy started by cta_copy16_async may still be landing: waited for here), or,
-// with Ms null, through L1. Every thread of the CTA calls it; it ends with a barrier.
-template <class T>
-__device__ void cta_rotate(const CecGroup<T>& c, int k, const T* shift_k, const T* Ms, const T* rows, int n, T* As, T* Z) {
-  const int D = c.view.D, Ds = c.Ds, n4 = (n + 3) / 4 * 4;
-  const T rate = c.rates.rate[k];
-  const T* Mt = c.Mt + static_cast<std::size_t>(k) * D * Ds;
-  __pipeline_wait_prior(0);
-  // a warp per j, its lanes along the trials: consecutive stores, no division per element (measured on
-  // the H100: the flat loop's e / Ds was ~1/4 of the product's instructions at 30 trials of janssen:f10)
-  const int warps = static_cast<int>(blockDim.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-  for (int j = static_cast<int>(threadIdx.x) / 32; j < Ds; j += warps) {
-    const T oj = j < D ? shift_k[j] : T(0);
-    for (int r = lane; r < n4; r += 32) {
-      T a = T(0);
-      if (r < n && j < D) {
-        a = rows[static_cast<std::size_t>(r) * Ds + j] - oj;  // sr_func's two roundings: shift, then scale
-        a = a * rate;
-      }
-      As[static_cast<std::size_t>(j) * n4 + r] = a;
-    }
-  }
-  __syncthreads();
-  if (Ms) cta_product<From::shared>(Ms, D, Ds, n, As, Z);
-  else cta_product<From::global_ro>(Mt, D, Ds, n, As, Z);
-  __syncthreads();  // Z written; As (and Ms) free for the next component
 }
 
 // A CEC instance for the group evaluators: the data (CecOnDevice's, without its product buffers), the

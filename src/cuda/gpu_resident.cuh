@@ -243,7 +243,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       for (int c = 0; c < ncomp; ++c) {
         if (c < s.cec.K) {
           cta_rotate(s.cec, c, cshift + static_cast<std::size_t>(c) * D, m_all ? cm + static_cast<std::size_t>(c) * D * Ds : m_one ? cm : nullptr,
-                     own(nxt, 0), mine, reinterpret_cast<T*>(smem + sh.off_stage), Z);
+                     own(nxt, 0), Ds, mine, reinterpret_cast<T*>(smem + sh.off_stage), Z);
           // one matrix at a time: the next one's copy lands while the groups evaluate this component
           if (m_one) cta_copy16_async(cm, s.cec.Mt + static_cast<std::size_t>((c + 1) % s.cec.K) * D * Ds, mbytes);
         }

@@ -165,6 +165,39 @@ TEST(GpuEval, CecGeneratedMatchesTheCpu) {
   }
 }
 
+// Many rows (a fused tile for every SM of any device up to 200 SMs, the last tile partial): the default
+// product (the fused kernel for the functions with one rotation) gives the unfused path's values bit for
+// bit (the same sums in the same order), and the CPU's at the tiles' edges.
+TEST(GpuEval, CecFusedMatchesTheUnfused) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  std::mt19937_64 gen(12);
+  std::uniform_real_distribution<double> u(-100, 100);
+  const int n = 32 * 200 + 17;
+  for (int D : {2, 7, 30, 100}) {
+    std::vector<double> x(static_cast<std::size_t>(n) * D), a(n), b(n);
+    for (double& v : x) v = u(gen);
+    std::vector<float> xf(x.begin(), x.end()), af(n), bf(n);
+    for (const auto& info : list_problems()) {
+      if (info.name.rfind("cec20", 0) != 0) continue;
+      ProblemSpec s;
+      s.name = info.name;
+      s.dim = D;
+      const Problem p = make_problem(s);
+      cuda::BatchEvaluator<double>(p, n).evaluate(x.data(), n, a.data());
+      cuda::BatchEvaluator<double>(p, n, cuda::CecRotation::unfused).evaluate(x.data(), n, b.data());
+      cuda::BatchEvaluator<float>(p, n).evaluate(xf.data(), n, af.data());
+      cuda::BatchEvaluator<float>(p, n, cuda::CecRotation::unfused).evaluate(xf.data(), n, bf.data());
+      int differ = 0;
+      for (int k = 0; k < n; ++k) differ += (a[k] != b[k]) + (af[k] != bf[k]);
+      EXPECT_EQ(differ, 0) << info.name << " D " << D;
+      for (int k : {0, 31, 32, n - 1}) {
+        const double ref = p.evaluate<double>(x.data() + static_cast<std::size_t>(k) * D);
+        EXPECT_NEAR(a[k], ref, 1e-10 * std::fabs(ref)) << info.name << " D " << D << " row " << k;
+      }
+    }
+  }
+}
+
 // A run on CEC 2017 F1 takes the serial engine's decisions in double on every CUDA engine: the same best x
 // bit for bit (the rows depend on the selections only), its value to the rotation's rounding.
 TEST(GpuEval, CecRunsMatchTheSerialEngine) {
