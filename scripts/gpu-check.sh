@@ -112,7 +112,7 @@ if has profile; then
     gzip -f "$out/profile_sass_$tag.csv" "$out/profile_cuda_$tag.csv"
     rm -f "$out/prof.ncu-rep"
     echo "profile, $pname, $trials trial(s):"
-    grep -E "Duration|Executed Ipc A|Issue Slots Busy|Registers Per|Executed Instructions  |Warp Cycles Per Issued" "$out/profile_details_$trials.txt" | head -8
+    grep -E "Duration|Executed Ipc A|Issue Slots Busy|Registers Per|Executed Instructions  |Warp Cycles Per Issued" "$out/profile_details_$tag.txt" | head -8
   done
 fi
 if has cec; then
@@ -123,12 +123,14 @@ if has cec; then
   python3 - "$out/cec_eval_product.jsonl" "$out/cec_eval_per_thread.jsonl" <<'PY'
 import json, sys
 rows = [json.loads(l) for f in sys.argv[1:] for l in open(f) if l.strip()]
-print("| CEC evaluations/s, D 100 | precision | rotation | N 1e3 | N 1e4 | N 1e5 | products alone, N 1e5 |\n|---|---|---|---|---|---|---|")
-keys = sorted({(r["problem"], r["precision"], r["rotation"]) for r in rows}, key=lambda k: (k[0], k[2], k[1]))
+for r in rows: r["way"] = "per_thread" if r["rotation"] == "per_thread" else "product"  # fused: the product's default
+print("| CEC evaluations/s, D 100 | precision | rotation | N 1e3 | N 1e4 | N 1e5 | unfused, N 1e4 | products alone, N 1e4 | N 1e5 |\n|---|---|---|---|---|---|---|---|---|")
+keys = sorted({(r["problem"], r["precision"], r["way"]) for r in rows}, key=lambda k: (k[0], k[2], k[1]))
 for k in keys:
-    by = {r["N"]: r for r in rows if (r["problem"], r["precision"], r["rotation"]) == k}
-    print(f"| {k[0]} | {k[1]} | {k[2]} | " + " | ".join(f"{by[n]['evals_per_s']:.3g}" for n in (1000, 10000, 100000)) +
-          f" | {by[100000]['rotate_only_per_s']:.3g} |")
+    by = {r["N"]: r for r in rows if (r["problem"], r["precision"], r["way"]) == k}
+    way = k[2] + (" (fused at 1e4)" if by[10000]["rotation"] == "fused" else "")
+    print(f"| {k[0]} | {k[1]} | {way} | " + " | ".join(f"{by[n]['evals_per_s']:.3g}" for n in (1000, 10000, 100000)) +
+          f" | {by[10000]['unfused_per_s']:.3g} | {by[10000]['rotate_only_per_s']:.3g} | {by[100000]['rotate_only_per_s']:.3g} |")
 PY
 fi
 if has case1; then
