@@ -120,6 +120,18 @@ inline int cec_product_components(const CecInstance& c) {
   return cec::rotation_rate(c.suite, c.fn, 0) == 0.0 ? 0 : cec::layout(c.suite, c.fn).matrices;
 }
 
+// M_0^T .. M_(K-1)^T of instance c, each D x Ds (row j of M_k^T is column j of M_k), rows padded with
+// zeros to Ds = row_stride(D): the layout cta_rotate and cec_group_value read.
+inline std::vector<double> transposed_matrices(const CecInstance& c, int K) {
+  const int D = c.D, Ds = row_stride(D);
+  std::vector<double> t(static_cast<std::size_t>(K) * D * Ds, 0.0);
+  for (int k = 0; k < K; ++k)
+    for (int i = 0; i < D; ++i)
+      for (int j = 0; j < D; ++j)
+        t[(static_cast<std::size_t>(k) * D + j) * Ds + i] = c.M[(static_cast<std::size_t>(k) * D + i) * D + j];
+  return t;
+}
+
 // One CEC instance on the device, with scratch for `max_rows` individuals evaluated at once.
 template <class T>
 struct CecOnDevice {
@@ -149,10 +161,7 @@ struct CecOnDevice {
     if (fusable(c, how)) {
       can_fuse = true;
       const int D = c.D, Ds = row_stride(D);
-      std::vector<double> t(static_cast<std::size_t>(D) * Ds, 0.0);
-      for (int i = 0; i < D; ++i)
-        for (int j = 0; j < D; ++j) t[static_cast<std::size_t>(j) * Ds + i] = c.M[static_cast<std::size_t>(i) * D + j];
-      upload_as(Mt0.ptr, t);
+      upload_as(Mt0.ptr, transposed_matrices(c, 1));
       fused_args.view = view;
       fused_args.Mt = Mt0.ptr;
       fused_args.rates.rate[0] = static_cast<T>(cec::rotation_rate(c.suite, c.fn, 0));

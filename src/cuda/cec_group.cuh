@@ -81,13 +81,8 @@ struct CecGroupOnDevice {
 
   CecGroupOnDevice(const CecInstance& c, std::size_t slots)
       : data(c, 0, CecRotation::per_thread), Mt(transposed_size(c)), scratch(slots * per_slot(c)) {
-    const int D = c.D, K = cec_product_components(c), Ds = row_stride(D);
-    std::vector<double> t(transposed_size(c), 0.0);
-    for (int k = 0; k < K; ++k)
-      for (int i = 0; i < D; ++i)
-        for (int j = 0; j < D; ++j)
-          t[(static_cast<std::size_t>(k) * D + j) * Ds + i] = c.M[(static_cast<std::size_t>(k) * D + i) * D + j];
-    if (!t.empty()) upload_as(Mt.ptr, t);
+    const int K = cec_product_components(c), Ds = row_stride(c.D);
+    if (K > 0) upload_as(Mt.ptr, transposed_matrices(c, K));
     group.view = data.view;
     group.Mt = Mt.ptr;
     for (int k = 0; k < K; ++k) group.rates.rate[k] = static_cast<T>(cec::rotation_rate(c.suite, c.fn, k));
