@@ -6,6 +6,7 @@
 // instead: a thread per individual running cec::evaluate, which rotates with double sums in its scratch.
 // docs/CEC.md.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -63,38 +64,69 @@ __global__ void evaluate_cec_rows(cec::View<T> v, const T* __restrict__ x, int n
 
 // The fused kernel of the functions with one rotation (K = 1: CEC 2017 F1..F20 but F7, CEC 2014 F18 and
 // F22): a CTA of kFusedThreads makes the rotations of kFusedRows rows (cta_rotate: their A_0 staged
-// transposed in shared memory, M_0^T read through L1, Z into shared memory; the same sums as the
-// population's product), then a thread per row folds its loops in order (SequentialFold: the CPU's bits
-// for the same rotations). One launch, no Z in global memory, and no fold rounds: a group's rounds cost
-// ~100 instructions of syncs and switches per 8 coordinates, which a thread of its own does not pay (a
-// thread per row is latency-bound, which many rows hide). For n >= kFusedRows rows per SM
-// (CecOnDevice::fused); docs/CEC.md, PERFORMANCE.md. Measured on the H100 (janssen:f01, D 100, float):
-// 32 rows a tile, 5.0e8 evaluations/s at N 10^4 and 6.2e8 at 10^5; 40 rows (250 tiles of 4 x 4 for 256
-// threads, at most two CTAs an SM at 10^4), 4.6e8 and 5.2e8.
+// transposed in shared memory, then the same sums as the population's product), then a thread per row
+// folds its loops in order (SequentialFold: the CPU's bits for the same rotations). One launch, no Z in
+// global memory, and no fold rounds: a group's rounds cost ~100 instructions of syncs and switches per 8
+// coordinates, which a thread of its own does not pay (a thread per row is latency-bound, which many rows
+// hide). For n >= kFusedRows rows per SM (CecOnDevice::fused); docs/CEC.md, PERFORMANCE.md.
+//
+// The tile's rows (contiguous in x) and, where it fits (fused_m_shared), M_0^T come into shared memory by
+// cp.async, every copy in flight at once; the rows land in Z's space, which the product overwrites only
+// after the staging has read them. Measured on the H100 (ncu, janssen:f01, D 100, float, N 10^4): staging
+// straight from global memory, a warp per j and a lane per row, was a chain of dependent loads (41% of the
+// stall samples), and M_0^T read through L1 another 20%.
 constexpr int kFusedRows = 32, kFusedThreads = 256;
 template <class T>
 __global__ void __launch_bounds__(kFusedThreads) rotate_evaluate_one(const __grid_constant__ CecGroup<T> c, const T* __restrict__ x,
-                                                                      int n, T* __restrict__ f) {
+                                                                      int n, T* __restrict__ f, bool m_shared) {
   extern __shared__ __align__(16) unsigned char smem[];
   const int D = c.view.D, Ds = c.Ds;
   const int row0 = static_cast<int>(blockIdx.x) * kFusedRows;
   const int rows = n - row0 < kFusedRows ? n - row0 : kFusedRows;
   T* As = reinterpret_cast<T*>(smem);                          // Ds x kFusedRows
-  T* Z = As + static_cast<std::size_t>(Ds) * kFusedRows;       // kFusedRows x Ds
+  T* Z = As + static_cast<std::size_t>(Ds) * kFusedRows;       // kFusedRows x Ds: first the rows, then Z
+  T* Ms = Z + static_cast<std::size_t>(kFusedRows) * Ds;       // D x Ds, with m_shared
   const T* xr = x + static_cast<std::size_t>(row0) * D;
-  cta_rotate(c, 0, c.view.shift, static_cast<const T*>(nullptr), xr, D, rows, As, Z);
-  for (int k = static_cast<int>(threadIdx.x); k < rows; k += static_cast<int>(blockDim.x)) {
+  if (m_shared) cta_copy16_async(Ms, c.Mt, static_cast<std::size_t>(D) * Ds * sizeof(T));
+  // the rows into Z's space (row r at Z + r Ds): 16-byte copies where every row starts 16-byte aligned
+  const int tid = static_cast<int>(threadIdx.x);
+  constexpr int kPer16 = 16 / static_cast<int>(sizeof(T));
+  if (D % kPer16 == 0 && reinterpret_cast<std::uintptr_t>(x) % 16 == 0) {
+    const int runs = D / kPer16;
+    for (int e = tid; e < rows * runs; e += kFusedThreads) {
+      const int r = e / runs, q = e - r * runs;
+      __pipeline_memcpy_async(Z + static_cast<std::size_t>(r) * Ds + q * kPer16, xr + static_cast<std::size_t>(r) * D + q * kPer16, 16);
+    }
+  } else {
+    for (int e = tid; e < rows * D; e += kFusedThreads) {
+      const int r = e / D, j = e - r * D;
+      __pipeline_memcpy_async(Z + static_cast<std::size_t>(r) * Ds + j, xr + e, sizeof(T));
+    }
+  }
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+  __syncthreads();  // every thread's copies landed
+  cta_rotate(c, 0, c.view.shift, m_shared ? Ms : nullptr, Z, Ds, rows, As, Z);
+  for (int k = tid; k < rows; k += kFusedThreads) {
     const T* zk = Z + static_cast<std::size_t>(k) * Ds;
     f[row0 + k] = static_cast<T>(cec::evaluate_rotated<T>(c.view, xr + static_cast<std::size_t>(k) * D,
                                                           [&](int, int i) -> T { return zk[i]; }, cec::detail::SequentialFold{}));
   }
 }
+// Shared memory of the fused kernel: As and Z, and M_0^T with m_shared.
 template <class T>
-constexpr std::size_t fused_smem_bytes(int D) {
-  return 2 * static_cast<std::size_t>(row_stride(D)) * kFusedRows * sizeof(T);
+constexpr std::size_t fused_smem_bytes(int D, bool m_shared) {
+  const std::size_t Ds = static_cast<std::size_t>(row_stride(D));
+  return (2 * Ds * kFusedRows + (m_shared ? static_cast<std::size_t>(D) * Ds : 0)) * sizeof(T);
 }
-// The fused kernel's shared memory is capped where M_0^T (D x Ds) would no longer stay in L1 beside it.
-constexpr std::size_t kFusedMaxSmem = 64 * 1024;
+// The fused kernel runs where As and Z take at most kFusedMaxSmem (above it, M_0^T would no longer stay in
+// L1 beside them), and keeps M_0^T in shared memory where the whole stays within kFusedMaxSmemM, three
+// CTAs an SM (float at D 100: 65.6 KB).
+constexpr std::size_t kFusedMaxSmem = 64 * 1024, kFusedMaxSmemM = 72 * 1024;
+template <class T>
+constexpr bool fused_m_shared(int D) {
+  return fused_smem_bytes<T>(D, true) <= kFusedMaxSmemM;
+}
 
 // Whether every body of a one-rotation function is a polynomial of its coordinates (no sine, cosine, pow
 // or inner loop per term): those rows are short, so the fused kernel's few rows in flight per SM (a warp
@@ -142,7 +174,7 @@ struct CecOnDevice {
   int max_rows, K;  // K: components the product computes
   CecRotation how;
   CecGroup<T> fused_args{};  // what the fused kernel reads
-  bool can_fuse = false, polynomial = false;
+  bool can_fuse = false, polynomial = false, m_shared = false;  // m_shared: the fused kernel's M_0^T in shared memory
   int fused_per_sm = 0;  // the fused kernel's CTAs resident per SM (occupancy API)
 
   CecOnDevice(const CecInstance& c, int rows, CecRotation how = CecRotation::product)
@@ -167,7 +199,8 @@ struct CecOnDevice {
       fused_args.rates.rate[0] = static_cast<T>(cec::rotation_rate(c.suite, c.fn, 0));
       fused_args.K = 1;
       fused_args.Ds = Ds;
-      const std::size_t smem = fused_smem_bytes<T>(D);
+      m_shared = fused_m_shared<T>(D);
+      const std::size_t smem = fused_smem_bytes<T>(D, m_shared);
       if (smem > 48 * 1024)
         DEGPU_CUDA_TRY(cudaFuncSetAttribute(rotate_evaluate_one<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
       DEGPU_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fused_per_sm, rotate_evaluate_one<T>, kFusedThreads, smem));
@@ -177,7 +210,7 @@ struct CecOnDevice {
   // Whether the fused kernel can evaluate instance c (one rotation, its tile's shared memory within
   // kFusedMaxSmem) when rotating `how`.
   static bool fusable(const CecInstance& c, CecRotation how) {
-    return how == CecRotation::product && cec_product_components(c) == 1 && fused_smem_bytes<T>(c.D) <= kFusedMaxSmem;
+    return how == CecRotation::product && cec_product_components(c) == 1 && fused_smem_bytes<T>(c.D, false) <= kFusedMaxSmem;
   }
   static std::size_t bytes(const CecInstance& c, int rows, CecRotation how = CecRotation::product) {
     const std::size_t per_row = how == CecRotation::per_thread ? static_cast<std::size_t>(cec::work_size(c.D))
@@ -204,7 +237,8 @@ struct CecOnDevice {
     if (how == CecRotation::per_thread) {
       evaluate_cec_rows<T><<<(n + kBlock - 1) / kBlock, kBlock, 0, stream>>>(view, x, n, f, work.ptr);
     } else if (fused(n)) {
-      rotate_evaluate_one<T><<<(n + kFusedRows - 1) / kFusedRows, kFusedThreads, fused_smem_bytes<T>(view.D), stream>>>(fused_args, x, n, f);
+      rotate_evaluate_one<T><<<(n + kFusedRows - 1) / kFusedRows, kFusedThreads, fused_smem_bytes<T>(view.D, m_shared), stream>>>(
+          fused_args, x, n, f, m_shared);
     } else {
       if (K > 0) launch_rotate_population<T>(view, K, x, n, Z.ptr, stream);
       const int lanes = cec_row_lanes(n);

@@ -19,8 +19,13 @@ constexpr int kFoldSlotDoubles = 4;
 // slots in order (the same address for every lane: one broadcast) and folds them. Measured on the H100
 // (janssen:f01, one trial): a fold by shuffles took 25% of the kernel's instructions (four shuffles and
 // two moves per coordinate of a two-sum body, against one read here).
-struct GroupFold {
-  static constexpr bool kOneBodyAtATime = false;  // one loop for every body: the kernels stay small
+//
+// OneBody: a fold loop per body (cec.hpp's kOneBodyAtATime), no body switch per coordinate, at the cost of
+// code size; FullWarp: every lane of the warp folds (its groups in step, a group without an individual of
+// its own folding a copy), so the syncs are the whole warp's and cost no mask checks.
+template <bool OneBody, bool FullWarp>
+struct GroupFoldT {
+  static constexpr bool kOneBodyAtATime = OneBody;  // false: one loop for every body, the kernels stay small
   int lane, width;
   unsigned mask;
   double* slots;  // the group's W slots (lane 0's first)
@@ -38,7 +43,7 @@ struct GroupFold {
         else *reinterpret_cast<double2*>(mine) = make_double2(t.a, t.b);
         if (nv == 3) mine[2] = t.c;
       }
-      __syncwarp(mask);
+      __syncwarp(FullWarp ? 0xffffffffu : mask);
       const int n = m - r0 < width ? m - r0 : width;
       // the official accumulation of coordinates r0 .. r0 + n - 1, in order, in every lane
       switch (f) {
@@ -79,16 +84,18 @@ struct GroupFold {
           for (int l = 0; l < n; ++l) acc.a *= slots[kFoldSlotDoubles * l];
           break;
       }
-      __syncwarp(mask);  // every lane has read the round before the slots are written again
+      __syncwarp(FullWarp ? 0xffffffffu : mask);  // every lane has read the round before the slots are written again
     }
     return acc;
   }
 };
+using GroupFold = GroupFoldT<false, false>;
 
 // The lanes of GroupFold for a group of G lanes (G a power of two below 32, or a multiple of 32: then the
 // group's first warp) holding `lane`, with the group's slots at `slots` (kFoldSlotDoubles per lane);
 // false for the lanes that do not fold.
-__device__ __forceinline__ bool group_fold(int lane, int G, double* slots, GroupFold& fold) {
+template <class Fold>
+__device__ __forceinline__ bool group_fold(int lane, int G, double* slots, Fold& fold) {
   fold.lane = lane;
   fold.width = G < 32 ? G : 32;
   fold.mask = G >= 32 ? 0xffffffffu : ((1u << G) - 1u) << ((threadIdx.x % 32) / G * G);
@@ -98,8 +105,8 @@ __device__ __forceinline__ bool group_fold(int lane, int G, double* slots, Group
 
 // f(u) with the suite's bias from the rotations Z (K x D, components D apart), by GroupFold's lanes; the
 // value is valid in each of them.
-template <class T>
-__device__ __forceinline__ double cec_rotated_value(const cec::View<T>& v, const T* u, const T* Z, const GroupFold& fold) {
+template <class T, class Fold>
+__device__ __forceinline__ double cec_rotated_value(const cec::View<T>& v, const T* u, const T* Z, const Fold& fold) {
   const int D = v.D;
   return cec::evaluate_rotated<T>(v, u, [&](int c, int i) -> T { return Z[static_cast<std::size_t>(c) * D + i]; }, fold);
 }

@@ -236,7 +236,13 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       if (rc.shuffles) v.shuffle = cshuf;
       T* Z = reinterpret_cast<T*>(smem + sh.off_z);
       double* fit = reinterpret_cast<double*>(smem + sh.off_fit);  // [P][kMaxComponents]
-      GroupFold fold;
+      // The folds: a loop per body, and the whole warp's syncs (GroupFoldT<true, true>): a warp's groups
+      // fold in step, a group past `mine` folding a copy of the last individual and keeping nothing.
+      // Measured on the H100 (the whole D 100 benchmark, 30 trials a function): 21.5 s with a switch per
+      // coordinate and the groups' masks; 20.6 s with a loop per body; 20.4 s with the warp's syncs; 19.6 s
+      // with both (PERFORMANCE.md).
+      const int lead = G < 32 ? gid % (32 / G) : 0;  // the groups before this one in its warp
+      GroupFoldT<true, true> fold;
       group_fold(grp.lane, G, cta_fold_slots() + kFoldSlotDoubles * (threadIdx.x - grp.lane), fold);
       const int ncomp = cec::components(v.suite, v.fn);
       const std::size_t mbytes = static_cast<std::size_t>(D) * Ds * sizeof(T);
@@ -247,19 +253,21 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
           // one matrix at a time: the next one's copy lands while the groups evaluate this component
           if (m_one) cta_copy16_async(cm, s.cec.Mt + static_cast<std::size_t>((c + 1) % s.cec.K) * D * Ds, mbytes);
         }
-        for (int k = gid; k < mine; k += ngroups) {
-          const T* zk = Z + static_cast<std::size_t>(k) * Ds;
-          const double fc = cec::component_value<T>(v, c, own(nxt, k), [&](int i) -> T { return zk[i]; }, fold);
-          if (grp.lane == 0) fit[k * cec::kMaxComponents + c] = fc;
+        for (int k = gid; k - lead < mine; k += ngroups) {
+          const int kq = k < mine ? k : mine - 1;
+          const T* zk = Z + static_cast<std::size_t>(kq) * Ds;
+          const double fc = cec::component_value<T>(v, c, own(nxt, kq), [&](int i) -> T { return zk[i]; }, fold);
+          if (grp.lane == 0 && k < mine) fit[k * cec::kMaxComponents + c] = fc;
         }
         __syncthreads();  // Z is the next component's; fit is read by the group's other lanes
       }
-      for (int k = gid; k < mine; k += ngroups) {
+      for (int k = gid; k - lead < mine; k += ngroups) {
+        const int kq = k < mine ? k : mine - 1;
         double fk[cec::kMaxComponents];
-        for (int c = 0; c < ncomp; ++c) fk[c] = fit[k * cec::kMaxComponents + c];
-        const double value = cec::combine<T>(v, own(nxt, k), fk, fold);
-        grp.sync();  // every lane has read the trial before a loss overwrites it
-        select(k, value);
+        for (int c = 0; c < ncomp; ++c) fk[c] = fit[kq * cec::kMaxComponents + c];
+        const double value = cec::combine<T>(v, own(nxt, kq), fk, fold);
+        __syncwarp();  // every lane of the warp (a copy's too) has read the trial before a loss overwrites it
+        if (k < mine) select(k, value);
       }
     } else {
       for (int k = gid; k < mine; k += ngroups) {
