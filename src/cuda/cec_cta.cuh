@@ -77,16 +77,22 @@ __device__ void cta_rotate(const CecGroup<T>& c, int k, const T* shift_k, const 
   __pipeline_wait_prior(0);
   // a warp per j, its lanes along the trials: consecutive stores, no division per element (measured on
   // the H100: the flat loop's e / Ds was ~1/4 of the product's instructions at 30 trials of janssen:f10)
+  // (rows j >= D of As are never read; the loop over r, one or two passes, is not unrolled: measured with
+  // ncu on gpu-eval's fused kernel at N 10^4, the staging was ~24% of its instructions, mostly the unrolled
+  // loop's bookkeeping; not unrolled, the kernel issues 6% fewer)
   const int warps = static_cast<int>(blockDim.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-  for (int j = static_cast<int>(threadIdx.x) / 32; j < Ds; j += warps) {
-    const T oj = j < D ? shift_k[j] : T(0);
+  for (int j = static_cast<int>(threadIdx.x) / 32; j < D; j += warps) {
+    const T oj = shift_k[j];
+    T* as = As + static_cast<std::size_t>(j) * n4;
+    const T* rj = rows + j;
+#pragma unroll 1
     for (int r = lane; r < n4; r += 32) {
       T a = T(0);
-      if (r < n && j < D) {
-        a = rows[static_cast<std::size_t>(r) * stride + j] - oj;  // sr_func's two roundings: shift, then scale
+      if (r < n) {
+        a = rj[static_cast<std::size_t>(r) * stride] - oj;  // sr_func's two roundings: shift, then scale
         a = a * rate;
       }
-      As[static_cast<std::size_t>(j) * n4 + r] = a;
+      as[r] = a;
     }
   }
   __syncthreads();
