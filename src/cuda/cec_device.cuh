@@ -38,10 +38,10 @@ __global__ void __launch_bounds__(kCecRowThreads) evaluate_cec_groups(cec::View<
     f[row] = static_cast<T>(cec::evaluate_rotated<T>(v, x + row * D, [&](int c, int i) -> T { return z[c * D + i]; },
                                                      cec::detail::SequentialFold{}));
   } else {
-    __shared__ __align__(16) double slots[kCecRowThreads * kFoldSlotDoubles];
+    __shared__ __align__(16) double slots[fold_slot_doubles(kCecRowThreads)];
     GroupFold fold;
     const int lane = static_cast<int>(t % Lanes);
-    group_fold(lane, Lanes, slots + kFoldSlotDoubles * (threadIdx.x - lane), fold);
+    group_fold(lane, Lanes, slots + fold_slot_offset(static_cast<int>(threadIdx.x) - lane), fold);
     const double value = cec_rotated_value(v, x + row * D, z, fold);
     if (lane == 0) f[row] = static_cast<T>(value);
   }

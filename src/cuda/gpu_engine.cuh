@@ -95,11 +95,20 @@ bool fit_resident(const ops::Params& p, int n, int cluster, int group, const Dev
     if (v == "none") mslots[0] = mslots[1] = 0;
   }
   ResidentCec c = cec;
+  // DEGPU_GPU_WINDOW=N caps the window (for measurements; docs/GPU.md)
+  int wmax = group;
+  if (const char* env = std::getenv("DEGPU_GPU_WINDOW"); env && *env) {
+    char* end = nullptr;
+    const long v = std::strtol(env, &end, 10);
+    if (*end || v < 1 || v > 32 || (v & (v - 1)))
+      throw ConfigError(std::string("DEGPU_GPU_WINDOW=") + env + " (set in the environment): expected a power of two from 1 to 32");
+    wmax = std::min(wmax, static_cast<int>(v));
+  }
   int w = 0;
   for (int m = 0; m < 3 && !w; ++m) {
     if (m > 0 && mslots[m] == mslots[m - 1]) continue;
     c.mslots = mslots[m];
-    for (w = group; w >= 1; w /= 2)
+    for (w = wmax; w >= 1; w /= 2)
       if (resident_shape<T>(p.np, p.D, cluster, w, pbest, c).bytes <= limit) break;
   }
   if (w >= 1) {

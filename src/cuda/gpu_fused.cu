@@ -110,9 +110,9 @@ __device__ double member_evaluate(const Member& q, const T* row, const T* __rest
                                   const CecGroup<T>& cec) {
   if constexpr (is_cec_function<F>) {
     // GroupFold's slots: the lanes of each group's first warp (blocks of at most 1024 threads)
-    __shared__ __align__(16) double slots[1024 * kFoldSlotDoubles];
+    __shared__ __align__(16) double slots[fold_slot_doubles(1024)];
     const int first = q.G < kWarpSize ? static_cast<int>(threadIdx.x) - q.lane : q.k * kWarpSize;
-    return cec_group_value(cec, q.active ? q.i : 0, row, q.lane, q.G, q.active, slots + kFoldSlotDoubles * first,
+    return cec_group_value(cec, q.active ? q.i : 0, row, q.lane, q.G, q.active, slots + fold_slot_offset(first),
                            [] { __syncthreads(); });
   } else if constexpr (F::pattern == fn::Pattern::prefix) {
     return q.active && q.lane == 0 ? fn::evaluate<F, T, double>(row, o, D) : 0.0;

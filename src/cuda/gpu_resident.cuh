@@ -243,7 +243,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       // with both (PERFORMANCE.md).
       const int lead = G < 32 ? gid % (32 / G) : 0;  // the groups before this one in its warp
       GroupFoldT<true, true> fold;
-      group_fold(grp.lane, G, cta_fold_slots() + kFoldSlotDoubles * (threadIdx.x - grp.lane), fold);
+      group_fold(grp.lane, G, cta_fold_slots() + fold_slot_offset(static_cast<int>(threadIdx.x) - grp.lane), fold);
       const int ncomp = cec::components(v.suite, v.fn);
       const std::size_t mbytes = static_cast<std::size_t>(D) * Ds * sizeof(T);
       for (int c = 0; c < ncomp; ++c) {

@@ -304,7 +304,7 @@ __device__ double group_evaluate(const T* u, const T* __restrict__ o, int D, con
 
 // GroupFold's slots of the CTA's threads (kMaxThreads, shared memory; only the CEC kernels use them).
 __device__ __forceinline__ double* cta_fold_slots() {
-  __shared__ __align__(16) double slots[kMaxThreads * kFoldSlotDoubles];
+  __shared__ __align__(16) double slots[fold_slot_doubles(kMaxThreads)];
   return slots;
 }
 
@@ -313,7 +313,7 @@ __device__ __forceinline__ double* cta_fold_slots() {
 template <class F, class T, int G>
 __device__ double group_value(const State<T>& s, std::size_t slot, const T* u, const T* o, int D, const Group<G>& grp) {
   if constexpr (is_cec_function<F>) {
-    const double v = cec_group_value(s.cec, slot, u, grp.lane, G, true, cta_fold_slots() + kFoldSlotDoubles * (threadIdx.x - grp.lane),
+    const double v = cec_group_value(s.cec, slot, u, grp.lane, G, true, cta_fold_slots() + fold_slot_offset(threadIdx.x - grp.lane),
                                      [&] { grp.sync(); });
     return __shfl_sync(grp.mask, v, 0, G);
   } else {

@@ -306,6 +306,63 @@ TEST(GpuEval, CecMatricesInSharedMemoryEveryWay) {
   EXPECT_THROW(minimize(p, de, stop, o), ConfigError);
 }
 
+// The resident path's CEC evaluation in every shape: a CTA of 33 individuals (a round of the groups, some
+// of them evaluating copies), of 65 (more individuals than groups: a second round, one group with an
+// individual of its own beside groups with copies of it), each with windows of draws of 8 and 1 (other
+// shared-memory layouts; DEGPU_GPU_WINDOW, which rejects a window that is not a power of two). The
+// groups fold the same terms in the same order, so every shape makes the same run bit for bit, in float
+// too; in double, gpu-kernels' run. The functions: a composition of five bodies (one- and two-value
+// folds, cf_cal's three-value fold), one of hybrids, CEC 2017 F7 (its own rotations) and CEC 2014 F22
+// (Katsuura's double terms, a product).
+TEST(GpuEval, CecResidentInEveryShape) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  for (const char* name : {"janssen:f10", "cec2017:f30", "cec2017:f7", "janssen:f07"}) {
+    ProblemSpec s;
+    s.name = name;
+    s.dim = 100;
+    const Problem p = make_problem(s);
+    DEConfig de;
+    de.np = 130;
+    StopCriteria stop;
+    stop.max_gens = 6;
+    for (Precision prec : {Precision::f32, Precision::f64}) {
+      RunOptions o;
+      o.precision = prec;
+      o.engine = Engine::gpu;
+      std::vector<Result> runs;
+      for (const char* plan : {"resident,4,0,8", "resident,2,0,8"}) {
+        for (const char* window : {"8", "1"}) {
+          EnvOverride env("DEGPU_GPU_PLAN", plan), win("DEGPU_GPU_WINDOW", window);
+          const std::string what = std::string(name) + " " + plan + " window " + window + " " + std::string(precision_name(prec));
+          try {
+            runs.push_back(minimize(p, de, stop, o));
+          } catch (const ConfigError& e) {  // double at 65 a CTA may not fit
+            EXPECT_EQ(prec, Precision::f64) << what << ": " << e.what();
+            continue;
+          }
+          EXPECT_EQ(runs.back().best_x, runs.front().best_x) << what;
+          EXPECT_EQ(runs.back().best_f, runs.front().best_f) << what;
+        }
+      }
+      ASSERT_GE(runs.size(), 2u) << name;
+      if (prec == Precision::f64) {
+        o.engine = Engine::gpu_kernels;
+        EXPECT_EQ(minimize(p, de, stop, o).best_x, runs.front().best_x) << name;
+      }
+    }
+  }
+  EnvOverride bad("DEGPU_GPU_WINDOW", "3");
+  ProblemSpec s;
+  s.name = "janssen:f10";
+  s.dim = 10;
+  RunOptions o;
+  o.engine = Engine::gpu;
+  DEConfig de;
+  StopCriteria stop;
+  stop.max_gens = 2;
+  EXPECT_THROW(minimize(make_problem(s), de, stop, o), ConfigError);
+}
+
 // The gpu engine runs several trials of a CEC function side by side (each with its own scratch): each is
 // the trial run alone.
 TEST(GpuEval, CecTrialsRunTogether) {
