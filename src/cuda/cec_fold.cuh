@@ -10,7 +10,8 @@
 
 namespace degpu::cuda {
 
-// Shared memory of GroupFold's slots: 4 doubles per thread of the CTA, and 2 more per 8 threads.
+// A lane's slot of GroupFold: 4 doubles (a, b, c and padding); a CTA's array of slots also pads each 8
+// threads by 2 doubles (fold_slot_offset).
 constexpr int kFoldSlotDoubles = 4;
 
 // Where, in a CTA's array of slots, the group whose first thread is `first` keeps its slots: 4 doubles a

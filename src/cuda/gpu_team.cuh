@@ -313,7 +313,7 @@ __device__ __forceinline__ double* cta_fold_slots() {
 template <class F, class T, int G>
 __device__ double group_value(const State<T>& s, std::size_t slot, const T* u, const T* o, int D, const Group<G>& grp) {
   if constexpr (is_cec_function<F>) {
-    const double v = cec_group_value(s.cec, slot, u, grp.lane, G, true, cta_fold_slots() + fold_slot_offset(threadIdx.x - grp.lane),
+    const double v = cec_group_value(s.cec, slot, u, grp.lane, G, true, cta_fold_slots() + fold_slot_offset(static_cast<int>(threadIdx.x) - grp.lane),
                                      [&] { grp.sync(); });
     return __shfl_sync(grp.mask, v, 0, G);
   } else {
