@@ -4,14 +4,19 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "commands.hpp"
 #include "stats.hpp"
 #include "degpu/errors.hpp"
+#include "degpu/masw.hpp"
 #include "degpu/rng.hpp"
 #include "degpu/run.hpp"
 #include "parse.hpp"
@@ -24,7 +29,11 @@ struct RunArgs {
   std::string strategy = "rand/1/bin", np, F = "0.5", CR = "0.9", dither, p, repair = "reinit", algorithm = "de";
   std::string max_evals, max_gens, target_error, max_time, seed = "1", engine = "auto", threads;
   std::string precision = "f64", json, history, history_every, trials = "1", trial = "0";
+  // ma-sw-chains (masw.hpp): empty for the defaults
+  std::string alpha, nam, mutation_rate, ls_intensity, ls_ratio, offspring;
   bool quiet = false;
+  // the options of one algorithm (name, option, value), to refuse them with the other
+  std::vector<std::tuple<std::string, CLI::Option*, const std::string*>> de_only, masw_only;
 };
 
 nlohmann::ordered_json range_json(Range r) {
@@ -103,22 +112,36 @@ Summary summarize(const TrialsResult& tr, const StopCriteria& stop) {
   return s;
 }
 
-// A run's result: best_f, best_error, best_x (when with_x), evals, generations, nan_evals, stop_reason.
-void put_result(nlohmann::ordered_json& j, const Result& r, bool with_x) {
+// The Euclidean distance of x to the problem's optimum, when it is known (Lastra et al.'s quality measure).
+nlohmann::ordered_json distance_json(const Problem& p, const std::vector<double>& x) {
+  if (!p.optimum_x() || p.optimum_x()->size() != x.size()) return nullptr;
+  double s = 0;
+  for (std::size_t j = 0; j < x.size(); ++j) s += (x[j] - (*p.optimum_x())[j]) * (x[j] - (*p.optimum_x())[j]);
+  return std::sqrt(s);
+}
+
+// A run's result: best_f, best_error, distance_to_optimum, best_x (when with_x), evals, generations,
+// nan_evals, stop_reason; MA-SW-Chains adds ls_applications and the phases' times.
+void put_result(nlohmann::ordered_json& j, const Result& r, bool with_x, const Problem& p) {
   j["best_f"] = r.best_f;
   j["best_error"] = error_json(r.best_error);
+  j["distance_to_optimum"] = distance_json(p, r.best_x);
   if (with_x) j["best_x"] = r.best_x;
   j["evals"] = r.evals;
   j["generations"] = r.generations;
   j["nan_evals"] = r.nan_evals;
   j["stop_reason"] = stop_reason_name(r.stop_reason);
+  if (r.phases) {
+    j["ls_applications"] = r.ls_applications;
+    j["phases_s"] = {{"ga", r.phases->ga}, {"ls", r.phases->ls}, {"eval", r.phases->eval}, {"other", r.phases->other}};
+  }
 }
 
 // --trials N > 1: the best trial's fields at the top level, the summary, then one object per trial
 // (without best_x: `--trial T` reruns any trial alone, bit for bit).
-void put_trials(nlohmann::ordered_json& j, const TrialsResult& tr, const Summary& s, std::uint32_t first) {
+void put_trials(nlohmann::ordered_json& j, const TrialsResult& tr, const Summary& s, std::uint32_t first, const Problem& p) {
   j["best_trial"] = first + tr.best;
-  put_result(j, tr.trials[tr.best], true);
+  put_result(j, tr.trials[tr.best], true, p);
   j["trials_wall_s"] = tr.wall_s;
   if (s.successes) j["successes"] = *s.successes;
   j["best_f_stats"] = stats_json(s.f);
@@ -127,22 +150,68 @@ void put_trials(nlohmann::ordered_json& j, const TrialsResult& tr, const Summary
   for (std::size_t k = 0; k < tr.trials.size(); ++k) {
     nlohmann::ordered_json t;
     t["trial"] = first + k;
-    put_result(t, tr.trials[k], false);
+    put_result(t, tr.trials[k], false, p);
     t["wall_s"] = tr.trials[k].wall_s;
     list.push_back(std::move(t));
   }
 }
 
+// MA-SW-Chains' configuration from the options (the other algorithm's options refused).
+MaswConfig masw_config(const RunArgs& a) {
+  for (const auto& [name, opt, value] : a.de_only)
+    if (opt->count()) throw ConfigError(name + " " + *value + ": a DE option; --algorithm ma-sw-chains does not use it");
+  MaswConfig c;
+  const auto integer = [](const std::string& name, const std::string& v, int& out) {
+    if (v.empty()) return;
+    const long long n = parse_integer(name, v);
+    if (n < INT32_MIN || n > INT32_MAX) throw ConfigError(name + " " + v + ": out of range");
+    out = static_cast<int>(n);
+  };
+  integer("--np", a.np, c.np);
+  integer("--nam", a.nam, c.nam);
+  integer("--ls-intensity", a.ls_intensity, c.ls_intensity);
+  integer("--offspring", a.offspring, c.offspring);
+  if (!a.alpha.empty()) c.alpha = parse_number("--alpha", a.alpha);
+  if (!a.mutation_rate.empty()) c.mutation_rate = parse_number("--mutation-rate", a.mutation_rate);
+  if (!a.ls_ratio.empty()) c.ls_ratio = parse_number("--ls-ratio", a.ls_ratio);
+  return c;
+}
+
+// Independent MA-SW-Chains runs, one after another (trials o.trial .. o.trial + n - 1).
+TrialsResult masw_trials(const Problem& problem, const MaswConfig& c, const StopCriteria& stop, RunOptions o, int n) {
+  const auto t0 = std::chrono::steady_clock::now();
+  TrialsResult out;
+  for (int t = 0; t < n; ++t, ++o.trial) {
+    out.trials.push_back(minimize_masw(problem, c, stop, o));
+    if (std::isless(out.trials.back().best_f, out.trials[out.best].best_f) ||
+        (std::isnan(out.trials[out.best].best_f) && !std::isnan(out.trials.back().best_f)))
+      out.best = out.trials.size() - 1;
+  }
+  out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
 int run(const RunArgs& a) {
   const Problem problem = make_problem(a.problem.spec());
+  const bool masw = a.algorithm == "ma-sw-chains";
+  if (!masw && a.algorithm != "de" && a.algorithm != "jde")
+    throw ConfigError("--algorithm " + a.algorithm + ": unknown algorithm (known: de, jde, ma-sw-chains)");
   DEConfig de;
-  parse_strategy_and_np(a.strategy, a.np, de);
-  de.F = parse_range("--F", a.F);
-  de.CR = parse_range("--CR", a.CR);
-  if (!a.dither.empty()) de.dither = parse_dither(a.dither);
-  de.algorithm = parse_algorithm(a.algorithm);
-  if (!a.p.empty()) de.p = parse_number("--p", a.p);
-  de.repair = parse_repair(a.repair);
+  MaswConfig mc;
+  if (masw) {
+    mc = masw_config(a);
+  } else {
+    for (const auto& [name, opt, value] : a.masw_only)
+      if (opt->count())
+        throw ConfigError(name + " " + *value + ": an option of --algorithm ma-sw-chains, not of " + a.algorithm);
+    parse_strategy_and_np(a.strategy, a.np, de);
+    de.F = parse_range("--F", a.F);
+    de.CR = parse_range("--CR", a.CR);
+    if (!a.dither.empty()) de.dither = parse_dither(a.dither);
+    de.algorithm = parse_algorithm(a.algorithm);
+    if (!a.p.empty()) de.p = parse_number("--p", a.p);
+    de.repair = parse_repair(a.repair);
+  }
 
   StopCriteria stop;
   if (!a.max_evals.empty()) stop.max_evals = parse_max_evals(a.max_evals);
@@ -180,29 +249,46 @@ int run(const RunArgs& a) {
   }
   check_writable("--json", a.json);
   check_writable("--history", a.history);
-  o.engine = resolve_engine(o.engine, problem, de);  // the engine that runs, as the output says
-  validate(problem, de, stop, o);
+  if (masw) {
+    if (o.engine == Engine::auto_) o.engine = Engine::threads;  // its only engines: serial and threads
+    validate_masw(problem, mc, stop, o);
+  } else {
+    o.engine = resolve_engine(o.engine, problem, de);  // the engine that runs, as the output says
+    validate(problem, de, stop, o);
+  }
 
   auto progress = std::make_shared<ProgressLine>(static_cast<int>(trials));
   if (!a.quiet && isatty(STDERR_FILENO)) o.progress = [progress](const Progress& p) { (*progress)(p); };
-  const TrialsResult tr = minimize_trials(problem, de, stop, o, static_cast<int>(trials));
+  const TrialsResult tr = masw ? masw_trials(problem, mc, stop, o, static_cast<int>(trials))
+                               : minimize_trials(problem, de, stop, o, static_cast<int>(trials));
   progress->finish();
   const Result& res = tr.trials[tr.best];
 
-  const Resolved r = resolve(problem, de, stop);
+  const Resolved r = masw ? Resolved{} : resolve(problem, de, stop);
   nlohmann::ordered_json j;
   j["problem"] = problem.name();
   j["dim"] = problem.dim();
   j["bounds"] = {problem.lower()[0], problem.upper()[0]};
   j["bias"] = problem.bias();
   if (problem.cec_data()) j["data"] = problem.data_source();
-  j["strategy"] = strategy_name(de.mutation, de.crossover);
-  j["np"] = r.de.np;
-  j["F"] = range_json(de.F);
-  j["CR"] = range_json(de.CR);
-  j["dither"] = dither_name(r.de.dither);
-  j["algorithm"] = algorithm_name(r.de.algorithm);
-  j["repair"] = repair_name(de.repair);
+  if (masw) {
+    j["algorithm"] = "ma-sw-chains";
+    j["np"] = mc.np;
+    j["alpha"] = mc.alpha;
+    j["nam"] = mc.nam;
+    j["mutation_rate"] = mc.mutation_rate;
+    j["ls_intensity"] = mc.ls_intensity;
+    j["ls_ratio"] = mc.ls_ratio;
+    j["offspring"] = mc.offspring;
+  } else {
+    j["strategy"] = strategy_name(de.mutation, de.crossover);
+    j["np"] = r.de.np;
+    j["F"] = range_json(de.F);
+    j["CR"] = range_json(de.CR);
+    j["dither"] = dither_name(r.de.dither);
+    j["algorithm"] = algorithm_name(r.de.algorithm);
+    j["repair"] = repair_name(de.repair);
+  }
   j["seed"] = o.seed;
   if (trials > 1 || first != 0) j["trial"] = o.trial;
   j["engine"] = engine_name(o.engine);
@@ -210,9 +296,9 @@ int run(const RunArgs& a) {
   std::optional<Summary> summary;
   if (trials > 1) {
     summary = summarize(tr, stop);
-    put_trials(j, tr, *summary, o.trial);
+    put_trials(j, tr, *summary, o.trial, problem);
   } else {
-    put_result(j, res, true);
+    put_result(j, res, true, problem);
     j["wall_s"] = res.wall_s;
   }
 
@@ -220,7 +306,7 @@ int run(const RunArgs& a) {
   if (!a.json.empty()) write_output(a.json, j.dump(2) + "\n");
   if (a.json == "-" || a.quiet) return 0;
   std::printf("problem     %s  D=%d  %s  NP=%d  engine=%s  precision=%s  seed=%llu", problem.name().c_str(),
-              problem.dim(), j["strategy"].get<std::string>().c_str(), r.de.np,
+              problem.dim(), masw ? "ma-sw-chains" : j["strategy"].get<std::string>().c_str(), masw ? mc.np : r.de.np,
               std::string(engine_name(o.engine)).c_str(), std::string(precision_name(o.precision)).c_str(),
               static_cast<unsigned long long>(o.seed));
   if (trials == 1 && first != 0) std::printf("  trial=%lld", first);
@@ -242,8 +328,17 @@ int run(const RunArgs& a) {
   }
   std::printf("best_f      %.17g\n", res.best_f);
   if (res.best_error) std::printf("best_error  %.6g\n", *res.best_error);
-  std::printf("evals       %lld in %lld generations (%s), %.3f s\n", res.evals, res.generations,
-              std::string(stop_reason_name(res.stop_reason)).c_str(), res.wall_s);
+  if (masw)
+    std::printf("evals       %lld in %lld GA steps and %lld local searches (%s), %.3f s\n", res.evals, res.generations,
+                res.ls_applications, std::string(stop_reason_name(res.stop_reason)).c_str(), res.wall_s);
+  else
+    std::printf("evals       %lld in %lld generations (%s), %.3f s\n", res.evals, res.generations,
+                std::string(stop_reason_name(res.stop_reason)).c_str(), res.wall_s);
+  if (const nlohmann::ordered_json d = distance_json(problem, res.best_x); !d.is_null())
+    std::printf("distance    %.6g to the optimum\n", d.get<double>());
+  if (res.phases)
+    std::printf("phases      GA %.3f s, LS %.3f s, evaluation %.3f s, other %.3f s\n", res.phases->ga, res.phases->ls,
+                res.phases->eval, res.phases->other);
   if (res.nan_evals) std::printf("nan_evals   %lld\n", res.nan_evals);
   return 0;
 }
@@ -253,18 +348,27 @@ int run(const RunArgs& a) {
 Command add_run(CLI::App& app) {
   auto a = std::make_shared<RunArgs>();
   a->problem.add_to(app);
-  app.add_option("--strategy", a->strategy, "DE/x/y/z without DE/: rand/1/bin, current-to-pbest/1/exp, rand/1/nec ...")
-      ->capture_default_str();
-  app.add_option("--np", a->np, "population size (default 5 D, clamped to [20, 500])");
+  const auto de_only = [&](CLI::Option* opt, const std::string& v) { a->de_only.emplace_back(opt->get_name(), opt, &v); };
+  const auto masw_only = [&](CLI::Option* opt, const std::string& v) { a->masw_only.emplace_back(opt->get_name(), opt, &v); };
+  de_only(app.add_option("--strategy", a->strategy, "DE/x/y/z without DE/: rand/1/bin, current-to-pbest/1/exp, rand/1/nec ...")
+              ->capture_default_str(), a->strategy);
+  app.add_option("--np", a->np, "population size (DE: default 5 D, clamped to [20, 500]; ma-sw-chains: default 60)");
   app.add_option("--algorithm", a->algorithm,
                  "de | jde (Brest et al. 2006: F and CR self-adapted per individual, tau1 = tau2 = 0.1, F in [0.1, 1.0); "
-                 "--F and --CR are the initial values)")
+                 "--F and --CR are the initial values) | ma-sw-chains (Molina et al. 2010's memetic algorithm with "
+                 "Solis-Wets local search chains, as Lastra et al. 2015 run it: docs/MA_SW_CHAINS.md)")
       ->capture_default_str();
-  app.add_option("--F", a->F, "scale factor, or LO:HI to dither")->capture_default_str();
-  app.add_option("--CR", a->CR, "crossover rate, or LO:HI to dither")->capture_default_str();
-  app.add_option("--dither", a->dither, "none | generation | individual (default generation when F or CR is a range)");
-  app.add_option("--p", a->p, "current-to-pbest: fraction of the best the p-best is drawn from (default 0.1)");
-  app.add_option("--repair", a->repair, "bounds repair: reinit | midpoint | clip | reflect")->capture_default_str();
+  de_only(app.add_option("--F", a->F, "scale factor, or LO:HI to dither")->capture_default_str(), a->F);
+  de_only(app.add_option("--CR", a->CR, "crossover rate, or LO:HI to dither")->capture_default_str(), a->CR);
+  de_only(app.add_option("--dither", a->dither, "none | generation | individual (default generation when F or CR is a range)"), a->dither);
+  de_only(app.add_option("--p", a->p, "current-to-pbest: fraction of the best the p-best is drawn from (default 0.1)"), a->p);
+  de_only(app.add_option("--repair", a->repair, "bounds repair: reinit | midpoint | clip | reflect")->capture_default_str(), a->repair);
+  masw_only(app.add_option("--alpha", a->alpha, "ma-sw-chains: BLX-alpha's alpha, > 0 (default 0.5)"), a->alpha);
+  masw_only(app.add_option("--nam", a->nam, "ma-sw-chains: negative assortative mating's candidates, 1..7 (default 3)"), a->nam);
+  masw_only(app.add_option("--mutation-rate", a->mutation_rate, "ma-sw-chains: BGA mutation probability per offspring (default 0.125)"), a->mutation_rate);
+  masw_only(app.add_option("--ls-intensity", a->ls_intensity, "ma-sw-chains: I_str, evaluations per local search (default 500)"), a->ls_intensity);
+  masw_only(app.add_option("--ls-ratio", a->ls_ratio, "ma-sw-chains: r_L/G, local search share of the evaluations, in (0, 1) (default 0.5)"), a->ls_ratio);
+  masw_only(app.add_option("--offspring", a->offspring, "ma-sw-chains: offspring per GA step, made and inserted together (default 20)"), a->offspring);
   app.add_option("--max-evals", a->max_evals, "stop before exceeding N evaluations (default 10000 D)");
   app.add_option("--max-gens", a->max_gens, "stop after N generations");
   app.add_option("--target-error", a->target_error, "stop when best_f - f* <= E");

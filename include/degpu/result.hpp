@@ -12,6 +12,12 @@ struct HistoryPoint {
   double best_f = 0, wall_s = 0;
 };
 
+// Where a run's wall time went (MA-SW-Chains: Lastra et al.'s Tables 13-14): the GA's operators and
+// replacements, the local search's vector work, the objective's evaluations, and the rest.
+struct PhaseTimes {
+  double ga = 0, ls = 0, eval = 0, other = 0;
+};
+
 struct Result {
   std::vector<double> best_x;
   double best_f = 0;
@@ -22,6 +28,8 @@ struct Result {
   StopReason stop_reason = StopReason::max_evals;
   double wall_s = 0;
   std::vector<HistoryPoint> history;  // sampled as RunOptions::history_every says
+  std::optional<PhaseTimes> phases;   // MA-SW-Chains: the time of each phase
+  long long ls_applications = 0;      // MA-SW-Chains: local searches applied
 };
 
 }  // namespace degpu

@@ -24,6 +24,22 @@
 //                                      u3 its tau2 test; individual = i
 //   repair     gen g       pair j      reinit: the new value of violated coordinate j
 //   shift      gen 0, individual 0, trial 0, pair j: coordinate j of a random shift (its own seed)
+//
+// MA-SW-Chains (masw.hpp) draws from three more purposes; its initial population is DE's (init, gen 0).
+//   ga         gen s       word 0..6   GA step s (1, 2, ...), offspring k = individual: the negative
+//                                      assortative mating's candidates, distinct and other than the first
+//                                      parent (distinct_indices, blocks 0 and 1)
+//                          word 8      the first parent
+//                          word 9      the BGA mutation's test (u < mutation rate)
+//                          word 10, 11 the mutated gene, the sign of its step (low bit set: minus)
+//                          word 12..27 the 16 terms of the BGA step (term m set when its word < 2^32 / 16)
+//   blx        gen s       pair j      offspring k's BLX-alpha uniform of coordinate j
+//   ls         gen a       normal j    local search application a (1, 2, ...), step t = individual: the
+//                                      N(0, 1) draw of coordinate j, by Box-Muller from block j / 4: words
+//                                      2q and 2q + 1 with q = (j / 2) % 2 give r = sqrt(-2 ln u1) (u1 from
+//                                      the open interval) and theta = 2 pi u2; cos for even j, sin for odd j
+//                          word 0      individual kAllIndividuals: the random individual improved when
+//                                      no individual qualifies
 #pragma once
 #include <cstdint>
 
@@ -38,6 +54,9 @@ enum class Purpose : std::uint32_t {
   dither = 4,
   repair = 5,
   shift = 6,
+  ga = 7,
+  blx = 8,
+  ls = 9,
 };
 
 // `individual` value for draws made once per generation.

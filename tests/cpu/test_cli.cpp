@@ -269,7 +269,7 @@ TEST_F(Cli, OneTrialKeepsTheJsonOfBefore) {
   const std::vector<std::string> expected{"problem", "dim",    "bounds", "bias",       "strategy", "np",
                                           "F",       "CR",     "dither", "algorithm",  "repair",   "seed",
                                           "engine",
-                                          "precision", "best_f", "best_error", "best_x", "evals", "generations",
+                                          "precision", "best_f", "best_error", "distance_to_optimum", "best_x", "evals", "generations",
                                           "nan_evals", "stop_reason", "wall_s"};
   EXPECT_EQ(keys, expected);
   // --trial T != 0 adds "trial" after the seed
@@ -505,4 +505,50 @@ TEST_F(Cli, BenchJanssen) {
   write("afile", "x");
   write("c.txt", "a de serial\n");
   expect_invalid("bench janssen --dim 5 --configs " + path("c.txt") + " --out " + path("afile"), "is a file, not a folder");
+}
+
+// MA-SW-Chains from the command line: its JSON (configuration, distance to the optimum, the phases'
+// times), the same run on serial and threads, and every bad option in one line with exit 2.
+TEST_F(Cli, MaSwChainsRuns) {
+  const std::string cmd = "run --problem lastra:rastrigin --dim 20 --algorithm ma-sw-chains --max-evals 3000 --json -";
+  const Out o = run(cmd + " --engine serial");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::ordered_json::parse(o.out);
+  EXPECT_EQ(j["algorithm"], "ma-sw-chains");
+  EXPECT_EQ(j["np"], 60);
+  EXPECT_EQ(j["alpha"], 0.5);
+  EXPECT_EQ(j["ls_intensity"], 500);
+  EXPECT_EQ(j["ls_ratio"], 0.5);
+  EXPECT_EQ(j["offspring"], 20);
+  EXPECT_EQ(j["evals"], 3000);
+  EXPECT_EQ(j["ls_applications"], 3);  // GA 500 (the population's 60 included), LS 500, ...: 3000 in three cycles
+  EXPECT_FALSE(j.contains("strategy"));
+  ASSERT_TRUE(j["distance_to_optimum"].is_number());
+  EXPECT_GT(j["distance_to_optimum"].get<double>(), 0);
+  for (const char* phase : {"ga", "ls", "eval", "other"}) EXPECT_GE(j["phases_s"][phase].get<double>(), 0) << phase;
+  // the best error is f - f* of the best point, and the distance that point's
+  EXPECT_NEAR(j["best_error"].get<double>(), j["best_f"].get<double>() + 330, 1e-9);
+  const auto t = nlohmann::ordered_json::parse(run(cmd + " --engine threads --threads 2").out);
+  EXPECT_EQ(t["best_f"], j["best_f"]);
+  EXPECT_EQ(t["engine"], "threads");
+  const Out text = run("run --problem sphere --dim 5 --algorithm ma-sw-chains --max-evals 2000 --engine serial");
+  EXPECT_NE(text.out.find("local searches"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("phases"), std::string::npos) << text.out;
+
+  const std::string bad = "run --problem sphere --dim 5 --algorithm ma-sw-chains";
+  expect_invalid(bad + " --alpha 0", "--alpha 0");
+  expect_invalid(bad + " --alpha -1", "--alpha -1");
+  expect_invalid(bad + " --ls-intensity 0", "--ls-intensity 0");
+  expect_invalid(bad + " --ls-ratio 1", "--ls-ratio 1");
+  expect_invalid(bad + " --ls-ratio 0", "--ls-ratio 0");
+  expect_invalid(bad + " --np 3", "--np 3");
+  expect_invalid(bad + " --nam 8", "--nam 8");
+  expect_invalid(bad + " --offspring 0", "--offspring 0");
+  expect_invalid(bad + " --mutation-rate 2", "--mutation-rate 2");
+  expect_invalid(bad + " --F 0.3", "--F 0.3");
+  expect_invalid(bad + " --strategy best/1/bin", "--strategy best/1/bin");
+  expect_invalid(bad + " --engine gpu-kernels", "--engine gpu-kernels");
+  expect_invalid("run --problem sphere --dim 5 --alpha 0.3", "--alpha 0.3");
+  expect_invalid("run --problem sphere --dim 5 --algorithm jde --ls-ratio 0.3", "--ls-ratio 0.3");
+  expect_invalid("run --problem sphere --dim 5 --algorithm memetic", "ma-sw-chains");
 }

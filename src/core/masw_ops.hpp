@@ -1,0 +1,89 @@
+// MA-SW-Chains' operators on one individual or coordinate, written once for every engine (host and
+// device), from the counter-based streams of rng.hpp (the layout of the ga, blx and ls purposes is there).
+// Decisions are made in double whatever the precision T. Values and sources: docs/MA_SW_CHAINS.md.
+#pragma once
+#include <cmath>
+#include <cstdint>
+
+#include "degpu/config.hpp"
+#include "degpu/rng.hpp"
+
+namespace degpu::masw {
+
+using rng::Purpose;
+using rng::Stream;
+
+// BGA mutation (Muehlenbein and Schlierkamp-Voosen 1993, as realea's MutationBGA): gene i moves by
+// +-rang sum_{m=0}^{15} a_m 2^-m, a_m = 1 with probability 1/16, rang = 0.1 (hi - lo).
+inline constexpr int kBgaTerms = 16;
+inline constexpr double kBgaRange = 0.1;
+// The draws of one offspring k of GA step s (stream: ga, generation s, individual k).
+struct OffspringDraw {
+  std::uint32_t first;  // the first parent
+  bool mutate;          // whether one gene is mutated
+  std::uint32_t gene;   // that gene
+  double step;          // its step in units of rang (signed): +-sum a_m 2^-m
+};
+DEGPU_HD_INLINE OffspringDraw draw_offspring(const Stream& s, std::uint32_t np, int D, double mutation_rate) {
+  OffspringDraw d{};
+  const rng::Block b2 = s.block(2);
+  d.first = rng::uniform_below(b2.w[0], np);
+  d.mutate = rng::unit_from_word(b2.w[1]) < mutation_rate;
+  d.gene = rng::uniform_below(b2.w[2], static_cast<std::uint32_t>(D));
+  double sum = 0, pow2 = 1;
+  for (int m = 0; m < kBgaTerms; m += 4) {
+    const rng::Block b = s.block(static_cast<std::uint32_t>(3 + m / 4));
+    for (int q = 0; q < 4; ++q, pow2 *= 0.5)
+      if (b.w[q] < (1u << 28)) sum += pow2;  // probability 2^28 / 2^32 = 1/16
+  }
+  d.step = (b2.w[3] & 1u) ? -sum : sum;
+  return d;
+}
+// The negative assortative mating's `count` candidates (at most kMaxNam): distinct, none the first parent.
+inline constexpr int kMaxNam = 7;
+DEGPU_HD_INLINE void nam_candidates(const Stream& s, std::uint32_t np, std::uint32_t first, int count, std::uint32_t* out) {
+  rng::distinct_indices(s, np, first, count, out);
+}
+
+// BLX-alpha (Eshelman and Schaffer 1993, as realea's CrossBLX): the interval [cmin - alpha I, cmax + alpha I],
+// I = cmax - cmin, cut to [lo, hi], then a uniform value in it.
+template <class T>
+DEGPU_HD_INLINE T blx(double u, T a, T b, double alpha, T lo, T hi) {
+  const double cmin = a < b ? a : b, cmax = a < b ? b : a, I = cmax - cmin;
+  double A = cmin - alpha * I, B = cmax + alpha * I;
+  if (A < static_cast<double>(lo)) A = lo;
+  if (B > static_cast<double>(hi)) B = hi;
+  const T t = static_cast<T>(A + u * (B - A));
+  return t < lo ? lo : (t > hi ? hi : t);
+}
+
+// The N(0, 1) draws of coordinates 2p and 2p + 1 of local search step t of application a (Box-Muller,
+// rng.hpp): one call per pair.
+DEGPU_HD_INLINE void normal_pair(const Stream& s, std::uint32_t p, double& z0, double& z1) {
+  const rng::Block b = s.block(p >> 1);
+  const unsigned o = (p & 1u) * 2;
+  const double u1 = rng::open_unit_from_word(b.w[o]), u2 = rng::unit_from_word(b.w[o + 1]);
+  const double r = std::sqrt(-2.0 * std::log(u1)), th = 6.283185307179586476925 * u2;
+  z0 = r * std::cos(th);
+  z1 = r * std::sin(th);
+}
+
+// Solis-Wets' bias updates (Solis and Wets 1981, as MA-SW-Chains uses them; per coordinate, d the step):
+// after x + bias + d succeeds, after x - bias - d succeeds, after both fail.
+template <class T>
+DEGPU_HD_INLINE T bias_after_plus(T bias, T d) { return T(0.2) * bias + T(0.4) * (d + bias); }
+template <class T>
+DEGPU_HD_INLINE T bias_after_minus(T bias, T d) { return bias - T(0.4) * (d + bias); }
+template <class T>
+DEGPU_HD_INLINE T bias_after_failure(T bias) { return T(0.5) * bias; }
+// rho doubles after this many consecutive successes and halves after this many consecutive failures
+// (realea's SolisWets maxSuccess, maxFailed).
+inline constexpr int kSwMaxSuccess = 5, kSwMaxFailure = 3;
+// A new chain's rho: half the distance to the nearest other individual, the distance being the Euclidean
+// norm over D (realea's distreal), at most this (realea: get_LS("sw") -> setDelta(0.2)).
+inline constexpr double kSwMaxInitialRho = 0.2;
+// A local search improves its individual only when it gains at least this much (realea's
+// hasImprovedEnough: the threshold 1e-8 over 10); otherwise its result is dropped and its chain ends.
+inline constexpr double kLsMinGain = 1e-9;
+
+}  // namespace degpu::masw
