@@ -68,6 +68,17 @@ DEGPU_HD_INLINE void normal_pair(const Stream& s, std::uint32_t p, double& z0, d
   z1 = r * std::sin(th);
 }
 
+// The N(0, 1) draws of coordinates 4q .. 4q + 3 (normal_pair of pairs 2q and 2q + 1: one Philox block).
+DEGPU_HD_INLINE void normal_quad(const Stream& s, std::uint32_t q, double (&z)[4]) {
+  const rng::Block b = s.block(q);
+  for (int h = 0; h < 2; ++h) {
+    const double u1 = rng::open_unit_from_word(b.w[2 * h]), u2 = rng::unit_from_word(b.w[2 * h + 1]);
+    const double r = std::sqrt(-2.0 * std::log(u1)), th = 6.283185307179586476925 * u2;
+    z[2 * h] = r * std::cos(th);
+    z[2 * h + 1] = r * std::sin(th);
+  }
+}
+
 // Solis-Wets' bias updates (Solis and Wets 1981, as MA-SW-Chains uses them; per coordinate, d the step):
 // after x + bias + d succeeds, after x - bias - d succeeds, after both fail.
 template <class T>

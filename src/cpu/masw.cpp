@@ -141,9 +141,7 @@ class MaswRun {
   void ga_step(int n) {
     ++steps_;
     const auto s = static_cast<std::uint32_t>(steps_);
-    timed(ga_s_, [&] {
-      for (int k = 0; k < n; ++k) make_offspring(s, k);
-    });
+    timed(ga_s_, [&] { exec_eval_.for_each(n, [&](int k) { make_offspring(s, k); }); });
     timed(eval_s_, [&] { exec_eval_.for_each(n, [&](int k) { fkids_[k] = problem_.evaluate<T>(kid(k)); }); });
     for (int k = 0; k < n; ++k) count(fkids_[k]);
     evals_ += n;
@@ -183,7 +181,11 @@ class MaswRun {
     const T* b = row(second);
     const rng::Stream bs(o_.seed, o_.trial, rng::Purpose::blx, s, static_cast<std::uint32_t>(k));
     T* u = kid(k);
-    for (int j = 0; j < D_; ++j) u[j] = masw::blx(bs.unit_pair(static_cast<std::uint64_t>(j)), a[j], b[j], c_.alpha, lo_[j], hi_[j]);
+    for (int j0 = 0; j0 < D_; j0 += 2) {  // pairs j0 and j0 + 1 are the two halves of one Philox block
+      const rng::Block w = bs.block(static_cast<std::uint32_t>(j0 >> 1));
+      u[j0] = masw::blx(rng::unit53(w.w[0], w.w[1]), a[j0], b[j0], c_.alpha, lo_[j0], hi_[j0]);
+      if (j0 + 1 < D_) u[j0 + 1] = masw::blx(rng::unit53(w.w[2], w.w[3]), a[j0 + 1], b[j0 + 1], c_.alpha, lo_[j0 + 1], hi_[j0 + 1]);
+    }
     if (d.mutate && d.step != 0) {
       const int g = static_cast<int>(d.gene);
       const double v = static_cast<double>(u[g]) + d.step * masw::kBgaRange * (static_cast<double>(hi_[g]) - lo_[g]);
@@ -214,15 +216,12 @@ class MaswRun {
       const rng::Stream st(o_.seed, o_.trial, rng::Purpose::ls, a, t);
       const T rho = static_cast<T>(rho_[i]);
       timed(ls_s_, [&] {
-        exec_.for_each((D_ + 1) / 2, [&](int p) {
-          double z0, z1;
-          masw::normal_pair(st, static_cast<std::uint32_t>(p), z0, z1);
-          const int j = 2 * p;
-          d_[j] = rho * static_cast<T>(z0);
-          cand_[j] = ops::clamp_to(static_cast<T>(x[j] + bi[j] + d_[j]), lo_[j], hi_[j]);
-          if (j + 1 < D_) {
-            d_[j + 1] = rho * static_cast<T>(z1);
-            cand_[j + 1] = ops::clamp_to(static_cast<T>(x[j + 1] + bi[j + 1] + d_[j + 1]), lo_[j + 1], hi_[j + 1]);
+        exec_.for_each((D_ + 3) / 4, [&](int q) {  // coordinates 4q .. 4q + 3: one Philox block
+          double z[4];
+          masw::normal_quad(st, static_cast<std::uint32_t>(q), z);
+          for (int e = 0, j = 4 * q; e < 4 && j < D_; ++e, ++j) {
+            d_[j] = rho * static_cast<T>(z[e]);
+            cand_[j] = ops::clamp_to(static_cast<T>(x[j] + bi[j] + d_[j]), lo_[j], hi_[j]);
           }
         });
       });

@@ -99,6 +99,21 @@ TEST(MaswOps, LocalSearchNormalsAreStandard) {
   EXPECT_NEAR(tail / n, 0.0455, 0.003);
 }
 
+// normal_quad is normal_pair of two pairs (one Philox block), the layout rng.hpp gives.
+TEST(MaswOps, NormalQuadIsTwoPairs) {
+  const rng::Stream s(8, 1, rng::Purpose::ls, 2, 5);
+  for (std::uint32_t q = 0; q < 50; ++q) {
+    double z[4], a0, a1, b0, b1;
+    masw::normal_quad(s, q, z);
+    masw::normal_pair(s, 2 * q, a0, a1);
+    masw::normal_pair(s, 2 * q + 1, b0, b1);
+    EXPECT_EQ(z[0], a0);
+    EXPECT_EQ(z[1], a1);
+    EXPECT_EQ(z[2], b0);
+    EXPECT_EQ(z[3], b1);
+  }
+}
+
 TEST(MaswOps, SolisWetsBiasRules) {
   EXPECT_DOUBLE_EQ(masw::bias_after_plus(1.0, 2.0), 0.2 + 0.4 * 3.0);
   EXPECT_DOUBLE_EQ(masw::bias_after_minus(1.0, 2.0), 1.0 - 0.4 * 3.0);
