@@ -90,9 +90,9 @@ DEGPU_HD_INLINE T bias_after_failure(T bias) { return T(0.5) * bias; }
 // rho doubles after this many consecutive successes and halves after this many consecutive failures
 // (realea's SolisWets maxSuccess, maxFailed).
 inline constexpr int kSwMaxSuccess = 5, kSwMaxFailure = 3;
-// A new chain's rho: half the distance to the nearest other individual, the distance being the Euclidean
-// norm over D (realea's distreal), at most this (realea: get_LS("sw") -> setDelta(0.2)).
-inline constexpr double kSwMaxInitialRho = 0.2;
+// A new chain's rho: "an initial rho = 0.2" (Lastra et al. 4.2). (realea's SolisWets::getInitOptions
+// instead takes half the distance to the nearest individual over D, capped at 0.2: docs/MA_SW_CHAINS.md.)
+inline constexpr double kSwInitialRho = 0.2;
 // A local search improves its individual only when it gains at least this much (realea's
 // hasImprovedEnough: the threshold 1e-8 over 10); otherwise its result is dropped and its chain ends.
 inline constexpr double kLsMinGain = 1e-9;

@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -116,23 +115,11 @@ class MaswRun {
     chain_[i] = Chain::none;
     if (is_new) failed_[i] = 0;
   }
-  // A new chain's state for individual i: no bias, no counts, rho from its nearest neighbour.
+  // A new chain's state for individual i: no bias, no counts, rho = 0.2 (Lastra et al. 4.2).
   void start_chain(int i) {
     std::fill(bias(i), bias(i) + D_, T(0));
     succ_[i] = fail_[i] = 0;
-    const T* x = row(i);
-    double nearest = std::numeric_limits<double>::infinity();
-    for (int q = 0; q < np_; ++q) {
-      if (q == i) continue;
-      const T* y = row(q);
-      double sq = 0;
-      for (int j = 0; j < D_; ++j) {
-        const double e = static_cast<double>(x[j]) - static_cast<double>(y[j]);
-        sq += e * e;
-      }
-      if (sq > 0) nearest = std::min(nearest, std::sqrt(sq) / D_);
-    }
-    rho_[i] = std::min(masw::kSwMaxInitialRho, nearest / 2);
+    rho_[i] = masw::kSwInitialRho;
     chain_[i] = Chain::chained;
   }
 
