@@ -77,6 +77,14 @@ class Problem {
   template <class T>
   T evaluate(const T* x) const;
 
+  // evaluate(x), bit for bit, with the terms of a built-in function whose value is a sum of terms (every
+  // one but the products of griewank and katsuura and schwefel12's prefix sums) made in chunks of 64 that `parallel_for`
+  // may run on several threads: parallel_for(n, body) must call body(k) once for each k in [0, n), in
+  // any order. Other problems are evaluated on the calling thread.
+  using ParallelFor = std::function<void(int, const std::function<void(int)>&)>;
+  template <class T>
+  T evaluate_split(const T* x, const ParallelFor& parallel_for) const;
+
  private:
   Problem() = default;
   std::string name_;

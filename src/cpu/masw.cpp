@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -213,7 +214,7 @@ class MaswRun {
         });
       });
       double f1;
-      timed(eval_s_, [&] { f1 = problem_.evaluate<T>(cand_.data()); });
+      timed(eval_s_, [&] { f1 = evaluate_candidate(); });
       count(f1);
       ++used, ++evals_;
       bool success = false;
@@ -230,7 +231,7 @@ class MaswRun {
           exec_.for_each(D_, [&](int j) { cand_[j] = ops::clamp_to(static_cast<T>(x[j] - bi[j] - d_[j]), lo_[j], hi_[j]); });
         });
         double f2;
-        timed(eval_s_, [&] { f2 = problem_.evaluate<T>(cand_.data()); });
+        timed(eval_s_, [&] { f2 = evaluate_candidate(); });
         count(f2);
         ++used, ++evals_;
         if (better(f2, fx)) {
@@ -260,6 +261,13 @@ class MaswRun {
       failed_[i] = 1;
     }
     record();
+  }
+
+  // A local search candidate's value: on the threads engine at large D, a built-in function's terms
+  // are made on every thread (Problem::evaluate_split: the same value, bit for bit).
+  double evaluate_candidate() {
+    if (!exec_.parallel) return problem_.evaluate<T>(cand_.data());
+    return problem_.evaluate_split<T>(cand_.data(), [this](int n, const std::function<void(int)>& body) { exec_.for_each(n, body); });
   }
 
   bool target_reached(double f) const {

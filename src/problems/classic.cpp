@@ -5,6 +5,8 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <type_traits>
+#include <vector>
 
 #include "degpu/errors.hpp"
 #include "degpu/problem.hpp"
@@ -152,6 +154,39 @@ T Problem::evaluate(const T* x) const {
 }
 template float Problem::evaluate<float>(const float*) const;
 template double Problem::evaluate<double>(const double*) const;
+
+template <class T>
+T Problem::evaluate_split(const T* x, const ParallelFor& parallel_for) const {
+  if (!builtin_) return evaluate(x);
+  return fn::visit(*builtin_, [&](auto f) -> T {
+    using F = decltype(f);
+    if constexpr (!fn::detail::kChunkable<F>) {
+      return evaluate(x);
+    } else {
+      const T* o = nullptr;
+      if (!shift_.empty()) {
+        if constexpr (std::is_same_v<T, float>) o = shift_f_.data();
+        else o = shift_.data();
+      }
+      const int D = dim(), nterms = fn::detail::term_count<F>(D), kC = fn::detail::kChunk;
+      const int chunks = (nterms + kC - 1) / kC;
+      std::vector<double> r0(static_cast<std::size_t>(chunks)), r1(static_cast<std::size_t>(chunks));
+      parallel_for(chunks, [&](int k) {
+        const int begin = k * kC, end = begin + kC < nterms ? begin + kC : nterms;
+        if (o) fn::detail::chunk_sums<F, T, double, true>(x, o, D, begin, end, r0[k], r1[k]);
+        else fn::detail::chunk_sums<F, T, double, false>(x, o, D, begin, end, r0[k], r1[k]);
+      });
+      fn::CompensatedSum<double> s0, s1;  // in chunk order, as evaluate() adds them
+      for (int k = 0; k < chunks; ++k) {
+        if constexpr (F::sums >= 1) s0.add(r0[k]);
+        if constexpr (F::sums >= 2) s1.add(r1[k]);
+      }
+      return static_cast<T>(F::template finish<double>(s0.value(), s1.value(), 1.0, D) + bias_);
+    }
+  });
+}
+template float Problem::evaluate_split<float>(const float*, const ParallelFor&) const;
+template double Problem::evaluate_split<double>(const double*, const ParallelFor&) const;
 
 std::vector<double> read_numbers(const std::string& path, std::size_t need) {
   TokenFile in(path);

@@ -2,10 +2,17 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
 #include <filesystem>
 #include <fstream>
 
 #include "degpu/errors.hpp"
+#include "degpu/functions/classic.hpp"
 #include "degpu/problem.hpp"
 #include "degpu/run.hpp"
 
@@ -159,4 +166,49 @@ TEST(Problem, FloatEvaluationIsCloseToDouble) {
   for (int j = 0; j < 100; ++j) xf[j] = static_cast<float>(x[j] = 3.0 * std::sin(j + 1.0));
   for (int j = 0; j < 100; ++j) x[j] = xf[j];
   EXPECT_NEAR(p.evaluate<float>(xf.data()), p.evaluate<double>(x.data()), 1e-3);
+}
+
+// evaluate_split gives evaluate's value bit for bit, whatever order (or threads) the chunks are made in:
+// every classic function, shifted or not, float and double, D around the chunk size.
+TEST(Problem, EvaluateSplitIsEvaluate) {
+  std::mt19937_64 gen(21);
+  const degpu::Problem::ParallelFor reverse = [](int n, const std::function<void(int)>& body) {
+    for (int k = n - 1; k >= 0; --k) body(k);
+  };
+  const degpu::Problem::ParallelFor omp = [](int n, const std::function<void(int)>& body) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(3)
+    for (int k = 0; k < n; ++k) body(k);
+  };
+  int split = 0;
+  for (int id = 0; id < degpu::fn::kClassicCount; ++id) {
+    const auto f = static_cast<degpu::fn::Classic>(id);
+    const std::string name = degpu::fn::visit(f, [](auto F) { return std::string(decltype(F)::name); });
+    split += degpu::fn::visit(f, [](auto F) { return degpu::fn::detail::kChunkable<decltype(F)> ? 1 : 0; });
+    for (int D : {2, 63, 64, 65, 130, 4099}) {
+      for (bool shifted : {false, true}) {
+        degpu::ProblemSpec s;
+        s.name = name;
+        s.dim = D;
+        if (shifted) s.shift = degpu::ShiftSpec{degpu::ShiftSpec::Kind::random, 5, {}};
+        const degpu::Problem p = degpu::make_problem(s);
+        std::uniform_real_distribution<double> u(p.lower()[0], p.upper()[0]);
+        std::vector<double> x(D);
+        for (double& v : x) v = u(gen);
+        const std::vector<float> xf(x.begin(), x.end());
+        const double e = p.evaluate(x.data());
+        const float ef = p.evaluate(xf.data());
+        const double r = p.evaluate_split(x.data(), reverse);
+        EXPECT_EQ(std::memcmp(&e, &r, 8), 0) << name << " D " << D;
+        const double o = p.evaluate_split(x.data(), omp);
+        const float of = p.evaluate_split(xf.data(), omp);
+        EXPECT_EQ(std::memcmp(&e, &o, 8), 0) << name << " D " << D << " shifted " << shifted;
+        EXPECT_EQ(std::memcmp(&ef, &of, 4), 0) << name << " D " << D << " shifted " << shifted << " (float)";
+      }
+    }
+  }
+  EXPECT_EQ(split, degpu::fn::kClassicCount - 3);  // all but griewank, katsuura (products), schwefel12 (prefix)
+  // a user objective: evaluated on the calling thread, parallel_for never called
+  const degpu::Problem mine("mine", {-1, -1}, {1, 1}, [](std::span<const double> x) { return x[0] + 2 * x[1]; });
+  const double pt[2] = {0.25, 0.5};
+  EXPECT_EQ(mine.evaluate_split(pt, [](int, const std::function<void(int)>&) { FAIL(); }), 1.25);
 }

@@ -53,9 +53,58 @@ struct CompensatedSum {
 // (l0 + l1) + (l2 + l3) at the chunk's end): independent lanes let the compiler overlap, and vectorise,
 // consecutive terms without reordering any sum itself.
 namespace detail {
+inline constexpr int kChunk = 64, kLanes = 4;
+// Functions whose chunks are independent: a sum of terms (no product, no prefix scan).
+template <class F>
+inline constexpr bool kChunkable = F::pattern != Pattern::prefix && F::pattern != Pattern::whole && !F::product;
+template <class F>
+DEGPU_HD_INLINE int term_count(int D) { return F::pattern == Pattern::neighbour ? D - 1 : D; }
+
+// The sums of terms [begin, end) of a chunkable function, as evaluate() makes each chunk's (the chunks
+// may then be made in any order, on any thread, and added in order: evaluate's value bit for bit).
+template <class F, class T, class A, bool kShifted>
+DEGPU_HD_INLINE void chunk_sums(const T* __restrict__ x, const T* __restrict__ o, int D, int begin, int end, A& r0, A& r1) {
+  auto z = [&](int i) -> T {
+    if constexpr (kShifted) return static_cast<T>(x[i] - o[i]);
+    else return x[i];
+  };
+  auto term = [&](int i) -> Terms<T> {
+    T zn = 0;
+    if constexpr (F::pattern == Pattern::neighbour) zn = z(i + 1);
+    if constexpr (F::pattern == Pattern::cyclic) zn = z(i + 1 == D ? 0 : i + 1);
+    return F::template term<T>(z(i), zn, i, D);
+  };
+  A c0[kLanes] = {}, c1[kLanes] = {};
+  int i = begin;
+  for (; i + kLanes <= end; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) {
+      const Terms<T> t = term(i + l);
+      if constexpr (F::sums >= 1) c0[l] += static_cast<A>(t.s0);
+      if constexpr (F::sums >= 2) c1[l] += static_cast<A>(t.s1);
+    }
+  }
+  for (; i < end; ++i) {
+    const Terms<T> t = term(i);
+    if constexpr (F::sums >= 1) c0[0] += static_cast<A>(t.s0);
+    if constexpr (F::sums >= 2) c1[0] += static_cast<A>(t.s1);
+  }
+  r0 = (c0[0] + c0[1]) + (c0[2] + c0[3]);
+  r1 = (c1[0] + c1[1]) + (c1[2] + c1[3]);
+}
+
 template <class F, class T, class A, bool kShifted>
 DEGPU_HD A evaluate(const T* __restrict__ x, const T* __restrict__ o, int D) {
-  constexpr int kChunk = 64, kLanes = 4;
+  if constexpr (kChunkable<F>) {
+    CompensatedSum<A> s0, s1;
+    const int nterms = term_count<F>(D);
+    for (int begin = 0; begin < nterms; begin += kChunk) {
+      A r0, r1;
+      chunk_sums<F, T, A, kShifted>(x, o, D, begin, begin + kChunk < nterms ? begin + kChunk : nterms, r0, r1);
+      if constexpr (F::sums >= 1) s0.add(r0);
+      if constexpr (F::sums >= 2) s1.add(r1);
+    }
+    return F::template finish<A>(s0.value(), s1.value(), A(1), D);
+  }
   auto z = [&](int i) -> T {
     if constexpr (kShifted) return static_cast<T>(x[i] - o[i]);
     else return x[i];
