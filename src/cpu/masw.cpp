@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <new>
 #include <functional>
 #include <string>
 #include <vector>
@@ -371,8 +373,17 @@ Result minimize_masw(const Problem& problem, const MaswConfig& c, const StopCrit
   RunOptions o = options;
   if (o.engine == Engine::auto_) o.engine = Engine::threads;
   validate_masw(problem, c, stop, o);
-  if (o.precision == Precision::f32) return MaswRun<float>(problem, c, stop, o).run();
-  return MaswRun<double>(problem, c, stop, o).run();
+  const std::size_t value = o.precision == Precision::f32 ? sizeof(float) : sizeof(double);
+  const double bytes = static_cast<double>(value) * problem.dim() * (2.0 * c.np + c.offspring + 5);  // rows, biases, offspring, work
+  try {
+    if (o.precision == Precision::f32) return MaswRun<float>(problem, c, stop, o).run();
+    return MaswRun<double>(problem, c, stop, o).run();
+  } catch (const std::bad_alloc&) {
+    char what[200];
+    std::snprintf(what, sizeof what, "ma-sw-chains: out of memory: D = %d with --np %d and --offspring %d needs %.3g GB; "
+                  "use a smaller --np, --offspring or --dim, or --precision f32", problem.dim(), c.np, c.offspring, bytes / 1e9);
+    throw Error(what);
+  }
 }
 
 }  // namespace degpu
