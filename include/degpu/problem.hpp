@@ -43,9 +43,9 @@ using Objective = std::function<double(std::span<const double>)>;
 class Problem {
  public:
   // A user objective on the box [lower, upper]. `optimum_f`, when given, enables target-error stops
-  // and best_error in results.
+  // and best_error in results; `optimum_x` (D values), distance_to_optimum.
   Problem(std::string name, std::vector<double> lower, std::vector<double> upper, Objective objective,
-          std::optional<double> optimum_f = std::nullopt);
+          std::optional<double> optimum_f = std::nullopt, std::optional<std::vector<double>> optimum_x = std::nullopt);
 
   // A built-in function. `shift` empty: unshifted. Throws ConfigError on a bad dimension or box.
   static Problem builtin(fn::Classic function, int dim, std::vector<double> lower, std::vector<double> upper,

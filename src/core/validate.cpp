@@ -85,7 +85,9 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
   const Engine engine = resolve_engine(options.engine, problem, de);
   if (is_cuda_engine(engine) && !problem.is_builtin() && !problem.cec_data())
     throw ConfigError("--engine " + std::string(engine_name(engine)) + ": problem " + problem.name() +
-                      " is a user objective, which runs on the CPU engines (serial, threads, matrix)");
+                      (problem.name().rfind("cec2010:", 0) == 0
+                           ? " (CEC 2010) is evaluated on the CPU only so far: use --engine serial, threads or matrix"
+                           : " is a user objective, which runs on the CPU engines (serial, threads, matrix)"));
   if (options.history_every < 0)
     throw ConfigError("--history-every " + std::to_string(options.history_every) + ": must be >= 1");
 }

@@ -103,6 +103,38 @@ std::shared_ptr<const CecInstance> load_cec(cec::Suite suite, int fn, int D, con
   return c;
 }
 
+void random_orthogonal(const rng::Stream& s, int D, double* m) {
+  // Gaussian entries (Box-Muller), rows orthonormalised by modified Gram-Schmidt, twice for accuracy.
+  const std::size_t DD = static_cast<std::size_t>(D) * D;
+  constexpr double kTwoPi = 6.283185307179586476925;
+  for (std::size_t e = 0; e < DD; ++e) {
+    const double u1 = 1.0 - s.unit_pair(2 * e), u2 = s.unit_pair(2 * e + 1);
+    m[e] = std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2);
+  }
+  for (int pass = 0; pass < 2; ++pass)
+    for (int r = 0; r < D; ++r) {
+      double* row = m + static_cast<std::size_t>(r) * D;
+      for (int q = 0; q < r; ++q) {
+        const double* prev = m + static_cast<std::size_t>(q) * D;
+        double dot = 0;
+        for (int j = 0; j < D; ++j) dot += row[j] * prev[j];
+        for (int j = 0; j < D; ++j) row[j] -= dot * prev[j];
+      }
+      double norm = 0;
+      for (int j = 0; j < D; ++j) norm += row[j] * row[j];
+      norm = std::sqrt(norm);
+      for (int j = 0; j < D; ++j) row[j] /= norm;
+    }
+}
+
+std::vector<int> random_permutation(const rng::Stream& s, int D) {  // Fisher-Yates
+  std::vector<int> p(D);
+  std::iota(p.begin(), p.end(), 0);
+  for (int i = D - 1; i > 0; --i)
+    std::swap(p[i], p[rng::uniform_below(s.word(static_cast<std::uint64_t>(i)), static_cast<std::uint32_t>(i + 1))]);
+  return p;
+}
+
 std::shared_ptr<const CecInstance> generate_cec(cec::Suite suite, int fn, int D, std::uint64_t seed) {
   check(suite, fn, D);
   const cec::Layout lay = cec::layout(suite, fn);
@@ -122,35 +154,10 @@ std::shared_ptr<const CecInstance> generate_cec(cec::Suite suite, int fn, int D,
   }
   c->M.resize(static_cast<std::size_t>(lay.matrices) * DD);
   for (int k = 0; k < lay.matrices; ++k) {
-    // Gaussian entries (Box-Muller), rows orthonormalised by modified Gram-Schmidt, twice for accuracy.
-    const rng::Stream s = stream(k, 1);
-    double* m = c->M.data() + k * DD;
-    constexpr double kTwoPi = 6.283185307179586476925;
-    for (std::size_t e = 0; e < DD; ++e) {
-      const double u1 = 1.0 - s.unit_pair(2 * e), u2 = s.unit_pair(2 * e + 1);
-      m[e] = std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2);
-    }
-    for (int pass = 0; pass < 2; ++pass)
-      for (int r = 0; r < D; ++r) {
-        double* row = m + static_cast<std::size_t>(r) * D;
-        for (int q = 0; q < r; ++q) {
-          const double* prev = m + static_cast<std::size_t>(q) * D;
-          double dot = 0;
-          for (int j = 0; j < D; ++j) dot += row[j] * prev[j];
-          for (int j = 0; j < D; ++j) row[j] -= dot * prev[j];
-        }
-        double norm = 0;
-        for (int j = 0; j < D; ++j) norm += row[j] * row[j];
-        norm = std::sqrt(norm);
-        for (int j = 0; j < D; ++j) row[j] /= norm;
-      }
+    random_orthogonal(stream(k, 1), D, c->M.data() + k * DD);
   }
-  for (int k = 0; k < lay.shuffles; ++k) {  // Fisher-Yates
-    const rng::Stream s = stream(k, 2);
-    std::vector<int> p(D);
-    std::iota(p.begin(), p.end(), 0);
-    for (int i = D - 1; i > 0; --i)
-      std::swap(p[i], p[rng::uniform_below(s.word(static_cast<std::uint64_t>(i)), static_cast<std::uint32_t>(i + 1))]);
+  for (int k = 0; k < lay.shuffles; ++k) {
+    const std::vector<int> p = random_permutation(stream(k, 2), D);
     c->shuffle.insert(c->shuffle.end(), p.begin(), p.end());
   }
   finish(*c);

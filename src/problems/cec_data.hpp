@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "degpu/functions/cec.hpp"
+#include "degpu/rng.hpp"
 
 namespace degpu {
 
@@ -37,6 +38,12 @@ std::shared_ptr<const CecInstance> load_cec(cec::Suite suite, int fn, int D, con
 // a Gaussian matrix), shuffles uniform permutations, all drawn from rng::Stream(seed, ...) as
 // docs/CEC.md lays out, so the same (seed, suite, fn, D) gives the same instance everywhere.
 std::shared_ptr<const CecInstance> generate_cec(cec::Suite suite, int fn, int D, std::uint64_t seed);
+
+// The generators' pieces (docs/CEC.md): a D x D orthogonal matrix, row-major, from a Gaussian matrix's
+// rows orthonormalised twice by modified Gram-Schmidt (pairs 2e, 2e + 1 of `s` for entry e); a uniform
+// permutation of 0 .. D-1 (Fisher-Yates, word i of `s` for position i).
+void random_orthogonal(const rng::Stream& s, int D, double* m);
+std::vector<int> random_permutation(const rng::Stream& s, int D);
 
 }  // namespace degpu
 

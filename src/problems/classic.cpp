@@ -11,6 +11,7 @@
 #include "degpu/errors.hpp"
 #include "degpu/problem.hpp"
 #include "degpu/rng.hpp"
+#include "problems/cec2010.hpp"
 #include "problems/cec_data.hpp"
 #include "problems/token_file.hpp"
 
@@ -78,11 +79,14 @@ std::vector<ClassicInfo> classic_infos() {
 }  // namespace
 
 Problem::Problem(std::string name, std::vector<double> lower, std::vector<double> upper, Objective objective,
-                 std::optional<double> optimum_f)
+                 std::optional<double> optimum_f, std::optional<std::vector<double>> optimum_x)
     : name_(std::move(name)), lower_(std::move(lower)), upper_(std::move(upper)), optimum_f_(optimum_f),
-      objective_(std::move(objective)) {
+      optimum_x_(std::move(optimum_x)), objective_(std::move(objective)) {
   check_box(lower_, upper_);
   if (!objective_) throw ConfigError("problem " + name_ + ": no objective given");
+  if (optimum_x_ && optimum_x_->size() != lower_.size())
+    throw ConfigError("problem " + name_ + ": optimum_x has " + std::to_string(optimum_x_->size()) + " values for " +
+                      std::to_string(lower_.size()) + " dimensions");
 }
 
 Problem Problem::builtin(fn::Classic function, int dim, std::vector<double> lower, std::vector<double> upper,
@@ -200,6 +204,7 @@ std::vector<double> read_numbers(const std::string& path, std::size_t need) {
 
 Problem make_problem(const ProblemSpec& spec) {
   if (is_cec_name(spec.name)) return make_cec_problem(spec);
+  if (is_cec2010_name(spec.name)) return make_cec2010_problem(spec);
   if (!spec.cec_data.empty())
     throw ConfigError("--cec-data " + spec.cec_data + ": problem " + spec.name + " reads no CEC data (cec2017:*, cec2014:*, janssen:*)");
   if (!spec.cec2014_data.empty())
@@ -251,6 +256,7 @@ std::vector<ProblemInfo> list_problems() {
   for (const auto& c : classic_infos()) out.push_back({c.name, c.summary, c.lower, c.upper});
   for (const auto& a : kAliases) out.push_back({a.name, a.summary, a.lower, a.upper});
   add_cec_infos(out);
+  add_cec2010_infos(out);
   return out;
 }
 

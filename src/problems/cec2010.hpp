@@ -1,0 +1,46 @@
+// The CEC 2010 large-scale global optimisation suite (Tang, Li, Suganthan, Yang and Weise 2010), F1-F20,
+// as the C++ port qzcwx/CEC2010SS-LSGO-Benchmarks-CPP computes it (../shared/data/cec2010 was made with
+// it): no D x D matrices, groups of m = 50 variables taken through a permutation, one 50 x 50 rotation
+// per function. docs/CEC2010.md gives every formula, the data layout and what other D mean.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace degpu {
+
+struct ProblemSpec;
+class Problem;
+struct ProblemInfo;
+
+inline constexpr int kCec2010GroupSize = 50;
+
+struct Cec2010Instance {
+  int fn = 0, D = 0;
+  std::vector<double> o;  // shift (D)
+  std::vector<int> P;     // 0-based permutation (D; functions F4-F18)
+  std::vector<double> M;  // 50 x 50 row-major rotation (F4-F6, F9-F11, F14-F16)
+  std::string source;     // the folder read, or "generated (seed N)"
+};
+
+// The search box's upper bound of function fn ([-ub, ub]): 5 (F2, F5, F10, F15), 32 (F3, F6, F11, F16), else 100.
+double cec2010_bound(int fn);
+// f(x) (f* = 0 for every function). Thread-safe.
+double evaluate_cec2010(const Cec2010Instance& c, const double* x);
+// Where f = 0: o, plus 1 on the coordinates a Rosenbrock part reads (F8, F13, F18, F20).
+std::vector<double> cec2010_optimum_x(const Cec2010Instance& c);
+
+// The files of function fn in `dir` (the layout of ../shared/data/cec2010/instance_d1000): F{fn}_o.txt (at
+// least D numbers; the first D are used), F{fn}_perm0based.txt (a permutation of 0 .. D-1),
+// F{fn}_R50_rowmajor.txt (2500 numbers). DataError "FILE:LINE: ..." on a missing, short or malformed file.
+std::shared_ptr<const Cec2010Instance> load_cec2010(int fn, int D, const std::string& dir);
+// A generated instance: o uniform in [-ub, ub] ([-ub, ub - 1] for the Rosenbrock functions, as the port
+// draws it), P a uniform permutation, M an orthogonal 50 x 50 matrix (cec_data.hpp's generators).
+std::shared_ptr<const Cec2010Instance> generate_cec2010(int fn, int D, std::uint64_t seed);
+
+bool is_cec2010_name(const std::string& name);  // cec2010:f1 .. cec2010:f20
+Problem make_cec2010_problem(const ProblemSpec& spec);
+void add_cec2010_infos(std::vector<ProblemInfo>& out);
+
+}  // namespace degpu
