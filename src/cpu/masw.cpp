@@ -131,7 +131,13 @@ class MaswRun {
   void ga_step(int n) {
     ++steps_;
     const auto s = static_cast<std::uint32_t>(steps_);
-    timed(ga_s_, [&] { exec_eval_.for_each(n, [&](int k) { make_offspring(s, k); }); });
+    // at large D the threads split each offspring's coordinates; else they take whole offspring
+    timed(ga_s_, [&] {
+      if (exec_.parallel)
+        for (int k = 0; k < n; ++k) make_offspring(s, k, exec_);
+      else
+        exec_eval_.for_each(n, [&](int k) { make_offspring(s, k, cpu::OmpExec{0, false}); });
+    });
     timed(eval_s_, [&] { exec_eval_.for_each(n, [&](int k) { fkids_[k] = problem_.evaluate<T>(kid(k)); }); });
     for (int k = 0; k < n; ++k) count(fkids_[k]);
     evals_ += n;
@@ -149,7 +155,32 @@ class MaswRun {
     record(true);
   }
 
-  void make_offspring(std::uint32_t s, int k) {
+  // |a - b|^2 in chunks of kDistChunk coordinates, each summed in order, the chunk sums added in order:
+  // the same value whichever executor makes the chunks.
+  static constexpr int kDistChunk = 4096;
+  double distance2(const T* a, const T* b, const cpu::OmpExec& ex) {
+    const int chunks = (D_ + kDistChunk - 1) / kDistChunk;
+    if (static_cast<int>(dpart_.size()) < chunks) dpart_.resize(chunks);
+    auto chunk = [&](int c) {
+      double s = 0;
+      for (int j = c * kDistChunk, end = std::min(D_, j + kDistChunk); j < end; ++j) {
+        const double e = static_cast<double>(a[j]) - static_cast<double>(b[j]);
+        s += e * e;
+      }
+      return s;
+    };
+    double dist = 0;
+    if (ex.parallel) {
+      ex.for_each(chunks, [&](int c) { dpart_[c] = chunk(c); });
+      for (int c = 0; c < chunks; ++c) dist += dpart_[c];
+    } else {
+      for (int c = 0; c < chunks; ++c) dist += chunk(c);
+    }
+    return dist;
+  }
+
+  // Offspring k of GA step s; `ex` splits its coordinates (or runs them on the calling thread).
+  void make_offspring(std::uint32_t s, int k, const cpu::OmpExec& ex) {
     const rng::Stream st(o_.seed, o_.trial, rng::Purpose::ga, s, static_cast<std::uint32_t>(k));
     const masw::OffspringDraw d = masw::draw_offspring(st, static_cast<std::uint32_t>(np_), D_, c_.mutation_rate);
     // negative assortative mating: of nam distinct candidates other than the first parent, the farthest
@@ -160,22 +191,18 @@ class MaswRun {
     int second = -1;
     double far = -1;
     for (int m = 0; m < c_.nam; ++m) {
-      const T* b = row(static_cast<int>(cand[m]));
-      double dist = 0;
-      for (int j = 0; j < D_; ++j) {
-        const double e = static_cast<double>(a[j]) - static_cast<double>(b[j]);
-        dist += e * e;
-      }
+      const double dist = distance2(a, row(static_cast<int>(cand[m])), ex);
       if (dist > far) far = dist, second = static_cast<int>(cand[m]);
     }
     const T* b = row(second);
     const rng::Stream bs(o_.seed, o_.trial, rng::Purpose::blx, s, static_cast<std::uint32_t>(k));
     T* u = kid(k);
-    for (int j0 = 0; j0 < D_; j0 += 2) {  // pairs j0 and j0 + 1 are the two halves of one Philox block
-      const rng::Block w = bs.block(static_cast<std::uint32_t>(j0 >> 1));
+    ex.for_each((D_ + 1) / 2, [&](int p) {  // coordinates 2p and 2p + 1: the two halves of one Philox block
+      const int j0 = 2 * p;
+      const rng::Block w = bs.block(static_cast<std::uint32_t>(p));
       u[j0] = masw::blx(rng::unit53(w.w[0], w.w[1]), a[j0], b[j0], c_.alpha, lo_[j0], hi_[j0]);
       if (j0 + 1 < D_) u[j0 + 1] = masw::blx(rng::unit53(w.w[2], w.w[3]), a[j0 + 1], b[j0 + 1], c_.alpha, lo_[j0 + 1], hi_[j0 + 1]);
-    }
+    });
     if (d.mutate && d.step != 0) {
       const int g = static_cast<int>(d.gene);
       const double v = static_cast<double>(u[g]) + d.step * masw::kBgaRange * (static_cast<double>(hi_[g]) - lo_[g]);
@@ -329,6 +356,7 @@ class MaswRun {
   std::vector<Chain> chain_;
   std::vector<std::uint8_t> failed_;  // a search of it failed (it is not searched again while others may be)
   std::vector<T> saved_;              // the searched individual before its search
+  std::vector<double> dpart_;         // distance2's chunk sums
   std::vector<HistoryPoint> history_;
   StopReason reason_ = StopReason::max_evals;
   Clock::time_point t0_;
