@@ -87,6 +87,8 @@ class Problem {
 
  private:
   Problem() = default;
+  template <class T>
+  const T* shift_in() const;  // the shift in T (nullptr: unshifted), as the built-ins' evaluations read it
   std::string name_;
   std::vector<double> lower_, upper_;
   std::optional<double> optimum_f_;

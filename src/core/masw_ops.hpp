@@ -57,26 +57,25 @@ DEGPU_HD_INLINE T blx(double u, T a, T b, double alpha, T lo, T hi) {
   return t < lo ? lo : (t > hi ? hi : t);
 }
 
-// The N(0, 1) draws of coordinates 2p and 2p + 1 of local search step t of application a (Box-Muller,
-// rng.hpp): one call per pair.
-DEGPU_HD_INLINE void normal_pair(const Stream& s, std::uint32_t p, double& z0, double& z1) {
-  const rng::Block b = s.block(p >> 1);
-  const unsigned o = (p & 1u) * 2;
-  const double u1 = rng::open_unit_from_word(b.w[o]), u2 = rng::unit_from_word(b.w[o + 1]);
+// Box-Muller of two words: r = sqrt(-2 ln u1) (u1 from the open interval), theta = 2 pi u2; z0 = r cos,
+// z1 = r sin (rng.hpp's ls layout).
+DEGPU_HD_INLINE void box_muller(std::uint32_t w1, std::uint32_t w2, double& z0, double& z1) {
+  const double u1 = rng::open_unit_from_word(w1), u2 = rng::unit_from_word(w2);
   const double r = std::sqrt(-2.0 * std::log(u1)), th = 6.283185307179586476925 * u2;
   z0 = r * std::cos(th);
   z1 = r * std::sin(th);
 }
-
+// The N(0, 1) draws of coordinates 2p and 2p + 1 of local search step t of application a.
+DEGPU_HD_INLINE void normal_pair(const Stream& s, std::uint32_t p, double& z0, double& z1) {
+  const rng::Block b = s.block(p >> 1);
+  const unsigned o = (p & 1u) * 2;
+  box_muller(b.w[o], b.w[o + 1], z0, z1);
+}
 // The N(0, 1) draws of coordinates 4q .. 4q + 3 (normal_pair of pairs 2q and 2q + 1: one Philox block).
 DEGPU_HD_INLINE void normal_quad(const Stream& s, std::uint32_t q, double (&z)[4]) {
   const rng::Block b = s.block(q);
-  for (int h = 0; h < 2; ++h) {
-    const double u1 = rng::open_unit_from_word(b.w[2 * h]), u2 = rng::unit_from_word(b.w[2 * h + 1]);
-    const double r = std::sqrt(-2.0 * std::log(u1)), th = 6.283185307179586476925 * u2;
-    z[2 * h] = r * std::cos(th);
-    z[2 * h + 1] = r * std::sin(th);
-  }
+  box_muller(b.w[0], b.w[1], z[0], z[1]);
+  box_muller(b.w[2], b.w[3], z[2], z[3]);
 }
 
 // Solis-Wets' bias updates (Solis and Wets 1981, as MA-SW-Chains uses them; per coordinate, d the step):

@@ -228,6 +228,15 @@ class MaswRun {
     T* x = row(i);
     T* bi = bias(i);
     double fx = f_[i];
+    // the candidate becomes x; the bias moves by `rule` (after x + bias + d, or after x - bias - d)
+    auto accept = [&](auto rule) {
+      timed(ls_s_, [&] {
+        exec_.for_each(D_, [&](int j) {
+          x[j] = cand_[j];
+          bi[j] = rule(bi[j], d_[j]);
+        });
+      });
+    };
     int used = 0;
     for (std::uint32_t t = 0; used < budget && !target_reached(fx); ++t) {
       const rng::Stream st(o_.seed, o_.trial, rng::Purpose::ls, a, t);
@@ -248,12 +257,7 @@ class MaswRun {
       ++used, ++evals_;
       bool success = false;
       if (better(f1, fx)) {
-        timed(ls_s_, [&] {
-          exec_.for_each(D_, [&](int j) {
-            x[j] = cand_[j];
-            bi[j] = masw::bias_after_plus(bi[j], d_[j]);
-          });
-        });
+        accept([](T b, T d) { return masw::bias_after_plus(b, d); });
         fx = f1, success = true;
       } else if (used < budget) {
         timed(ls_s_, [&] {
@@ -264,12 +268,7 @@ class MaswRun {
         count(f2);
         ++used, ++evals_;
         if (better(f2, fx)) {
-          timed(ls_s_, [&] {
-            exec_.for_each(D_, [&](int j) {
-              x[j] = cand_[j];
-              bi[j] = masw::bias_after_minus(bi[j], d_[j]);
-            });
-          });
+          accept([](T b, T d) { return masw::bias_after_minus(b, d); });
           fx = f2, success = true;
         } else {
           timed(ls_s_, [&] { exec_.for_each(D_, [&](int j) { bi[j] = masw::bias_after_failure(bi[j]); }); });

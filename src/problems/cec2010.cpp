@@ -219,21 +219,9 @@ Problem make_cec2010_problem(const ProblemSpec& spec) {
   const int fn = std::stoi(spec.name.substr(9));
   if (spec.bias) throw ConfigError("--bias: problem " + spec.name + " has f* = 0 (the suite's)");
   if (!spec.cec2014_data.empty()) throw ConfigError("--cec2014-data: problem " + spec.name + " is CEC 2010's (use --cec-data)");
-  std::shared_ptr<const Cec2010Instance> c;
-  if (spec.cec_data.empty()) {
-    std::uint64_t seed = 0;
-    if (spec.shift) {
-      if (spec.shift->kind != ShiftSpec::Kind::random)
-        throw ConfigError("--shift: problem " + spec.name + " takes its shift from --cec-data DIR or the generator (--shift random:SEED)");
-      seed = spec.shift->seed;
-    }
-    c = generate_cec2010(fn, spec.dim, seed);
-  } else {
-    if (spec.shift) throw ConfigError("--shift: problem " + spec.name + " reads its shift from --cec-data " + spec.cec_data);
-    std::error_code ec;
-    if (!std::filesystem::is_directory(spec.cec_data, ec)) throw ConfigError("--cec-data " + spec.cec_data + ": not a folder");
-    c = load_cec2010(fn, spec.dim, spec.cec_data);
-  }
+  const auto seed = cec_generator_seed(spec, spec.cec_data, "--cec-data ");
+  const std::shared_ptr<const Cec2010Instance> c =
+      seed ? generate_cec2010(fn, spec.dim, *seed) : load_cec2010(fn, spec.dim, spec.cec_data);
   const double ub = cec2010_bound(fn);
   double lo = -ub, hi = ub;
   if (spec.bounds) lo = spec.bounds->first, hi = spec.bounds->second;

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,12 @@ struct ProblemInfo;
 
 // "cec2017" or "cec2014", as the problem names spell the suite.
 std::string suite_name(cec::Suite s);
+
+// Where a CEC problem's data comes from (CEC 2017 / 2014 and CEC 2010 alike): with `dir` empty, the
+// generator, whose seed this returns (0, or --shift random:SEED; another --shift is a ConfigError); else the
+// files in `dir` (nullopt; `opt` names its option, e.g. "--cec-data "): ConfigError for a --shift, or
+// for a dir that is not a folder.
+std::optional<std::uint64_t> cec_generator_seed(const ProblemSpec& spec, const std::string& dir, const std::string& opt);
 
 // Where f = f* (the problem's optimum_x when it lies in the box): the first shift, but o + M^T 1 for the
 // official Levy function (CEC 2017 F9, docs/CEC.md).

@@ -106,24 +106,25 @@ std::string data_folder(const ProblemSpec& spec, Named f) {
 // The data folder's files are named by the function of the suite; the official data covers some D only.
 std::shared_ptr<const CecInstance> instance(const ProblemSpec& spec, Named f) {
   const std::string dir = data_folder(spec, f);
-  if (dir.empty()) {
-    std::uint64_t seed = 0;
-    if (spec.shift) {
-      if (spec.shift->kind != ShiftSpec::Kind::random)
-        throw ConfigError("--shift: problem " + spec.name +
-                          " takes its shifts from --cec-data DIR or the generator (--shift random:SEED)");
-      seed = spec.shift->seed;
-    }
-    return generate_cec(f.suite, f.fn, spec.dim, seed);
-  }
-  const std::string opt = dir == spec.cec_data ? "--cec-data " : "--cec2014-data ";
-  if (spec.shift) throw ConfigError("--shift: problem " + spec.name + " reads its shifts from " + opt + dir);
-  std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) throw ConfigError(opt + dir + ": not a folder");
-  return load_cec(f.suite, f.fn, spec.dim, dir);
+  const auto seed = cec_generator_seed(spec, dir, dir == spec.cec_data ? "--cec-data " : "--cec2014-data ");
+  return seed ? generate_cec(f.suite, f.fn, spec.dim, *seed) : load_cec(f.suite, f.fn, spec.dim, dir);
 }
 
 }  // namespace
+
+std::optional<std::uint64_t> cec_generator_seed(const ProblemSpec& spec, const std::string& dir, const std::string& opt) {
+  if (dir.empty()) {
+    if (!spec.shift) return 0;
+    if (spec.shift->kind != ShiftSpec::Kind::random)
+      throw ConfigError("--shift: problem " + spec.name +
+                        " takes its shifts from --cec-data DIR or the generator (--shift random:SEED)");
+    return spec.shift->seed;
+  }
+  if (spec.shift) throw ConfigError("--shift: problem " + spec.name + " reads its shifts from " + opt + dir);
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) throw ConfigError(opt + dir + ": not a folder");
+  return std::nullopt;
+}
 
 bool is_cec_name(const std::string& name) { return find(name) != nullptr; }
 

@@ -136,14 +136,17 @@ Problem Problem::cec(std::shared_ptr<const CecInstance> data, std::string name, 
 }
 
 template <class T>
+const T* Problem::shift_in() const {
+  if (shift_.empty()) return nullptr;
+  if constexpr (std::is_same_v<T, float>) return shift_f_.data();
+  else return shift_.data();
+}
+
+template <class T>
 T Problem::evaluate(const T* x) const {
   if (cec_) return evaluate_cec<T>(*cec_, x);
   if (builtin_) {
-    const T* o = nullptr;
-    if (!shift_.empty()) {
-      if constexpr (std::is_same_v<T, float>) o = shift_f_.data();
-      else o = shift_.data();
-    }
+    const T* o = shift_in<T>();
     const int D = dim();
     return fn::visit(*builtin_, [&](auto f) {
       return static_cast<T>(fn::evaluate<decltype(f), T, double>(x, o, D) + bias_);
@@ -167,11 +170,7 @@ T Problem::evaluate_split(const T* x, const ParallelFor& parallel_for) const {
     if constexpr (!fn::detail::kChunkable<F>) {
       return evaluate(x);
     } else {
-      const T* o = nullptr;
-      if (!shift_.empty()) {
-        if constexpr (std::is_same_v<T, float>) o = shift_f_.data();
-        else o = shift_.data();
-      }
+      const T* o = shift_in<T>();
       const int D = dim(), nterms = fn::detail::term_count<F>(D), kC = fn::detail::kChunk;
       const int chunks = (nterms + kC - 1) / kC;
       std::vector<double> r0(static_cast<std::size_t>(chunks)), r1(static_cast<std::size_t>(chunks));

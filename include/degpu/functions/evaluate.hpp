@@ -60,59 +60,17 @@ inline constexpr bool kChunkable = F::pattern != Pattern::prefix && F::pattern !
 template <class F>
 DEGPU_HD_INLINE int term_count(int D) { return F::pattern == Pattern::neighbour ? D - 1 : D; }
 
-// The sums of terms [begin, end) of a chunkable function, as evaluate() makes each chunk's (the chunks
-// may then be made in any order, on any thread, and added in order: evaluate's value bit for bit).
+// Terms [begin, end) of F: their sums r0, r1 (term i in lane i mod 4, the lanes added (l0 + l1) + (l2 + l3)),
+// with the running product p and prefix sum carried over from the chunks before. A kChunkable function's
+// chunk depends on nothing before it, so its chunks may be made in any order, on any thread, and added
+// in order: evaluate's value bit for bit (chunk_sums, Problem::evaluate_split).
 template <class F, class T, class A, bool kShifted>
-DEGPU_HD_INLINE void chunk_sums(const T* __restrict__ x, const T* __restrict__ o, int D, int begin, int end, A& r0, A& r1) {
+DEGPU_HD_INLINE void chunk_terms(const T* __restrict__ x, const T* __restrict__ o, int D, int begin, int end, A& prefix,
+                                 A& p, A& r0, A& r1) {
   auto z = [&](int i) -> T {
     if constexpr (kShifted) return static_cast<T>(x[i] - o[i]);
     else return x[i];
   };
-  auto term = [&](int i) -> Terms<T> {
-    T zn = 0;
-    if constexpr (F::pattern == Pattern::neighbour) zn = z(i + 1);
-    if constexpr (F::pattern == Pattern::cyclic) zn = z(i + 1 == D ? 0 : i + 1);
-    return F::template term<T>(z(i), zn, i, D);
-  };
-  A c0[kLanes] = {}, c1[kLanes] = {};
-  int i = begin;
-  for (; i + kLanes <= end; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) {
-      const Terms<T> t = term(i + l);
-      if constexpr (F::sums >= 1) c0[l] += static_cast<A>(t.s0);
-      if constexpr (F::sums >= 2) c1[l] += static_cast<A>(t.s1);
-    }
-  }
-  for (; i < end; ++i) {
-    const Terms<T> t = term(i);
-    if constexpr (F::sums >= 1) c0[0] += static_cast<A>(t.s0);
-    if constexpr (F::sums >= 2) c1[0] += static_cast<A>(t.s1);
-  }
-  r0 = (c0[0] + c0[1]) + (c0[2] + c0[3]);
-  r1 = (c1[0] + c1[1]) + (c1[2] + c1[3]);
-}
-
-template <class F, class T, class A, bool kShifted>
-DEGPU_HD A evaluate(const T* __restrict__ x, const T* __restrict__ o, int D) {
-  if constexpr (kChunkable<F>) {
-    CompensatedSum<A> s0, s1;
-    const int nterms = term_count<F>(D);
-    for (int begin = 0; begin < nterms; begin += kChunk) {
-      A r0, r1;
-      chunk_sums<F, T, A, kShifted>(x, o, D, begin, begin + kChunk < nterms ? begin + kChunk : nterms, r0, r1);
-      if constexpr (F::sums >= 1) s0.add(r0);
-      if constexpr (F::sums >= 2) s1.add(r1);
-    }
-    return F::template finish<A>(s0.value(), s1.value(), A(1), D);
-  }
-  auto z = [&](int i) -> T {
-    if constexpr (kShifted) return static_cast<T>(x[i] - o[i]);
-    else return x[i];
-  };
-  CompensatedSum<A> s0, s1;
-  A p = 1;
-  const int nterms = (F::pattern == Pattern::neighbour) ? D - 1 : D;
-  A prefix = 0;
   auto term = [&](int i) -> Terms<T> {
     T zi, zn = 0;
     if constexpr (F::pattern == Pattern::prefix) {
@@ -125,26 +83,43 @@ DEGPU_HD A evaluate(const T* __restrict__ x, const T* __restrict__ o, int D) {
     }
     return F::template term<T>(zi, zn, i, D);
   };
-  for (int begin = 0; begin < nterms; begin += kChunk) {
-    const int end = begin + kChunk < nterms ? begin + kChunk : nterms;
-    A c0[kLanes] = {}, c1[kLanes] = {};
-    int i = begin;
-    for (; i + kLanes <= end; i += kLanes) {
-      for (int l = 0; l < kLanes; ++l) {
-        const Terms<T> t = term(i + l);
-        if constexpr (F::sums >= 1) c0[l] += static_cast<A>(t.s0);
-        if constexpr (F::sums >= 2) c1[l] += static_cast<A>(t.s1);
-        if constexpr (F::product) p *= static_cast<A>(t.p);
-      }
-    }
-    for (; i < end; ++i) {
-      const Terms<T> t = term(i);
-      if constexpr (F::sums >= 1) c0[0] += static_cast<A>(t.s0);
-      if constexpr (F::sums >= 2) c1[0] += static_cast<A>(t.s1);
+  A c0[kLanes] = {}, c1[kLanes] = {};
+  int i = begin;
+  for (; i + kLanes <= end; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) {
+      const Terms<T> t = term(i + l);
+      if constexpr (F::sums >= 1) c0[l] += static_cast<A>(t.s0);
+      if constexpr (F::sums >= 2) c1[l] += static_cast<A>(t.s1);
       if constexpr (F::product) p *= static_cast<A>(t.p);
     }
-    if constexpr (F::sums >= 1) s0.add((c0[0] + c0[1]) + (c0[2] + c0[3]));
-    if constexpr (F::sums >= 2) s1.add((c1[0] + c1[1]) + (c1[2] + c1[3]));
+  }
+  for (; i < end; ++i) {
+    const Terms<T> t = term(i);
+    if constexpr (F::sums >= 1) c0[0] += static_cast<A>(t.s0);
+    if constexpr (F::sums >= 2) c1[0] += static_cast<A>(t.s1);
+    if constexpr (F::product) p *= static_cast<A>(t.p);
+  }
+  r0 = (c0[0] + c0[1]) + (c0[2] + c0[3]);
+  r1 = (c1[0] + c1[1]) + (c1[2] + c1[3]);
+}
+// The sums of terms [begin, end) of a kChunkable function.
+template <class F, class T, class A, bool kShifted>
+DEGPU_HD_INLINE void chunk_sums(const T* __restrict__ x, const T* __restrict__ o, int D, int begin, int end, A& r0, A& r1) {
+  static_assert(kChunkable<F>, "chunk_sums: the function carries a product or a prefix sum across chunks");
+  A prefix = 0, p = 1;
+  chunk_terms<F, T, A, kShifted>(x, o, D, begin, end, prefix, p, r0, r1);
+}
+
+template <class F, class T, class A, bool kShifted>
+DEGPU_HD A evaluate(const T* __restrict__ x, const T* __restrict__ o, int D) {
+  CompensatedSum<A> s0, s1;
+  A p = 1, prefix = 0;
+  const int nterms = term_count<F>(D);
+  for (int begin = 0; begin < nterms; begin += kChunk) {
+    A r0, r1;
+    chunk_terms<F, T, A, kShifted>(x, o, D, begin, begin + kChunk < nterms ? begin + kChunk : nterms, prefix, p, r0, r1);
+    if constexpr (F::sums >= 1) s0.add(r0);
+    if constexpr (F::sums >= 2) s1.add(r1);
   }
   return F::template finish<A>(s0.value(), s1.value(), p, D);
 }
