@@ -119,6 +119,16 @@ TEST(Cec2010, BadDataAndOptions) {
   s.bias = 5;
   EXPECT_THROW(make_problem(s), ConfigError);
   EXPECT_THROW(cec2010(2, 1000, "/nonexistent/folder"), ConfigError);
+  ProblemSpec shifted;
+  shifted.name = "cec2010:f3";
+  shifted.dim = 100;
+  shifted.shift = ShiftSpec{ShiftSpec::Kind::random, 9, {}};  // the generator's seed
+  EXPECT_EQ(make_problem(shifted).optimum_x(), generate_cec2010(3, 100, 9)->o);
+  shifted.shift = ShiftSpec{ShiftSpec::Kind::none, 0, {}};
+  EXPECT_THROW(make_problem(shifted), ConfigError);
+  shifted.shift = ShiftSpec{ShiftSpec::Kind::random, 9, {}};
+  shifted.cec_data = std::filesystem::temp_directory_path().string();  // data and a shift: refused
+  EXPECT_THROW(make_problem(shifted), ConfigError);
 
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "degpu_cec2010_bad";
   std::filesystem::create_directories(dir);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <numeric>
+#include <span>
 #include <vector>
 
 #include "core/masw_ops.hpp"
@@ -232,4 +233,26 @@ TEST(Masw, BadOptionsAreRefused) {
   StopCriteria few;
   few.max_evals = 10;  // below the population
   EXPECT_THROW(minimize_masw(p, MaswConfig{}, few, o), ConfigError);
+  MaswConfig four;
+  four.np = 4;
+  four.nam = 4;  // candidates other than the first parent: at most np - 1
+  EXPECT_THROW(minimize_masw(p, four, stop, o), ConfigError);
+  four.nam = 3;
+  StopCriteria s2;
+  s2.max_evals = 200;
+  EXPECT_NO_THROW(minimize_masw(p, four, s2, o));
+  StopCriteria t;
+  t.max_time_s = 0;
+  EXPECT_THROW(minimize_masw(p, MaswConfig{}, t, o), ConfigError);
+  StopCriteria gens;
+  gens.max_gens = -1;
+  EXPECT_THROW(minimize_masw(p, MaswConfig{}, gens, o), ConfigError);
+  const Problem mine("mine", {-1, -1}, {1, 1}, [](std::span<const double> x) { return x[0] * x[0] + x[1] * x[1]; });
+  StopCriteria target;
+  target.target_error = 1e-3;  // no known optimum
+  EXPECT_THROW(minimize_masw(mine, MaswConfig{}, target, o), ConfigError);
+  RunOptions th = o;
+  th.engine = Engine::threads;
+  th.threads = -2;
+  EXPECT_THROW(minimize_masw(p, MaswConfig{}, stop, th), ConfigError);
 }
