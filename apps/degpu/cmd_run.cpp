@@ -250,7 +250,7 @@ int run(const RunArgs& a) {
   check_writable("--json", a.json);
   check_writable("--history", a.history);
   if (masw) {
-    if (o.engine == Engine::auto_) o.engine = Engine::threads;  // its only engines: serial and threads
+    o.engine = resolve_masw_engine(o.engine, problem);  // the engine that runs, as the output says
     validate_masw(problem, mc, stop, o);
   } else {
     o.engine = resolve_engine(o.engine, problem, de);  // the engine that runs, as the output says

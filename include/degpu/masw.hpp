@@ -23,12 +23,17 @@ struct MaswConfig {
                               // 6.2: 20 on the GPU; 1 is the original serial SSGA)
 };
 
+// The engine that runs: `e`, or for auto the gpu engine where this build has CUDA, a device exists and the
+// GPU engine evaluates the problem (a built-in function whose terms read one coordinate each, or
+// Schwefel 1.2), else threads.
+Engine resolve_masw_engine(Engine e, const Problem& problem);
+
 // Checks every value (ConfigError naming the option and value): np >= 4, alpha > 0, nam >= 1, mutation
-// rate in [0, 1], ls_intensity >= 1, ls_ratio in (0, 1), offspring >= 1; and the engine (serial or
-// threads; auto resolves to threads for this algorithm).
+// rate in [0, 1], ls_intensity >= 1, ls_ratio in (0, 1), offspring >= 1; and the engine (serial, threads
+// or gpu; gpu for the problems resolve_masw_engine names, with np and offspring x nam at most 65535).
 void validate_masw(const Problem& problem, const MaswConfig& c, const StopCriteria& stop, const RunOptions& o);
 
-// One run. Stops at stop.max_evals (default 10000 D, never exceeded), max_time_s or target_error;
+// One run (a CUDA error, out of GPU memory included, is a CudaError). Stops at stop.max_evals (default 10000 D, never exceeded), max_time_s or target_error;
 // stop.max_gens counts GA steps. Result::generations is the number of GA steps, Result::ls_applications
 // the local searches applied.
 Result minimize_masw(const Problem& problem, const MaswConfig& c, const StopCriteria& stop, const RunOptions& o);

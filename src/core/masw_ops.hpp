@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "degpu/config.hpp"
+#include "degpu/functions/evaluate.hpp"
 #include "degpu/rng.hpp"
 
 namespace degpu::masw {
@@ -95,5 +96,10 @@ inline constexpr double kSwInitialRho = 0.2;
 // A local search improves its individual only when it gains at least this much (realea's
 // hasImprovedEnough: the threshold 1e-8 over 10); otherwise its result is dropped and its chain ends.
 inline constexpr double kLsMinGain = 1e-9;
+
+// The functions the GPU engine evaluates: terms that read one coordinate each, or a prefix sum
+// (Schwefel 1.2). A term that reads its neighbour would race with the local search's in-place update of x.
+template <class F>
+inline constexpr bool kGpuTerms = F::pattern == fn::Pattern::elementwise || F::pattern == fn::Pattern::prefix;
 
 }  // namespace degpu::masw

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "degpu/masw.hpp"
 #include "degpu/run.hpp"
 
 namespace degpu::cuda {
@@ -16,4 +17,6 @@ std::string explain_gpu_fused(const Problem& problem, const Resolved& r, const R
 Result minimize_gpu_fused(const Problem& problem, const Resolved& r, const RunOptions& o);
 // The gpu engine: n concurrent trials o.trial .. o.trial + n - 1 in one launch.
 std::vector<Result> minimize_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
+// MA-SW-Chains' GPU engine (masw_gpu.cuh); without CUDA it throws NotCompiled.
+Result minimize_masw_gpu(const Problem& problem, const MaswConfig& c, const StopCriteria& stop, const RunOptions& o);
 }

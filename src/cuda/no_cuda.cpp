@@ -1,5 +1,6 @@
 // A build without CUDA: the device part of the CUDA engines says so.
 #include "cuda/batch_evaluator.hpp"
+#include "cuda/engines_cuda.hpp"
 #include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
 
@@ -29,6 +30,10 @@ template <class T>
 void BatchEvaluator<T>::evaluate(const T*, int, T*) {}
 template class BatchEvaluator<float>;
 template class BatchEvaluator<double>;
+
+Result minimize_masw_gpu(const Problem&, const MaswConfig&, const StopCriteria&, const RunOptions&) {
+  throw NotCompiled("this build of degpu has no CUDA engines; use --engine serial or threads");
+}
 }  // namespace cuda
 
 }  // namespace degpu

@@ -9,6 +9,7 @@
 
 #include "core/masw_ops.hpp"
 #include "cpu_test_util.hpp"
+#include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/masw.hpp"
 
@@ -228,8 +229,20 @@ TEST(Masw, BadOptionsAreRefused) {
     EXPECT_EQ(std::string(e.what()), "--ls-ratio 1.5: must be in (0, 1)");
   }
   RunOptions g = o;
-  g.engine = Engine::gpu;
+  g.engine = Engine::gpu_eval;  // not one of its engines
   EXPECT_THROW(minimize_masw(p, MaswConfig{}, stop, g), ConfigError);
+  g.engine = Engine::gpu;
+  try {  // rosenbrock's terms read a neighbour: not on the GPU engine
+    minimize_masw(classic("rosenbrock", 5), MaswConfig{}, stop, g);
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("--engine gpu: rosenbrock's terms read a neighbouring coordinate"), std::string::npos)
+        << e.what();
+  }
+  if (!cuda_compiled()) EXPECT_THROW(minimize_masw(p, MaswConfig{}, stop, g), NotCompiled);
+  MaswConfig wide;
+  wide.offspring = 30000;  // x nam 3: over a grid's 65535
+  EXPECT_THROW(minimize_masw(p, wide, stop, g), ConfigError);
   StopCriteria few;
   few.max_evals = 10;  // below the population
   EXPECT_THROW(minimize_masw(p, MaswConfig{}, few, o), ConfigError);
@@ -251,6 +264,10 @@ TEST(Masw, BadOptionsAreRefused) {
   StopCriteria target;
   target.target_error = 1e-3;  // no known optimum
   EXPECT_THROW(minimize_masw(mine, MaswConfig{}, target, o), ConfigError);
+  EXPECT_THROW(minimize_masw(mine, MaswConfig{}, stop, g), ConfigError);  // a user objective on the GPU engine
+  EXPECT_EQ(resolve_masw_engine(Engine::auto_, mine), Engine::threads);
+  EXPECT_EQ(resolve_masw_engine(Engine::auto_, classic("rosenbrock", 5)), Engine::threads);
+  EXPECT_EQ(resolve_masw_engine(Engine::serial, p), Engine::serial);
   RunOptions th = o;
   th.engine = Engine::threads;
   th.threads = -2;
