@@ -131,7 +131,7 @@ class Run : public masw::Driver<Run<T, F>, T> {
         for (int m = 0; m < c_.nam; ++m) p.cand[m] = slot_[cand[m]];
       }
       DEGPU_CUDA_TRY(cudaMemcpyAsync(plan_.ptr, plan_h_.ptr, n * sizeof(KidPlan), cudaMemcpyHostToDevice, stream_.s));
-      k_distances<T><<<grid(n * c_.nam), kThreads, 0, stream_.s>>>(L_, X_.ptr, plan_.ptr, c_.nam, parts_, dist_.ptr);
+      k_distances<T><<<grid(n), kThreads, 0, stream_.s>>>(L_, X_.ptr, plan_.ptr, c_.nam, parts_, dist_.ptr);
       const BlxSource<T> blx{X_.ptr, plan_.ptr, dist_.ptr, c_.nam, D_, L_.stride, box_, c_.alpha, o_.seed, o_.trial, s};
       const StoreValue<T> fin{fk_.ptr, problem_.bias()};
       if constexpr (kPrefix) {  // pass A makes and stores the offspring; pass B evaluates the stored rows

@@ -276,24 +276,48 @@ struct KidPlan {
   double step;
 };
 
-// Squared distances between each offspring's first parent and its candidates: vector blockIdx.y = k nam + m.
+// Squared distances between offspring k = blockIdx.y's first parent and each of its nam candidates (the
+// parent's quad read once for all of them), into dist[k nam + m].
 template <class T>
 __global__ void __launch_bounds__(kThreads) k_distances(Layout L, const T* __restrict__ X, const KidPlan* plan, int nam,
                                                         Partials P, double* dist) {
-  const int v = static_cast<int>(blockIdx.y);
-  const KidPlan& kp = plan[v / nam];
+  const int k = static_cast<int>(blockIdx.y);
+  const KidPlan& kp = plan[k];
   const T* a = X + static_cast<std::size_t>(kp.a) * L.stride;
-  const T* c = X + static_cast<std::size_t>(kp.cand[v % nam]) * L.stride;
-  Acc acc;
+  double acc[masw::kMaxNam] = {};
   const int qbeg = blockIdx.x * L.qpb, qend = min(qbeg + L.qpb, L.nquads);
   for (int q = qbeg + static_cast<int>(threadIdx.x); q < qend; q += kThreads) {
-    const Quad<T> x = load_quad(a + 4 * static_cast<std::size_t>(q)), y = load_quad(c + 4 * static_cast<std::size_t>(q));
-    for (int e = 0; e < 4; ++e) {
-      const double d = static_cast<double>(x.v[e]) - static_cast<double>(y.v[e]);
-      acc.s0 += d * d;
+    const Quad<T> x = load_quad(a + 4 * static_cast<std::size_t>(q));
+#pragma unroll
+    for (int m = 0; m < masw::kMaxNam; ++m) {
+      if (m >= nam) break;
+      const Quad<T> y = load_quad(X + static_cast<std::size_t>(kp.cand[m]) * L.stride + 4 * static_cast<std::size_t>(q));
+      for (int e = 0; e < 4; ++e) {
+        const double d = static_cast<double>(x.v[e]) - static_cast<double>(y.v[e]);
+        acc[m] += d * d;
+      }
     }
   }
-  if (finish_vector<false, false>(L, P, v, acc) && threadIdx.x == 0) dist[v] = acc.s0;
+  __shared__ bool last;
+  for (int m = 0; m < nam; ++m) {
+    const double s = block_reduce(acc[m]);
+    if (threadIdx.x == 0) P.s0[(static_cast<std::size_t>(k) * nam + m) * L.nblk + blockIdx.x] = s;
+  }
+  if (threadIdx.x == 0) {
+    __threadfence();
+    last = atomicAdd(P.counter + k, 1u) == static_cast<unsigned>(L.nblk - 1);
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  for (int m = 0; m < nam; ++m) {
+    const double* part = P.s0 + (static_cast<std::size_t>(k) * nam + m) * L.nblk;
+    double t = 0;
+    for (int b = static_cast<int>(threadIdx.x); b < L.nblk; b += kThreads) t += __ldcg(part + b);
+    t = block_reduce(t);
+    if (threadIdx.x == 0) dist[k * nam + m] = t;
+  }
+  if (threadIdx.x == 0) P.counter[k] = 0;
 }
 
 // Offspring k: BLX-alpha of its first parent and the farthest candidate (the first drawn of equals), then
