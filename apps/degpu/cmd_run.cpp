@@ -177,20 +177,6 @@ MaswConfig masw_config(const RunArgs& a) {
   return c;
 }
 
-// Independent MA-SW-Chains runs, one after another (trials o.trial .. o.trial + n - 1).
-TrialsResult masw_trials(const Problem& problem, const MaswConfig& c, const StopCriteria& stop, RunOptions o, int n) {
-  const auto t0 = std::chrono::steady_clock::now();
-  TrialsResult out;
-  for (int t = 0; t < n; ++t, ++o.trial) {
-    out.trials.push_back(minimize_masw(problem, c, stop, o));
-    if (std::isless(out.trials.back().best_f, out.trials[out.best].best_f) ||
-        (std::isnan(out.trials[out.best].best_f) && !std::isnan(out.trials.back().best_f)))
-      out.best = out.trials.size() - 1;
-  }
-  out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return out;
-}
-
 int run(const RunArgs& a) {
   const Problem problem = make_problem(a.problem.spec());
   const bool masw = a.algorithm == "ma-sw-chains";
@@ -259,7 +245,7 @@ int run(const RunArgs& a) {
 
   auto progress = std::make_shared<ProgressLine>(static_cast<int>(trials));
   if (!a.quiet && isatty(STDERR_FILENO)) o.progress = [progress](const Progress& p) { (*progress)(p); };
-  const TrialsResult tr = masw ? masw_trials(problem, mc, stop, o, static_cast<int>(trials))
+  const TrialsResult tr = masw ? minimize_masw_trials(problem, mc, stop, o, static_cast<int>(trials))
                                : minimize_trials(problem, de, stop, o, static_cast<int>(trials));
   progress->finish();
   const Result& res = tr.trials[tr.best];

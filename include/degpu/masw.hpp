@@ -38,4 +38,9 @@ void validate_masw(const Problem& problem, const MaswConfig& c, const StopCriter
 // the local searches applied.
 Result minimize_masw(const Problem& problem, const MaswConfig& c, const StopCriteria& stop, const RunOptions& o);
 
+// Trials options.trial .. options.trial + n - 1, one after another (n as minimize_trials takes it); the
+// best is the lowest best_f (the first on ties, NaN last).
+TrialsResult minimize_masw_trials(const Problem& problem, const MaswConfig& c, const StopCriteria& stop,
+                                  const RunOptions& options, int n);
+
 }  // namespace degpu

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/trials.hpp"
 #include "cpu/engines.hpp"
 #include "cuda/engines.hpp"
 #include "degpu/errors.hpp"
@@ -20,6 +21,26 @@ RunOptions concrete(const Problem& problem, const DEConfig& de, const RunOptions
 
 }  // namespace
 
+namespace detail {
+void check_trial_count(int n) {
+  if (n < 1 || static_cast<std::uint64_t>(n) > rng::kMaxTrials)
+    throw ConfigError("--trials " + std::to_string(n) + ": must be in [1, " + std::to_string(rng::kMaxTrials) + "]");
+}
+void check_trial_range(std::uint32_t first, int n) {
+  if (static_cast<std::uint64_t>(first) + static_cast<std::uint64_t>(n) > rng::kMaxTrials)
+    throw ConfigError("--trials " + std::to_string(n) + ": trials " + std::to_string(first) + " to " +
+                      std::to_string(static_cast<std::uint64_t>(first) + n - 1) + " pass the last trial index " +
+                      std::to_string(rng::kMaxTrials - 1) + " (at most " + std::to_string(rng::kMaxTrials - first) +
+                      " trials from --trial " + std::to_string(first) + ")");
+}
+void choose_best(TrialsResult& out) {
+  const auto better = [](double a, double b) { return a < b || (!std::isnan(a) && std::isnan(b)); };
+  out.best = 0;
+  for (std::size_t t = 1; t < out.trials.size(); ++t)
+    if (better(out.trials[t].best_f, out.trials[out.best].best_f)) out.best = t;
+}
+}  // namespace detail
+
 Result minimize(const Problem& problem, const DEConfig& de, const StopCriteria& stop, const RunOptions& options) {
   const RunOptions o = concrete(problem, de, options);
   validate(problem, de, stop, o);
@@ -30,15 +51,10 @@ Result minimize(const Problem& problem, const DEConfig& de, const StopCriteria& 
 
 TrialsResult minimize_trials(const Problem& problem, const DEConfig& de, const StopCriteria& stop,
                              const RunOptions& options, int n) {
-  if (n < 1 || static_cast<std::uint64_t>(n) > rng::kMaxTrials)
-    throw ConfigError("--trials " + std::to_string(n) + ": must be in [1, " + std::to_string(rng::kMaxTrials) + "]");
+  detail::check_trial_count(n);
   const RunOptions o = concrete(problem, de, options);
   validate(problem, de, stop, o);  // options.trial < kMaxTrials
-  if (static_cast<std::uint64_t>(o.trial) + static_cast<std::uint64_t>(n) > rng::kMaxTrials)
-    throw ConfigError("--trials " + std::to_string(n) + ": trials " + std::to_string(o.trial) + " to " +
-                      std::to_string(static_cast<std::uint64_t>(o.trial) + n - 1) + " pass the last trial index " +
-                      std::to_string(rng::kMaxTrials - 1) + " (at most " + std::to_string(rng::kMaxTrials - o.trial) +
-                      " trials from --trial " + std::to_string(o.trial) + ")");
+  detail::check_trial_range(o.trial, n);
   const Resolved r = resolve(problem, de, stop);
   const auto t0 = std::chrono::steady_clock::now();
   TrialsResult out;
@@ -49,10 +65,7 @@ TrialsResult minimize_trials(const Problem& problem, const DEConfig& de, const S
     out.trials.reserve(static_cast<std::size_t>(n));
     for (int t = 0; t < n; ++t, ++ot.trial) out.trials.push_back(cpu::minimize_cpu(problem, r, ot));
   }
-  // NaN best values (every evaluation NaN) rank last, as in the engines' selection.
-  const auto better = [](double a, double b) { return a < b || (!std::isnan(a) && std::isnan(b)); };
-  for (std::size_t t = 1; t < out.trials.size(); ++t)
-    if (better(out.trials[t].best_f, out.trials[out.best].best_f)) out.best = t;
+  detail::choose_best(out);
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

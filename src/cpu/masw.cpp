@@ -21,6 +21,7 @@
 #include "core/de_ops.hpp"
 #include "core/masw_driver.hpp"
 #include "core/masw_ops.hpp"
+#include "core/trials.hpp"
 #include "cpu/driver.hpp"
 #include "cuda/engines_cuda.hpp"
 #include "degpu/functions/classic.hpp"
@@ -290,6 +291,22 @@ Result minimize_masw(const Problem& problem, const MaswConfig& c, const StopCrit
                   "use a smaller --np, --offspring or --dim, or --precision f32", problem.dim(), c.np, c.offspring, bytes / 1e9);
     throw Error(what);
   }
+}
+
+TrialsResult minimize_masw_trials(const Problem& problem, const MaswConfig& c, const StopCriteria& stop,
+                                  const RunOptions& options, int n) {
+  detail::check_trial_count(n);
+  RunOptions o = options;
+  o.engine = resolve_masw_engine(o.engine, problem);
+  validate_masw(problem, c, stop, o);
+  detail::check_trial_range(o.trial, n);
+  const auto t0 = std::chrono::steady_clock::now();
+  TrialsResult out;
+  out.trials.reserve(static_cast<std::size_t>(n));
+  for (int t = 0; t < n; ++t, ++o.trial) out.trials.push_back(minimize_masw(problem, c, stop, o));
+  detail::choose_best(out);
+  out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
 }
 
 }  // namespace degpu

@@ -273,3 +273,25 @@ TEST(Masw, BadOptionsAreRefused) {
   th.threads = -2;
   EXPECT_THROW(minimize_masw(p, MaswConfig{}, stop, th), ConfigError);
 }
+
+TEST(Masw, TrialsAreLoneRunsAndTheBestIsChosen) {
+  const Problem p = classic("rastrigin", 30);
+  StopCriteria stop;
+  stop.max_evals = 3000;
+  RunOptions o;
+  o.engine = Engine::serial;
+  o.trial = 5;
+  const TrialsResult tr = minimize_masw_trials(p, MaswConfig{}, stop, o, 3);
+  ASSERT_EQ(tr.trials.size(), 3u);
+  for (int t = 0; t < 3; ++t) {
+    RunOptions one = o;
+    one.trial = 5 + t;
+    EXPECT_EQ(tr.trials[t].best_f, minimize_masw(p, MaswConfig{}, stop, one).best_f) << t;
+  }
+  for (const Result& r : tr.trials) EXPECT_LE(tr.trials[tr.best].best_f, r.best_f);
+  EXPECT_NE(tr.trials[0].best_f, tr.trials[1].best_f);
+  EXPECT_THROW(minimize_masw_trials(p, MaswConfig{}, stop, o, 0), ConfigError);
+  RunOptions last = o;
+  last.trial = rng::kMaxTrials - 1;
+  EXPECT_THROW(minimize_masw_trials(p, MaswConfig{}, stop, last, 2), ConfigError);
+}
