@@ -29,7 +29,7 @@ using Clock = std::chrono::steady_clock;
 inline double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 // NaN ranks worse than any number (as in DE's selection).
-inline bool better(double a, double b) { return a < b || (!std::isnan(a) && std::isnan(b)); }
+using ops::better;
 
 // Where an individual stands with the local search (realea's MALSChains): it may be improved while it has
 // no failed search; its chain state (rho, bias, counts) exists only after a search that improved it.

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/de_ops.hpp"
 #include "degpu/config.hpp"
 #include "degpu/functions/evaluate.hpp"
 #include "degpu/rng.hpp"
@@ -40,6 +41,13 @@ DEGPU_HD_INLINE OffspringDraw draw_offspring(const Stream& s, std::uint32_t np, 
   d.step = (b2.w[3] & 1u) ? -sum : sum;
   return d;
 }
+// Gene value u after its BGA step (draw_offspring's step, in units of rang), cut to [lo, hi].
+template <class T>
+DEGPU_HD_INLINE T bga_mutate(T u, double step, T lo, T hi) {
+  const double v = static_cast<double>(u) + step * kBgaRange * (static_cast<double>(hi) - lo);
+  return ops::clamp_to(static_cast<T>(v), lo, hi);
+}
+
 // The negative assortative mating's `count` candidates (at most kMaxNam): distinct, none the first parent.
 inline constexpr int kMaxNam = 7;
 DEGPU_HD_INLINE void nam_candidates(const Stream& s, std::uint32_t np, std::uint32_t first, int count, std::uint32_t* out) {
@@ -79,6 +87,12 @@ DEGPU_HD_INLINE void normal_quad(const Stream& s, std::uint32_t q, double (&z)[4
   box_muller(b.w[2], b.w[3], z[2], z[3]);
 }
 
+// Solis-Wets' candidates: x + bias + d, or (minus) x - bias - d, cut to [lo, hi].
+template <class T>
+DEGPU_HD_INLINE T sw_candidate(bool minus, T x, T bias, T d, T lo, T hi) {
+  return ops::clamp_to(minus ? static_cast<T>(x - bias - d) : static_cast<T>(x + bias + d), lo, hi);
+}
+
 // Solis-Wets' bias updates (Solis and Wets 1981, as MA-SW-Chains uses them; per coordinate, d the step):
 // after x + bias + d succeeds, after x - bias - d succeeds, after both fail.
 template <class T>
@@ -90,6 +104,13 @@ DEGPU_HD_INLINE T bias_after_failure(T bias) { return T(0.5) * bias; }
 // rho doubles after this many consecutive successes and halves after this many consecutive failures
 // (realea's SolisWets maxSuccess, maxFailed).
 inline constexpr int kSwMaxSuccess = 5, kSwMaxFailure = 3;
+// A step's outcome counted: consecutive successes or failures, and rho doubled or halved by them.
+DEGPU_HD_INLINE void sw_count(bool success, int& succ, int& fail, double& rho) {
+  if (success) ++succ, fail = 0;
+  else ++fail, succ = 0;
+  if (succ >= kSwMaxSuccess) succ = 0, rho *= 2;
+  else if (fail >= kSwMaxFailure) fail = 0, rho /= 2;
+}
 // A new chain's rho: "an initial rho = 0.2" (Lastra et al. 4.2). (realea's SolisWets::getInitOptions
 // instead takes half the distance to the nearest individual over D, capped at 0.2: docs/MA_SW_CHAINS.md.)
 inline constexpr double kSwInitialRho = 0.2;

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/de_ops.hpp"
 #include "core/trials.hpp"
 #include "cpu/engines.hpp"
 #include "cuda/engines.hpp"
@@ -34,10 +35,9 @@ void check_trial_range(std::uint32_t first, int n) {
                       " trials from --trial " + std::to_string(first) + ")");
 }
 void choose_best(TrialsResult& out) {
-  const auto better = [](double a, double b) { return a < b || (!std::isnan(a) && std::isnan(b)); };
   out.best = 0;
   for (std::size_t t = 1; t < out.trials.size(); ++t)
-    if (better(out.trials[t].best_f, out.trials[out.best].best_f)) out.best = t;
+    if (ops::better(out.trials[t].best_f, out.trials[out.best].best_f)) out.best = t;
 }
 }  // namespace detail
 

@@ -134,8 +134,7 @@ class MaswRun : public masw::Driver<MaswRun<T>, T> {
     });
     if (d.mutate && d.step != 0) {
       const int g = static_cast<int>(d.gene);
-      const double v = static_cast<double>(u[g]) + d.step * masw::kBgaRange * (static_cast<double>(hi_[g]) - lo_[g]);
-      u[g] = ops::clamp_to(static_cast<T>(v), lo_[g], hi_[g]);
+      u[g] = masw::bga_mutate(u[g], d.step, lo_[g], hi_[g]);
     }
   }
 
@@ -164,7 +163,7 @@ class MaswRun : public masw::Driver<MaswRun<T>, T> {
           masw::normal_quad(st, static_cast<std::uint32_t>(q), z);
           for (int e = 0, j = 4 * q; e < 4 && j < D_; ++e, ++j) {
             d_[j] = rho * static_cast<T>(z[e]);
-            cand_[j] = ops::clamp_to(static_cast<T>(x[j] + bi[j] + d_[j]), lo_[j], hi_[j]);
+            cand_[j] = masw::sw_candidate(false, x[j], bi[j], d_[j], lo_[j], hi_[j]);
           }
         });
       });
@@ -173,18 +172,18 @@ class MaswRun : public masw::Driver<MaswRun<T>, T> {
       this->count(f1);
       ++used, ++evals_;
       bool success = false;
-      if (masw::better(f1, fx)) {
+      if (ops::better(f1, fx)) {
         accept([](T b, T d) { return masw::bias_after_plus(b, d); });
         fx = f1, success = true;
       } else if (used < budget) {
         this->timed(ls_s_, [&] {
-          exec_.for_each(D_, [&](int j) { cand_[j] = ops::clamp_to(static_cast<T>(x[j] - bi[j] - d_[j]), lo_[j], hi_[j]); });
+          exec_.for_each(D_, [&](int j) { cand_[j] = masw::sw_candidate(true, x[j], bi[j], d_[j], lo_[j], hi_[j]); });
         });
         double f2;
         this->timed(eval_s_, [&] { f2 = evaluate_candidate(); });
         this->count(f2);
         ++used, ++evals_;
-        if (masw::better(f2, fx)) {
+        if (ops::better(f2, fx)) {
           accept([](T b, T d) { return masw::bias_after_minus(b, d); });
           fx = f2, success = true;
         } else {
@@ -193,10 +192,7 @@ class MaswRun : public masw::Driver<MaswRun<T>, T> {
       } else {
         break;  // the budget ended between the two candidates: the step is not counted
       }
-      if (success) ++succ_[i], fail_[i] = 0;
-      else ++fail_[i], succ_[i] = 0;
-      if (succ_[i] >= masw::kSwMaxSuccess) succ_[i] = 0, rho_[i] *= 2;
-      else if (fail_[i] >= masw::kSwMaxFailure) fail_[i] = 0, rho_[i] /= 2;
+      masw::sw_count(success, succ_[i], fail_[i], rho_[i]);
     }
     return fx;
   }

@@ -168,7 +168,6 @@ class Run : public masw::Driver<Run<T, F>, T> {
       s.rho = rho_[i];
       s.succ = succ_[i], s.fail = fail_[i];
       s.budget = budget;
-      s.pending = kNone;
       s.has_target = stop_.target_error && problem_.optimum_f();
       if (s.has_target) s.optimum = *problem_.optimum_f(), s.target_error = *stop_.target_error;
       s.done = budget <= 0 || this->target_reached(s.fx);

@@ -376,7 +376,7 @@ struct BlxSource {
   }
 };
 
-// Stored rows: vector v is the row in slot slots[v] (slots == nullptr: slot v), or offspring v's row.
+// Stored rows: vector v is the row in slot v (plan == nullptr), or offspring v's row (plan[v].kid).
 template <class T>
 struct RowsSource {
   const T* X;
