@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Lastra et al.'s Tables 1-12 (002_b1014a7f95bb347c.txt): MA-SW-Chains on six shifted functions, 500,000
-evaluations, at D = 100,000 .. 3,000,000, with the paper's GPU and CPU figures beside ours.
+evaluations, at D = 100,000 .. 3,000,000, with the paper's GPU and CPU figures beside ours; and its Tables
+21-30, nine CEC 2010 functions (`--functions cec2010:f1 ...`; generated instances, the data's being for
+D = 1000), with the paper's GPU best f and distance beside ours (it gives no times for them).
 
 Runs `degpu run --algorithm ma-sw-chains` once per (function, D) with --trials N, keeps each trial's time,
 best f and distance to the optimum (the JSON, which holds best_x, is deleted), and writes
@@ -39,10 +41,37 @@ PAPER = {
                    3000000: (10849.4, 939027, 1.0e15, 4.7e16, 2.4e3, 1.7e3)},
 }
 
+# Tables 21-29 (GPU mean best f over 20 runs) and Table 30 (GPU distance): {F: {D: (f, distance)}}.
+_CEC_DIMS = (100000, 500000, 1000000, 1500000, 3000000)
+_CEC = {
+    1: ((1.4e13, 1.2e14, 2.6e14, 4.1e14, 8.6e14), (1.4e4, 2.8e4, 2.6e4, 3.9e4, 6.7e4)),
+    2: ((1.9e6, 9.9e6, 2.0e7, 3.0e7, 6.1e7), (5.9e2, 1.3e3, 1.9e3, 2.3e3, 3.2e3)),
+    3: ((2.1e1, 2.2e1, 2.2e1, 2.2e1, 2.2e1), (4.5e3, 9.9e3, 1.4e4, 1.7e4, 2.4e4)),
+    4: ((2.5e13, 1.3e14, 2.8e14, 4.2e14, 8.9e14), (1.2e4, 2.7e4, 3.8e4, 4.7e4, 6.7e4)),
+    6: ((2.2e1, 2.2e1, 2.2e1, 2.2e1, 2.2e1), (3.8e3, 8.6e3, 1.2e4, 1.5e4, 2.1e4)),
+    8: ((4.3e7, 4.2e7, 1.1e8, 1.6e8, 4.4e7), (1.2e4, 2.7e4, 3.8e4, 4.6e4, 6.6e4)),
+    13: ((1.3e14, 9.5e14, 2.0e15, 3.1e15, 6.4e15), (1.3e4, 2.7e4, 3.8e4, 4.6e4, 6.4e4)),
+    18: ((3.2e14, 2.0e15, 4.2e15, 6.4e15, 1.3e16), (1.2e4, 2.6e4, 3.7e4, 4.5e4, 6.4e4)),
+    20: ((3.2e14, 2.0e15, 4.2e15, 6.4e15, 1.3e16), (1.2e4, 2.7e4, 3.7e4, 4.5e4, 6.4e4)),
+}
+PAPER_CEC = {f"cec2010:f{n}": {d: (fs[i], ds[i]) for i, d in enumerate(_CEC_DIMS)} for n, (fs, ds) in _CEC.items()}
+
+
+def problem_name(fn):
+    return fn if fn.startswith("cec2010:") else f"lastra:{fn}"
+
+
+def paper_columns(fn, dim):
+    if fn in PAPER_CEC:
+        p = PAPER_CEC[fn].get(dim)
+        return f"| {p[0]:.2g} / | {p[1]:.2g} / |" if p else "| | |"
+    p = PAPER.get(fn, {}).get(dim)
+    return f"{p[0]:,} | {p[2]:.2g} / {p[3]:.2g} | {p[4]:.2g} / {p[5]:.2g} |" if p else "| | |"
+
 
 def run_one(a, fn, dim, out):
-    path = os.path.join(out, f"masw_{fn}_{dim}.json")
-    cmd = [a.degpu, "run", "--algorithm", "ma-sw-chains", "--problem", f"lastra:{fn}", "--dim", str(dim),
+    path = os.path.join(out, f"masw_{fn.replace(':', '_')}_{dim}.json")
+    cmd = [a.degpu, "run", "--algorithm", "ma-sw-chains", "--problem", problem_name(fn), "--dim", str(dim),
            "--max-evals", str(a.evals), "--engine", a.engine, "--precision", a.precision, "--seed", str(a.seed),
            "--trials", str(a.trials), "--quiet", "--json", path]
     r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=a.timeout)
@@ -79,10 +108,9 @@ def main():
                 continue
             for t in res:
                 rows.append({"function": fn, "dim": dim, **{k: t[k] for k in ("trial", "wall_s", "best_f", "distance")}})
-            paper = PAPER.get(fn, {}).get(dim)
             mean = lambda k: statistics.fmean(t[k] for t in res)
             line = (f"| {fn} | {dim:,} | {len(res)} | {mean('wall_s'):.1f} | {mean('best_f'):.3g} | {mean('distance'):.3g} | "
-                    + (f"{paper[0]:,} | {paper[2]:.2g} / {paper[3]:.2g} | {paper[4]:.2g} / {paper[5]:.2g} |" if paper else "| | |"))
+                    + paper_columns(fn, dim))
             print(line, flush=True)
             rows[-1]["line"] = line
     with open(os.path.join(a.out, "masw_repro.csv"), "w", newline="") as f:

@@ -256,7 +256,7 @@ int run(const RunArgs& a) {
   j["dim"] = problem.dim();
   j["bounds"] = {problem.lower()[0], problem.upper()[0]};
   j["bias"] = problem.bias();
-  if (problem.cec_data()) j["data"] = problem.data_source();
+  if (problem.cec_data() || problem.cec2010_data()) j["data"] = problem.data_source();
   if (masw) {
     j["algorithm"] = "ma-sw-chains";
     j["np"] = mc.np;

@@ -17,7 +17,8 @@
 
 namespace degpu {
 
-struct CecInstance;  // one CEC function's data (src/problems/cec_data.hpp)
+struct CecInstance;      // one CEC 2017 / 2014 function's data (src/problems/cec_data.hpp)
+struct Cec2010Instance;  // one CEC 2010 large-scale function's data (src/problems/cec2010.hpp)
 
 // How a built-in problem is shifted.
 struct ShiftSpec {
@@ -70,7 +71,14 @@ class Problem {
                      std::vector<double> upper);
   // The CEC function's data (nullptr for other problems).
   const CecInstance* cec_data() const { return cec_.get(); }
-  // Where the CEC data came from: the folder, or "generated (seed N)"; empty for other problems.
+  // A CEC 2010 large-scale function (cec2010:fN) with its data, on the box [lower, upper]: evaluated on
+  // the CPU as a user objective is, and by ma-sw-chains' GPU engine from this data.
+  static Problem cec2010(std::shared_ptr<const Cec2010Instance> data, std::string name, std::vector<double> lower,
+                         std::vector<double> upper);
+  // The CEC 2010 function's data (nullptr for other problems).
+  const Cec2010Instance* cec2010_data() const { return cec2010_.get(); }
+  // Where the CEC data (2017, 2014 or 2010) came from: the folder, or "generated (seed N)"; empty for
+  // other problems.
   std::string data_source() const;
 
   // f(x) for x of length dim(). Built-ins compute their terms in T and accumulate in double.
@@ -95,6 +103,7 @@ class Problem {
   std::optional<std::vector<double>> optimum_x_;
   std::optional<fn::Classic> builtin_;
   std::shared_ptr<const CecInstance> cec_;
+  std::shared_ptr<const Cec2010Instance> cec2010_;
   std::vector<double> shift_;
   std::vector<float> shift_f_;
   double bias_ = 0.0;

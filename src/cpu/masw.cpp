@@ -223,7 +223,8 @@ bool gpu_terms(fn::Classic f) {
 
 Engine resolve_masw_engine(Engine e, const Problem& problem) {
   if (e != Engine::auto_) return e;
-  if (problem.is_builtin() && gpu_terms(problem.function()) && resolve_engine(Engine::auto_) == Engine::gpu) return Engine::gpu;
+  const bool on_gpu = problem.cec2010_data() || (problem.is_builtin() && gpu_terms(problem.function()));
+  if (on_gpu && resolve_engine(Engine::auto_) == Engine::gpu) return Engine::gpu;
   return Engine::threads;
 }
 
@@ -246,11 +247,11 @@ void validate_masw(const Problem& problem, const MaswConfig& c, const StopCriter
   if (c.offspring < 1) throw ConfigError("--offspring " + std::to_string(c.offspring) + ": must be >= 1");
   const Engine e = resolve_masw_engine(o.engine, problem);
   if (e == Engine::gpu) {
-    if (!problem.is_builtin())
+    if (!problem.is_builtin() && !problem.cec2010_data())
       throw ConfigError("--engine gpu: problem " + problem.name() +
-                        " runs ma-sw-chains on the CPU engines so far (use --engine serial or threads): the GPU "
-                        "engine evaluates the built-in functions");
-    if (!gpu_terms(problem.function()))
+                        " runs ma-sw-chains on the CPU engines (use --engine serial or threads): the GPU engine "
+                        "evaluates the built-in functions and CEC 2010's");
+    if (problem.is_builtin() && !gpu_terms(problem.function()))
       throw ConfigError("--engine gpu: " + problem.name() +
                         "'s terms read a neighbouring coordinate, which ma-sw-chains' GPU engine does not evaluate "
                         "(terms of one coordinate, or Schwefel 1.2's prefix sum): use --engine threads");

@@ -5,18 +5,23 @@
 // and the offspring's values come back (the only host round trip of the step). Per local search: one
 // kernel per evaluation, whose last block makes Solis-Wets' decision on the device; the next kernel
 // applies it (x, bias) while it makes its own candidate from counter-based normals, so no candidate is
-// stored and the host waits once per search. Kernels: masw_kernels.cuh. Control: core/masw_driver.hpp.
+// stored and the host waits once per search. A CEC 2010 function reads its values through a permutation,
+// so its offspring and candidates are stored first (k_make) and evaluated by masw_cec2010.cuh's kernel.
+// Kernels: masw_kernels.cuh. Control: core/masw_driver.hpp.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "core/masw_driver.hpp"
 #include "cuda/check.hpp"
 #include "cuda/device_array.cuh"
 #include "cuda/kernel_function.cuh"
+#include "cuda/masw_cec2010.cuh"
 #include "cuda/masw_kernels.cuh"
 
 namespace degpu::cuda::masw_gpu {
@@ -47,13 +52,21 @@ struct Stream {
   Stream& operator=(const Stream&) = delete;
 };
 
+// Run's F for a CEC 2010 function (the problem's cec2010_data()).
+struct Cec2010Tag {};
+
 template <class T, class F>
 class Run : public masw::Driver<Run<T, F>, T> {
   using Base = masw::Driver<Run<T, F>, T>;
   friend Base;
   using Base::c_, Base::o_, Base::problem_, Base::D_, Base::np_, Base::f_, Base::fkids_, Base::rho_, Base::succ_,
       Base::fail_, Base::evals_, Base::nan_evals_, Base::stop_, Base::ga_s_, Base::ls_s_, Base::eval_s_;
-  static constexpr bool kPrefix = F::pattern == fn::Pattern::prefix;
+  static constexpr bool kCec = std::is_same_v<F, Cec2010Tag>;
+  static constexpr bool prefix_of() {
+    if constexpr (kCec) return false;
+    else return F::pattern == fn::Pattern::prefix;
+  }
+  static constexpr bool kPrefix = prefix_of();
 
  public:
   Run(const Problem& problem, const MaswConfig& c, const StopCriteria& stop, const RunOptions& o)
@@ -62,7 +75,8 @@ class Run : public masw::Driver<Run<T, F>, T> {
         saved_(L_.stride), lo_(L_.stride), hi_(L_.stride), shift_(problem.shift().empty() ? 0 : L_.stride),
         s0_(nvec_ * L_.nblk), s1_(nvec_ * L_.nblk), p_(nvec_ * L_.nblk), z_(nvec_ * L_.nblk), counter_(nvec_),
         dist_(static_cast<std::size_t>(c.offspring) * c.nam), fk_(nvec_), plan_(c.offspring), state_(1),
-        plan_h_(c.offspring), fk_h_(nvec_), state_h_(1) {
+        plan_h_(c.offspring), fk_h_(nvec_), state_h_(1), cand_(kCec ? L_.stride : 0) {
+    if constexpr (kCec) cec_ = std::make_unique<Cec2010OnDevice>(*problem.cec2010_data(), L_);
     DEGPU_CUDA_TRY(cudaMemsetAsync(X_.ptr, 0, static_cast<std::size_t>(c.np + c.offspring) * L_.stride * sizeof(T), stream_.s));
     DEGPU_CUDA_TRY(cudaMemsetAsync(bias_.ptr, 0, static_cast<std::size_t>(c.np) * L_.stride * sizeof(T), stream_.s));
     DEGPU_CUDA_TRY(cudaMemsetAsync(counter_.ptr, 0, nvec_ * sizeof(unsigned), stream_.s));
@@ -95,12 +109,22 @@ class Run : public masw::Driver<Run<T, F>, T> {
   dim3 grid(int n) const { return dim3(static_cast<unsigned>(L_.nblk), static_cast<unsigned>(n)); }
   unsigned flat_blocks() const { return static_cast<unsigned>(std::min<long long>((L_.nquads + kThreads - 1) / kThreads, 4096)); }
 
-  // F's value of n vectors from src into fk_ (T(value + bias)), in one pass, or two for a prefix function.
+  // F's value of n vectors from src, to fin (default: into fk_, T(value + bias)), in one pass, or two for
+  // a prefix function (F19 of CEC 2010 included). A CEC 2010 src reads stored rows (RowsSource, CandSource).
+  template <class Src, class Fin>
+  void evaluate(const Src& src, int n, const Fin& fin) {
+    if constexpr (kCec) {
+      if (cec_->dev.rest_kind == kCecSchwefel12)
+        k_cec2010<T, true><<<grid(n), kThreads, 0, stream_.s>>>(L_, cec_->dev, src, parts_, fin);
+      k_cec2010<T, false><<<grid(n), kThreads, 0, stream_.s>>>(L_, cec_->dev, src, parts_, fin);
+    } else {
+      if constexpr (kPrefix) k_terms<F, T, true><<<grid(n), kThreads, 0, stream_.s>>>(L_, o_dev_, src, parts_, fin);
+      k_terms<F, T, false><<<grid(n), kThreads, 0, stream_.s>>>(L_, o_dev_, src, parts_, fin);
+    }
+  }
   template <class Src>
   void evaluate(const Src& src, int n) {
-    const StoreValue<T> fin{fk_.ptr, problem_.bias()};
-    if constexpr (kPrefix) k_terms<F, T, true><<<grid(n), kThreads, 0, stream_.s>>>(L_, o_dev_, src, parts_, fin);
-    k_terms<F, T, false><<<grid(n), kThreads, 0, stream_.s>>>(L_, o_dev_, src, parts_, fin);
+    evaluate(src, n, StoreValue<T>{fk_.ptr, problem_.bias()});
   }
   void fetch_values(int n, T* out) {
     DEGPU_CUDA_TRY(cudaMemcpyAsync(fk_h_.ptr, fk_.ptr, n * sizeof(T), cudaMemcpyDeviceToHost, stream_.s));
@@ -134,7 +158,10 @@ class Run : public masw::Driver<Run<T, F>, T> {
       k_distances<T><<<grid(n), kThreads, 0, stream_.s>>>(L_, X_.ptr, plan_.ptr, c_.nam, parts_, dist_.ptr);
       const BlxSource<T> blx{X_.ptr, plan_.ptr, dist_.ptr, c_.nam, D_, L_.stride, box_, c_.alpha, o_.seed, o_.trial, s};
       const StoreValue<T> fin{fk_.ptr, problem_.bias()};
-      if constexpr (kPrefix) {  // pass A makes and stores the offspring; pass B evaluates the stored rows
+      if constexpr (kCec) {  // made and stored, then evaluated
+        k_make<T><<<grid(n), kThreads, 0, stream_.s>>>(L_, blx, static_cast<T*>(nullptr));
+        evaluate(RowsSource<T>{X_.ptr, L_.stride, plan_.ptr}, n);
+      } else if constexpr (kPrefix) {  // pass A makes and stores the offspring; pass B evaluates the stored rows
         k_terms<F, T, true><<<grid(n), kThreads, 0, stream_.s>>>(L_, o_dev_, blx, parts_, fin);
         k_terms<F, T, false><<<grid(n), kThreads, 0, stream_.s>>>(L_, o_dev_, RowsSource<T>{X_.ptr, L_.stride, plan_.ptr}, parts_, fin);
       } else {
@@ -177,7 +204,10 @@ class Run : public masw::Driver<Run<T, F>, T> {
       pass_b.apply = false;
       const LsDecide<T> decide{state_.ptr, problem_.bias()};
       for (int u = 0; u < budget; ++u) {
-        if constexpr (kPrefix) {
+        if constexpr (kCec) {  // the candidate stored, then evaluated
+          k_make<T><<<grid(1), kThreads, 0, stream_.s>>>(L_, src, cand_.ptr);
+          evaluate(CandSource<T>{cand_.ptr, state_.ptr}, 1, decide);
+        } else if constexpr (kPrefix) {
           k_terms<F, T, true><<<grid(1), kThreads, 0, stream_.s>>>(L_, o_dev_, src, parts_, decide);
           k_terms<F, T, false><<<grid(1), kThreads, 0, stream_.s>>>(L_, o_dev_, pass_b, parts_, decide);
         } else {
@@ -213,11 +243,18 @@ class Run : public masw::Driver<Run<T, F>, T> {
   const T* o_dev_ = nullptr;
   Partials parts_{};
   std::vector<int> slot_, kid_slot_;  // individual i's row slot; offspring k's row slot
+  DeviceArray<T> cand_;                // CEC 2010: the local search's candidate
+  std::unique_ptr<Cec2010OnDevice> cec_;
 };
 
 template <class T>
 Result run(const Problem& problem, const MaswConfig& c, const StopCriteria& stop, const RunOptions& o) {
-  use_device(bytes_needed(problem.dim(), c.np, c.offspring, c.nam, sizeof(T)));
+  const std::size_t bytes = bytes_needed(problem.dim(), c.np, c.offspring, c.nam, sizeof(T));
+  if (const Cec2010Instance* cec = problem.cec2010_data()) {
+    use_device(bytes + Cec2010OnDevice::bytes(cec->fn, cec->D) + make_layout(cec->D).stride * sizeof(T));
+    return Run<T, Cec2010Tag>(problem, c, stop, o).run();
+  }
+  use_device(bytes);
   Result r;
   visit_host(problem.function(), [&](auto f) {
     using Fn = decltype(f);

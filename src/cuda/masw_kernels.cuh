@@ -215,18 +215,20 @@ __device__ inline double block_offset(const double* z, int b) {
 }
 
 // Writes the block's sums of vector v; returns true in the last block to finish, whose thread 0 then
-// holds the vector's sums added in block order.
-template <bool kS1, bool kProduct>
+// holds the vector's sums added in block order. kPSum: a.p is a third sum, not a product.
+template <bool kS1, bool kProduct, bool kPSum = false>
 __device__ bool finish_vector(const Layout& L, const Partials& P, int v, Acc& a) {
+  static_assert(!(kProduct && kPSum));
+  constexpr bool kP = kProduct || kPSum;
   __shared__ bool last;
   const double s0 = block_reduce(a.s0);
   const double s1 = kS1 ? block_reduce(a.s1) : 0.0;
-  const double p = kProduct ? block_reduce<true>(a.p) : 1.0;
+  const double p = kProduct ? block_reduce<true>(a.p) : kPSum ? block_reduce(a.p) : 1.0;
   const std::size_t at = static_cast<std::size_t>(v) * L.nblk + blockIdx.x;
   if (threadIdx.x == 0) {
     P.s0[at] = s0;
     if (kS1) P.s1[at] = s1;
-    if (kProduct) P.p[at] = p;
+    if (kP) P.p[at] = p;
     __threadfence();
     last = atomicAdd(P.counter + v, 1u) == static_cast<unsigned>(L.nblk - 1);
   }
@@ -234,15 +236,17 @@ __device__ bool finish_vector(const Layout& L, const Partials& P, int v, Acc& a)
   if (!last) return false;
   __threadfence();
   const std::size_t base = static_cast<std::size_t>(v) * L.nblk;
-  double t0 = 0, t1 = 0, tp = 1;
+  double t0 = 0, t1 = 0, tp = kPSum ? 0.0 : 1.0;
   for (int k = static_cast<int>(threadIdx.x); k < L.nblk; k += kThreads) {
     t0 += __ldcg(P.s0 + base + k);
     if (kS1) t1 += __ldcg(P.s1 + base + k);
     if (kProduct) tp *= __ldcg(P.p + base + k);
+    if (kPSum) tp += __ldcg(P.p + base + k);
   }
   a.s0 = block_reduce(t0);
   if (kS1) a.s1 = block_reduce(t1);
   if (kProduct) a.p = block_reduce<true>(tp);
+  if (kPSum) a.p = block_reduce(tp);
   if (threadIdx.x == 0) P.counter[v] = 0;
   return true;
 }
@@ -263,6 +267,20 @@ __global__ void __launch_bounds__(kThreads) k_terms(Layout L, const T* __restric
     Acc a = block_terms<F, T>(L, o, offset, view);
     if (finish_vector<F::sums >= 2, F::product>(L, P, v, a) && threadIdx.x == 0)
       fin(v, F::template finish<double>(a.s0, a.s1, a.p, L.D));
+  }
+}
+
+// Runs src's view over the block's quads of vector blockIdx.y (a view that stores its row, BlxSource's,
+// or the local search's, which applies the pending decision), storing the quads it returns at out
+// (nullptr: not stored); the values are evaluated by another kernel (CEC 2010: masw_cec2010.cuh).
+template <class T, class Src>
+__global__ void __launch_bounds__(kThreads) k_make(Layout L, Src src, T* out) {
+  const auto view = src.prepare(static_cast<int>(blockIdx.y));
+  if (view.skip) return;
+  const int qbeg = blockIdx.x * L.qpb, qend = min(qbeg + L.qpb, L.nquads);
+  for (int q = qbeg + static_cast<int>(threadIdx.x); q < qend; q += kThreads) {
+    const Quad<T> c = view(q);
+    if (out) store_quad(out + 4 * static_cast<std::size_t>(q), c);
   }
 }
 

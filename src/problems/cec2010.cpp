@@ -28,12 +28,8 @@ bool rotated(int fn) { return (fn >= 4 && fn <= 6) || (fn >= 9 && fn <= 11) || (
 template <class At>
 double elliptic(int n, At at) {
   if (n == 1) return at(0) * at(0);
-  const double pn = 1.0 / (n - 1);
   double s = 0;
-  for (int i = n - 1; i >= 0; --i) {
-    const double w = i == n - 1 ? 1.0e6 : i == 0 ? 1.0 : std::pow(1.0e6, i * pn);
-    s += w * at(i) * at(i);
-  }
+  for (int i = n - 1; i >= 0; --i) s += cec2010_elliptic_weight(i, n) * at(i) * at(i);
   return s;
 }
 template <class At>
@@ -72,20 +68,44 @@ double rosenbrock(int n, At at) {
   return s;
 }
 
-// The function of F4-F18's kind: 0 elliptic, 1 rastrigin, 2 ackley, 3 schwefel 1.2, 4 rosenbrock.
+// The function of fn's kind (Cec2010Kind): elliptic, rastrigin, ackley, schwefel 1.2 or rosenbrock.
 int kind(int fn) { return fn <= 3 ? fn - 1 : fn <= 8 ? fn - 4 : fn <= 13 ? fn - 9 : fn <= 18 ? fn - 14 : fn == 19 ? 3 : 4; }
 template <class At>
 double base(int k, int n, At at) {
   switch (k) {
-    case 0: return elliptic(n, at);
-    case 1: return rastrigin(n, at);
-    case 2: return ackley(n, at);
-    case 3: return schwefel12(n, at);
-    default: return rosenbrock(n, at);
+    case kCecElliptic: return elliptic(n, at);
+    case kCecRastrigin: return rastrigin(n, at);
+    case kCecAckley: return ackley(n, at);
+    case kCecSchwefel12: return schwefel12(n, at);
+    case kCecRosenbrock: return rosenbrock(n, at);
+    default: return sphere(n, at);
   }
 }
 
 }  // namespace
+
+double cec2010_elliptic_weight(int i, int n) {
+  return i == n - 1 ? 1.0e6 : i == 0 ? 1.0 : std::pow(1.0e6, i * (1.0 / (n - 1)));
+}
+
+Cec2010Parts cec2010_parts(int fn, int D) {
+  Cec2010Parts p;
+  p.kind = kind(fn);
+  p.permuted = permuted(fn);
+  p.rotated = rotated(fn);
+  if (!p.permuted) {  // F1-F3, F19, F20: the function of all of z
+    p.rest_kind = p.kind, p.rest_n = D;
+  } else if (fn <= 8) {  // one group, weighted 1e6, and the rest: the same function unrotated (sphere for F7, F8)
+    p.groups = 1, p.group_weight = 1e6;
+    p.rest_kind = fn <= 6 ? p.kind : kCecSphere, p.rest_begin = kM, p.rest_n = D - kM;
+  } else if (fn <= 13) {  // D / 2m groups, and the D / 2 variables from P[D/2] (sphere for F12, F13)
+    p.groups = D / (2 * kM);
+    p.rest_kind = fn <= 11 ? p.kind : kCecSphere, p.rest_begin = D / 2, p.rest_n = D / 2;
+  } else {  // D / m groups
+    p.groups = D / kM;
+  }
+  return p;
+}
 
 double cec2010_bound(int fn) {
   const int k = kind(fn);
@@ -93,18 +113,20 @@ double cec2010_bound(int fn) {
 }
 
 double evaluate_cec2010(const Cec2010Instance& c, const double* x) {
-  const int D = c.D, fn = c.fn, k = kind(fn);
+  const int D = c.D;
+  const Cec2010Parts parts = cec2010_parts(c.fn, D);
+  const int k = parts.kind;
   thread_local std::vector<double> z;
   z.resize(D);
   for (int i = 0; i < D; ++i) z[i] = x[i] - c.o[i];
-  if (!permuted(fn)) return base(k, D, [&](int i) { return z[i]; });
+  if (!parts.permuted) return base(parts.rest_kind, D, [&](int i) { return z[i]; });
   const int* P = c.P.data();
   // group g (0-based): z[P[g m .. g m + m - 1]], rotated (y_i = sum_{j = m-1 .. 0} z_j M[j][i]) where the
   // function rotates
   double y[kM];
   auto group = [&](int g) {
     const int* p = P + static_cast<std::size_t>(g) * kM;
-    if (rotated(fn)) {
+    if (parts.rotated) {
       for (int i = 0; i < kM; ++i) {
         double s = 0;
         for (int j = kM - 1; j >= 0; --j) s += z[p[j]] * c.M[static_cast<std::size_t>(j) * kM + i];
@@ -114,22 +136,16 @@ double evaluate_cec2010(const Cec2010Instance& c, const double* x) {
     }
     return base(k, kM, [&](int i) { return z[p[i]]; });
   };
-  if (fn <= 8) {  // one group, weighted 1e6, and the rest: the same function unrotated (sphere for F7, F8)
-    const int* rest = P + kM;
-    const auto at = [&](int i) { return z[rest[i]]; };
-    const double r = fn <= 6 ? base(k, D - kM, at) : sphere(D - kM, at);
-    return group(0) * 1e6 + r;
+  // In the port's order: the rest first (F4-F13), then the groups from the first; F4-F8's single group
+  // times 1e6 (1 x s and s + 0 elsewhere are exact, so the values are the port's)
+  double rest = 0;
+  if (parts.rest_kind != kCecNone) {
+    const int* r = P + parts.rest_begin;
+    rest = base(parts.rest_kind, parts.rest_n, [&](int i) { return z[r[i]]; });
   }
-  if (fn <= 13) {  // D / 2m groups, and the D / 2 variables from P[D/2] unrotated (sphere for F12, F13)
-    double s = 0;
-    for (int g = 0; g < D / (2 * kM); ++g) s += group(g);
-    const int* rest = P + D / 2;
-    const auto at = [&](int i) { return z[rest[i]]; };
-    return s + (fn <= 11 ? base(k, D / 2, at) : sphere(D / 2, at));
-  }
-  double s = 0;  // D / m groups
-  for (int g = 0; g < D / kM; ++g) s += group(g);
-  return s;
+  double s = 0;
+  for (int g = 0; g < parts.groups; ++g) s += group(g);
+  return s * parts.group_weight + rest;
 }
 
 std::vector<double> cec2010_optimum_x(const Cec2010Instance& c) {
@@ -225,8 +241,18 @@ Problem make_cec2010_problem(const ProblemSpec& spec) {
   const double ub = cec2010_bound(fn);
   double lo = -ub, hi = ub;
   if (spec.bounds) lo = spec.bounds->first, hi = spec.bounds->second;
-  Problem p(spec.name, std::vector<double>(spec.dim, lo), std::vector<double>(spec.dim, hi),
+  return Problem::cec2010(c, spec.name, std::vector<double>(spec.dim, lo), std::vector<double>(spec.dim, hi));
+}
+
+Problem Problem::cec2010(std::shared_ptr<const Cec2010Instance> data, std::string name, std::vector<double> lower,
+                         std::vector<double> upper) {
+  if (!data) throw ConfigError("problem " + name + ": no data");
+  if (static_cast<int>(lower.size()) != data->D || static_cast<int>(upper.size()) != data->D)
+    throw ConfigError("bounds: " + std::to_string(lower.size()) + " values for --dim " + std::to_string(data->D));
+  const std::shared_ptr<const Cec2010Instance> c = data;
+  Problem p(std::move(name), std::move(lower), std::move(upper),
             [c](std::span<const double> x) { return evaluate_cec2010(*c, x.data()); }, 0.0, cec2010_optimum_x(*c));
+  p.cec2010_ = std::move(data);
   return p;
 }
 

@@ -24,6 +24,22 @@ struct Cec2010Instance {
   std::string source;     // the folder read, or "generated (seed N)"
 };
 
+// A function's parts (docs/CEC2010.md's table), as evaluate_cec2010 computes them and ma-sw-chains' GPU
+// engine (src/cuda/masw_cec2010.cuh) reads them: value = group_weight x (the sum over `groups` groups g of
+// `kind` of z[P[g m .. g m + m - 1]], rotated where `rotated`) + `rest_kind` of the rest_n values
+// z[P[rest_begin ..]] (z[rest_begin ..] where the function has no permutation).
+enum Cec2010Kind : int { kCecElliptic, kCecRastrigin, kCecAckley, kCecSchwefel12, kCecRosenbrock, kCecSphere, kCecNone };
+struct Cec2010Parts {
+  int kind = kCecNone;
+  bool permuted = false, rotated = false;
+  int groups = 0;
+  double group_weight = 1;
+  int rest_kind = kCecNone, rest_begin = 0, rest_n = 0;
+};
+Cec2010Parts cec2010_parts(int fn, int D);
+// Elliptic's weight of value i of n: 1e6^(i / (n - 1)), as the port's lookupprepare makes it (the ends exact).
+double cec2010_elliptic_weight(int i, int n);
+
 // The search box's upper bound of function fn ([-ub, ub]): 5 (F2, F5, F10, F15), 32 (F3, F6, F11, F16), else 100.
 double cec2010_bound(int fn);
 // f(x) (f* = 0 for every function). Thread-safe.

@@ -7,6 +7,7 @@
 
 #include "degpu/errors.hpp"
 #include "degpu/problem.hpp"
+#include "problems/cec2010.hpp"
 #include "problems/cec_data.hpp"
 
 namespace degpu {
@@ -173,6 +174,6 @@ std::vector<double> cec_optimum_x(const CecInstance& c) {
   return x;
 }
 
-std::string Problem::data_source() const { return cec_ ? cec_->source : std::string(); }
+std::string Problem::data_source() const { return cec_ ? cec_->source : cec2010_ ? cec2010_->source : std::string(); }
 
 }  // namespace degpu

@@ -91,7 +91,10 @@ TEST(Cec2010, GeneratedInstances) {
       x[D / 3] += 0.5;
       EXPECT_GT(p.evaluate(x.data()), 1e-6) << "F" << fn << " D " << D;
       EXPECT_EQ(p.upper()[0], cec2010_bound(fn));
-      EXPECT_EQ(p.data_source(), "");
+      EXPECT_EQ(p.data_source(), "generated (seed 0)");
+      ASSERT_NE(p.cec2010_data(), nullptr);
+      EXPECT_EQ(p.cec2010_data()->fn, fn);
+      EXPECT_EQ(p.cec_data(), nullptr);
     }
     const auto c = generate_cec2010(14, D, 0);
     std::vector<int> seen(D, 0);

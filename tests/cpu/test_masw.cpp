@@ -268,6 +268,12 @@ TEST(Masw, BadOptionsAreRefused) {
   EXPECT_EQ(resolve_masw_engine(Engine::auto_, mine), Engine::threads);
   EXPECT_EQ(resolve_masw_engine(Engine::auto_, classic("rosenbrock", 5)), Engine::threads);
   EXPECT_EQ(resolve_masw_engine(Engine::serial, p), Engine::serial);
+  ProblemSpec cs;  // CEC 2010: on the GPU engine where one can run, as the built-ins
+  cs.name = "cec2010:f2";
+  cs.dim = 100;
+  const Problem cec = make_problem(cs);
+  EXPECT_EQ(resolve_masw_engine(Engine::auto_, cec), resolve_engine(Engine::auto_) == Engine::gpu ? Engine::gpu : Engine::threads);
+  if (!cuda_compiled()) EXPECT_THROW(minimize_masw(cec, MaswConfig{}, stop, g), NotCompiled);
   RunOptions th = o;
   th.engine = Engine::threads;
   th.threads = -2;

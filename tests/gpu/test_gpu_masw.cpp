@@ -64,6 +64,30 @@ TEST(GpuMasw, AgreesWithTheSerialEngine) {
   }
 }
 
+TEST(GpuMasw, Cec2010AgreesWithTheSerialEngine) {
+  if (!have_device()) GTEST_SKIP();
+  // All 20 functions at D 1030 (F9-F18 leave variables out; D not a multiple of 4), one block per vector;
+  // six of them at D 20,000, five blocks (groups and the rest split over the blocks; F19's two passes).
+  const auto check = [](int fn, int dim, long long evals) {
+    ProblemSpec s;
+    s.name = "cec2010:f" + std::to_string(fn);
+    s.dim = dim;
+    s.shift = ShiftSpec{ShiftSpec::Kind::random, 5, {}};  // the generator's seed 5
+    const Problem p = make_problem(s);
+    const Result cpu = run(p, Engine::serial, evals), gpu = run(p, Engine::gpu, evals);
+    const std::string what = s.name + " D " + std::to_string(dim);
+    EXPECT_EQ(gpu.evals, cpu.evals) << what;
+    EXPECT_EQ(gpu.ls_applications, cpu.ls_applications) << what;
+    EXPECT_NEAR(gpu.best_f, cpu.best_f, 1e-9 * std::fabs(cpu.best_f)) << what;
+    ASSERT_EQ(gpu.best_x.size(), cpu.best_x.size()) << what;
+    double worst = 0;
+    for (std::size_t j = 0; j < cpu.best_x.size(); ++j) worst = std::fmax(worst, std::fabs(gpu.best_x[j] - cpu.best_x[j]));
+    EXPECT_LE(worst, 1e-9) << what;
+  };
+  for (int fn = 1; fn <= 20; ++fn) check(fn, 1030, 3000);
+  for (int fn : {4, 11, 13, 17, 19, 20}) check(fn, 20000, 1500);
+}
+
 TEST(GpuMasw, FloatFollowsTheSerialEngine) {
   if (!have_device()) GTEST_SKIP();
   const Problem p = lastra("lastra:rastrigin", 1000);
