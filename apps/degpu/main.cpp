@@ -11,13 +11,15 @@ int main(int argc, char** argv) {
   CLI::App app{"degpu: differential evolution on CPUs and NVIDIA GPUs"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "degpu 0.1.0");
-  degpu::cli::Command run, eval, list, devices, bench;
+  degpu::cli::Command run, eval, list, devices, bench, schedule;
   try {
     run = degpu::cli::add_run(*app.add_subcommand("run", "minimise a problem with differential evolution"));
     eval = degpu::cli::add_eval(*app.add_subcommand("eval", "evaluate a problem at points read from a file"));
     list = degpu::cli::add_list(*app.add_subcommand("list", "list problems, strategies or engines"));
     devices = degpu::cli::add_devices(*app.add_subcommand("devices", "list the CUDA devices"));
     bench = degpu::cli::add_bench(*app.add_subcommand("bench", "benchmark protocols of the papers (janssen)"));
+    schedule = degpu::cli::add_schedule(
+        *app.add_subcommand("schedule", "map independent tasks onto heterogeneous machines (ETC model): DE or a heuristic"));
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
@@ -34,6 +36,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("eval")) return eval();
     if (app.got_subcommand("devices")) return devices();
     if (app.got_subcommand("bench")) return bench();
+    if (app.got_subcommand("schedule")) return schedule();
     return list();
   } catch (const degpu::ConfigError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

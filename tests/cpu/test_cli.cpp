@@ -12,6 +12,7 @@
 
 #include "degpu/devices.hpp"
 #include "degpu/run.hpp"
+#include "degpu/schedule.hpp"
 
 namespace fs = std::filesystem;
 
@@ -54,7 +55,7 @@ class Cli : public ::testing::Test {
   // nothing on stdout, and no output file left behind.
   void expect_invalid(const std::string& args, const std::string& needle, const std::string& input = "") const {
     const std::string json = path("result.json");
-    const bool is_run = args.rfind("run", 0) == 0;
+    const bool is_run = args.rfind("run", 0) == 0 || args.rfind("schedule", 0) == 0;
     const Out o = run(is_run ? args + " --json " + json : args, input);
     EXPECT_EQ(o.code, 2) << args << "\n" << o.err;
     EXPECT_EQ(o.err.rfind("error: ", 0), 0u) << o.err;
@@ -551,4 +552,51 @@ TEST_F(Cli, MaSwChainsRuns) {
   expect_invalid("run --problem sphere --dim 5 --alpha 0.3", "--alpha 0.3");
   expect_invalid("run --problem sphere --dim 5 --algorithm jde --ls-ratio 0.3", "--ls-ratio 0.3");
   expect_invalid("run --problem sphere --dim 5 --algorithm memetic", "ma-sw-chains");
+}
+
+TEST_F(Cli, ScheduleByHeuristicAndByDe) {
+  const Out h = run("schedule --generate 64x4:ThMhCc:1 --heuristic minmin --lambda 1 --json " + path("h.json"));
+  ASSERT_EQ(h.code, 0) << h.err;
+  EXPECT_NE(h.out.find("minmin on 64x4:ThMhCc:1 (64 tasks, 4 machines): makespan"), std::string::npos) << h.out;
+  const auto j = nlohmann::json::parse(read(path("h.json")));
+  for (const char* key : {"instance", "tasks", "machines", "lambda", "method", "makespan", "flowtime", "fitness", "evals",
+                          "evals_per_s", "wall_s", "machine"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  const auto e = degpu::generate_etc(degpu::parse_etc_spec("64x4:ThMhCc:1"));
+  const degpu::HeuristicSchedule mm = degpu::run_heuristic(*e, degpu::Heuristic::minmin);
+  EXPECT_DOUBLE_EQ(j["makespan"].get<double>(), mm.cost.makespan);
+  EXPECT_DOUBLE_EQ(j["fitness"].get<double>(), mm.cost.makespan);  // lambda 1
+  EXPECT_EQ(j["machine"].get<std::vector<int>>(), mm.machine);
+  EXPECT_TRUE(j["evals"].is_null());
+
+  write("small.etc", "3 2\n1 9\n9 1\n1 9\n");
+  const Out d = run("schedule --etc " + path("small.etc") + " --np 8 --max-evals 400 --engine serial --quiet --json -");
+  ASSERT_EQ(d.code, 0) << d.err;
+  const auto k = nlohmann::json::parse(d.out);
+  EXPECT_EQ(k["method"], "de");
+  EXPECT_EQ(k["engine"], "serial");
+  EXPECT_LE(k["evals"].get<long long>(), 400);
+  EXPECT_EQ(k["machine"].get<std::vector<int>>(), (std::vector<int>{0, 1, 0}));  // the optimum: makespan 2
+  EXPECT_DOUBLE_EQ(k["makespan"].get<double>(), 2);
+  EXPECT_DOUBLE_EQ(k["flowtime"].get<double>(), 1 + 1 + 2);
+  EXPECT_DOUBLE_EQ(k["fitness"].get<double>(), 0.75 * 2 + 0.25 * 4 / 2);
+  EXPECT_EQ(k["stop_reason"], "max_evals");
+  // --max-time alone: a time-budgeted run, not the library's default evaluation budget
+  const Out t = run("schedule --etc " + path("small.etc") + " --np 8 --max-time 0.3 --engine serial --quiet --json -");
+  ASSERT_EQ(t.code, 0) << t.err;
+  EXPECT_EQ(nlohmann::json::parse(t.out)["stop_reason"], "max_time");
+}
+
+TEST_F(Cli, BadScheduleOptions) {
+  expect_invalid("schedule --heuristic minmin", "give --etc FILE or --generate SPEC");
+  expect_invalid("schedule --generate 8x2:TlMlCc --etc x.etc", "not both");
+  expect_invalid("schedule --generate 8x2:TlMlCq", "the class must be");
+  expect_invalid("schedule --generate 8x2:TlMlCc --heuristic best", "--heuristic best: expected minmin, maxmin, mct or olb");
+  expect_invalid("schedule --generate 8x2:TlMlCc --heuristic mct --max-time 1", "runs the heuristic alone");
+  expect_invalid("schedule --generate 8x2:TlMlCc --lambda 1.5", "--lambda 1.5: must be in [0, 1]");
+  expect_invalid("schedule --generate 8x2:TlMlCc --np 2", "--np 2");
+  expect_invalid("schedule --generate 8x2:TlMlCc --machines 4", "--machines 4");
+  expect_invalid("schedule --generate 8x2:TlMlCc --engine gpu-eval --max-evals 100", "user objective");
+  write("bad.etc", "2 2\n1 2\n3\n");
+  expect_invalid("schedule --heuristic olb --etc " + path("bad.etc"), "bad.etc:3: expected 2 numbers");
 }

@@ -1,0 +1,88 @@
+// Scheduling independent tasks on heterogeneous machines: the ETC model (Braun et al. 2001) as
+// 003_04289d69f9125e01.txt (Kromer et al.) optimises it with DE. n tasks, m machines, the expected time to
+// compute task t on machine j, and each machine's prior load W_j. A schedule gives each task a machine; a
+// machine runs its tasks first come, first served. makespan = the latest machine's finish; flowtime = the
+// sum of the tasks' completion times; fitness = lambda makespan + (1 - lambda) flowtime / m. docs/SCHEDULING.md.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "degpu/problem.hpp"
+
+namespace degpu {
+
+struct EtcInstance {
+  int n = 0, m = 0;          // tasks, machines
+  std::vector<double> etc;   // n x m, task-major: etc[t m + j]
+  std::vector<double> ready; // m: the machines' prior loads W (0 unless given)
+  std::string source;        // the file read, or the generator's spec and seed
+  double at(int t, int j) const { return etc[static_cast<std::size_t>(t) * m + j]; }
+};
+
+// The default weight of makespan in the fitness. The paper does not give its lambda; 0.75 weights the
+// makespan, the usual primary objective, three times the mean flowtime per machine (docs/SCHEDULING.md).
+inline constexpr double kDefaultLambda = 0.75;
+
+struct ScheduleCost {
+  double makespan = 0, flowtime = 0;
+};
+inline double schedule_fitness(const ScheduleCost& c, double lambda, int m) {
+  return lambda * c.makespan + (1 - lambda) * c.flowtime / m;
+}
+
+// A DE coordinate's machine: truncation (3.6 -> 3), clamped to [0, m - 1]; NaN -> 0.
+int decode_machine(double v, int m);
+// The cost of an assignment (machine[t] for each task), each machine running its tasks in task-index
+// order. ConfigError when the sizes differ or a machine lies outside [0, m).
+ScheduleCost schedule_cost(const EtcInstance& e, std::span<const int> machine);
+// The same with the tasks dispatched in `order` (a permutation of 0 .. n-1), as a heuristic assigns them.
+ScheduleCost schedule_cost(const EtcInstance& e, std::span<const int> machine, std::span<const int> order);
+
+// Instances. A file in either format (found from its first line):
+// - plain: a line "n m", then n lines of m numbers (the ETC of task t on machines 0 .. m-1); an optional
+//   line after them, "ready" followed by m numbers, gives the prior loads W;
+// - Braun et al.'s: one number per line (CRLF or LF), n x m of them, task-major; m = `machines`
+//   (16, the Braun files' value, when 0), n = the count / m.
+// DataError "FILE:LINE: ..." on a missing, malformed, negative or non-finite value or a wrong count.
+std::shared_ptr<const EtcInstance> load_etc(const std::string& path, int machines = 0);
+
+// The range-based method of Braun et al. 2001 (section 3): task t's baseline b_t = U[1, R_task), then
+// ETC(t, j) = b_t U[1, R_machine); R_task 3000 (high) or 100 (low), R_machine 1000 (high) or 10 (low).
+// Consistent: each row sorted ascending (machine 0 fastest for every task). Semi-consistent: the values in
+// the even columns of each row sorted among themselves. Inconsistent: as drawn.
+struct EtcSpec {
+  int n = 512, m = 16;
+  bool task_high = true, machine_high = true;
+  char consistency = 'c';  // 'c', 'i' or 's'
+  std::uint64_t seed = 0;  // the generator's
+};
+// "NxM:TxMyCz[:SEED]" (the paper's class names: ThMhCc, TlMhCi, ...), e.g. "512x16:ThMlCs" or
+// "512x16:ThMlCs:3"; the seed defaults to 0. ConfigError naming `option`.
+EtcSpec parse_etc_spec(const std::string& text, const std::string& option = "--generate");
+std::string etc_spec_name(const EtcSpec& s);  // "512x16:ThMlCs:SEED"
+std::shared_ptr<const EtcInstance> generate_etc(const EtcSpec& s);
+
+// The classic heuristics (Braun et al. 2001). Ties go to the lowest task, then the lowest machine index.
+// - MCT: tasks in index order, each to the machine where it completes first;
+// - OLB: tasks in index order, each to the machine that is free first, whatever the task's ETC;
+// - Min-Min: of the tasks left, the one with the smallest earliest completion time goes to that machine;
+// - Max-Min: the same with the largest earliest completion time.
+enum class Heuristic { minmin, maxmin, mct, olb };
+Heuristic parse_heuristic(const std::string& name, const std::string& option = "--heuristic");
+const char* heuristic_name(Heuristic h);
+struct HeuristicSchedule {
+  std::vector<int> machine;  // each task's machine
+  std::vector<int> order;    // the tasks in the order the heuristic assigned them
+  ScheduleCost cost;         // in task-index order on each machine (the model's order, as DE's schedules)
+  ScheduleCost dispatch;     // in the heuristic's order on each machine (the makespan is the same)
+};
+HeuristicSchedule run_heuristic(const EtcInstance& e, Heuristic h);
+
+// The instance as a Problem for every engine: n coordinates in [0, m], decoded by decode_machine; f =
+// the fitness with `lambda` (ConfigError outside [0, 1]). The name is "schedule".
+Problem schedule_problem(std::shared_ptr<const EtcInstance> e, double lambda = kDefaultLambda);
+
+}  // namespace degpu

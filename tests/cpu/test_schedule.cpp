@@ -1,0 +1,265 @@
+// Scheduling on the ETC model (degpu/schedule.hpp): costs and decoding, the two file formats and their
+// errors, the Braun generator's classes, the heuristics against ../shared/data/braun_etc's values and on
+// hand-made instances, and the instance as a Problem that DE minimises.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../cec_points.hpp"
+#include "degpu/errors.hpp"
+#include "degpu/run.hpp"
+#include "degpu/schedule.hpp"
+
+using namespace degpu;
+
+namespace {
+
+EtcInstance make(int n, int m, std::vector<double> etc, std::vector<double> ready = {}) {
+  EtcInstance e;
+  e.n = n, e.m = m, e.etc = std::move(etc);
+  e.ready = ready.empty() ? std::vector<double>(m, 0.0) : std::move(ready);
+  return e;
+}
+
+std::string temp_file(const std::string& name, const std::string& text) {
+  const auto p = std::filesystem::temp_directory_path() / ("degpu_test_" + name);
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+std::string data_error(const std::string& text, int machines = 0) {
+  try {
+    load_etc(temp_file("bad.etc", text), machines);
+  } catch (const DataError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST(Schedule, DecodeTruncatesAndClamps) {
+  EXPECT_EQ(decode_machine(3.6, 16), 3);
+  EXPECT_EQ(decode_machine(1.2, 16), 1);
+  EXPECT_EQ(decode_machine(0.0, 16), 0);
+  EXPECT_EQ(decode_machine(-0.5, 16), 0);
+  EXPECT_EQ(decode_machine(-1e300, 16), 0);
+  EXPECT_EQ(decode_machine(15.999999, 16), 15);
+  EXPECT_EQ(decode_machine(16.0, 16), 15);  // the box's upper bound
+  EXPECT_EQ(decode_machine(1e300, 16), 15);
+  EXPECT_EQ(decode_machine(std::numeric_limits<double>::quiet_NaN(), 16), 0);
+  EXPECT_EQ(decode_machine(std::numeric_limits<double>::infinity(), 4), 3);
+}
+
+TEST(Schedule, CostIsFirstComeFirstServedFromThePriorLoads) {
+  // 3 tasks, 2 machines; W = (1, 0)
+  const EtcInstance e = make(3, 2, {2, 5, 3, 1, 4, 6}, {1, 0});
+  const std::vector<int> machine{0, 1, 0};
+  const ScheduleCost c = schedule_cost(e, machine);
+  // machine 0: W 1, task 0 ends 3, task 2 ends 7; machine 1: task 1 ends 1
+  EXPECT_DOUBLE_EQ(c.makespan, 7);
+  EXPECT_DOUBLE_EQ(c.flowtime, 3 + 1 + 7);
+  const std::vector<int> order{2, 1, 0};  // task 2 first on machine 0: ends 5, then task 0 ends 7
+  const ScheduleCost d = schedule_cost(e, machine, order);
+  EXPECT_DOUBLE_EQ(d.makespan, 7);
+  EXPECT_DOUBLE_EQ(d.flowtime, 5 + 1 + 7);
+  EXPECT_DOUBLE_EQ(schedule_fitness(c, 0.75, 2), 0.75 * 7 + 0.25 * 11 / 2);
+  EXPECT_DOUBLE_EQ(schedule_fitness(c, 1.0, 2), 7);
+  EXPECT_THROW(schedule_cost(e, std::vector<int>{0, 2, 0}), ConfigError);  // machine 2 of 2
+  EXPECT_THROW(schedule_cost(e, std::vector<int>{0, 1}), ConfigError);     // 2 of 3 tasks
+  EXPECT_THROW(schedule_cost(e, machine, std::vector<int>{0, 0, 1}), ConfigError);
+}
+
+TEST(Schedule, HeuristicsOnAHandMadeInstance) {
+  // 4 tasks x 2 machines
+  const EtcInstance e = make(4, 2, {3, 6,   // t0
+                                    1, 2,   // t1
+                                    4, 4,   // t2
+                                    10, 5}); // t3
+  // MCT in task order: t0 -> m0 (3); t1 -> m0 (4) vs m1 (2): m1; t2 -> m0 (7) vs m1 (6): m1; t3 -> m0 13, m1 11: m1
+  const HeuristicSchedule mct = run_heuristic(e, Heuristic::mct);
+  EXPECT_EQ(mct.machine, (std::vector<int>{0, 1, 1, 1}));
+  EXPECT_DOUBLE_EQ(mct.cost.makespan, 11);
+  // OLB: the machine free first (m0 on ties): t0 m0 (3), t1 m1 (2), t2 m1 (free at 2 < 3: 6), t3 m0 (13)
+  const HeuristicSchedule olb = run_heuristic(e, Heuristic::olb);
+  EXPECT_EQ(olb.machine, (std::vector<int>{0, 1, 1, 0}));
+  EXPECT_DOUBLE_EQ(olb.cost.makespan, 13);
+  // Min-Min: best completions t0 3, t1 1, t2 4, t3 5 -> t1 on m0 (ready 1); then t0 4 (m0), t2 4 (m1), t3 5
+  // (m1) -> t0 on m0 (lowest task of equals, ready 4); then t2 4 (m1), t3 5 -> t2 on m1; then t3: m0 14, m1 9
+  const HeuristicSchedule mm = run_heuristic(e, Heuristic::minmin);
+  EXPECT_EQ(mm.order, (std::vector<int>{1, 0, 2, 3}));
+  EXPECT_EQ(mm.machine, (std::vector<int>{0, 0, 1, 1}));
+  EXPECT_DOUBLE_EQ(mm.cost.makespan, 9);
+  EXPECT_DOUBLE_EQ(mm.dispatch.flowtime, 1 + 4 + 4 + 9);
+  EXPECT_DOUBLE_EQ(mm.cost.flowtime, 3 + 4 + 4 + 9);  // task order on m0: t0 (3) then t1 (4)
+  // Max-Min: t3 (5 on m1) first; then t0 3, t1 1, t2 4 (m0) -> t2 on m0 (4); then t0: m0 7, m1 11 -> 7;
+  // t1: m0 5, m1 7 -> 5 => t0 on m0 (7); then t1: m0 8, m1 7 -> m1
+  const HeuristicSchedule xm = run_heuristic(e, Heuristic::maxmin);
+  EXPECT_EQ(xm.order, (std::vector<int>{3, 2, 0, 1}));
+  EXPECT_EQ(xm.machine, (std::vector<int>{0, 1, 0, 1}));
+  EXPECT_DOUBLE_EQ(xm.cost.makespan, 7);
+  for (Heuristic h : {Heuristic::minmin, Heuristic::maxmin, Heuristic::mct, Heuristic::olb})
+    EXPECT_EQ(parse_heuristic(heuristic_name(h)), h);
+  EXPECT_THROW(parse_heuristic("minimin"), ConfigError);
+}
+
+TEST(Schedule, HeuristicsReproduceTheBraunInstancesValues) {
+  const std::string root = shared_data();
+  if (root.empty()) GTEST_SKIP() << "no ../shared/data (set DEGPU_SHARED_DATA)";
+  const std::string dir = root + "/braun_etc";
+  std::ifstream values(dir + "/heuristic_values.txt");
+  if (!values) GTEST_SKIP() << "no " << dir;
+  std::string line;
+  int checked = 0;
+  while (std::getline(values, line)) {
+    std::istringstream s(line);
+    std::string file, k1, k2, bar, k3, k4;
+    double mm_make, mm_flow, mct_make, mct_flow;
+    if (!(s >> file >> k1 >> mm_make >> k2 >> mm_flow >> bar >> k3 >> mct_make >> k4 >> mct_flow)) continue;
+    const auto e = load_etc(dir + "/" + file);
+    ASSERT_EQ(e->n, 512);
+    ASSERT_EQ(e->m, 16);
+    const HeuristicSchedule mm = run_heuristic(*e, Heuristic::minmin), mct = run_heuristic(*e, Heuristic::mct);
+    // the file prints 3 decimals
+    EXPECT_NEAR(mm.cost.makespan, mm_make, 1e-3) << file;
+    EXPECT_NEAR(mm.dispatch.flowtime, mm_flow, 1e-3 + 1e-12 * mm_flow) << file;
+    EXPECT_NEAR(mct.cost.makespan, mct_make, 1e-3) << file;
+    EXPECT_NEAR(mct.cost.flowtime, mct_flow, 1e-3 + 1e-12 * mct_flow) << file;
+    EXPECT_EQ(mct.dispatch.flowtime, mct.cost.flowtime) << file;  // MCT dispatches in task order
+    // Max-Min and OLB have no reference values; OLB ignores the ETC, so it does worse than Min-Min
+    const HeuristicSchedule olb = run_heuristic(*e, Heuristic::olb), xm = run_heuristic(*e, Heuristic::maxmin);
+    EXPECT_GT(olb.cost.makespan, mm.cost.makespan) << file;
+    EXPECT_GT(xm.cost.makespan, 0) << file;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 12);
+}
+
+TEST(Schedule, PlainFormatWithPriorLoads) {
+  const auto e = load_etc(temp_file("plain.etc", "3 2\n1 2\n\n3.5 4\n5 6e1\nready 10 0\n"));
+  EXPECT_EQ(e->n, 3);
+  EXPECT_EQ(e->m, 2);
+  EXPECT_EQ(e->etc, (std::vector<double>{1, 2, 3.5, 4, 5, 60}));
+  EXPECT_EQ(e->ready, (std::vector<double>{10, 0}));
+  const auto f = load_etc(temp_file("plain2.etc", "1 3\r\n1 2 3\r\n"));
+  EXPECT_EQ(f->ready, (std::vector<double>{0, 0, 0}));
+  const auto b = load_etc(temp_file("braun.etc", "1\r\n2\r\n3\r\n4\r\n5\r\n6\r\n"), 3);
+  EXPECT_EQ(b->n, 2);
+  EXPECT_EQ(b->m, 3);
+  EXPECT_DOUBLE_EQ(b->at(1, 0), 4);
+}
+
+TEST(Schedule, BadFilesSayTheFileAndLine) {
+  const std::string p = (std::filesystem::temp_directory_path() / "degpu_test_bad.etc").string();
+  EXPECT_EQ(data_error("2 2\n1 2\n3\n"), p + ":3: expected 2 numbers (one per machine), got 1");
+  EXPECT_EQ(data_error("2 2\n1 2\n3 x\n"), p + ":3: expected a number, got 'x'");
+  EXPECT_EQ(data_error("2 2\n1 2\n3 -4\n"), p + ":3: an execution time must be >= 0, got '-4'");
+  EXPECT_EQ(data_error("2 2\n1 2\n"), p + ":2: ends after 1 of 2 task lines");
+  EXPECT_EQ(data_error("0 2\n"), p + ":1: expected the number of tasks (an integer >= 1), got '0'");
+  EXPECT_EQ(data_error("1 2\n1 2\nready 1\n"), p + ":3: expected 'ready' and 2 prior loads, or the end of the file");
+  EXPECT_EQ(data_error("1 2 3\n"), p + ":1: expected 'n m' (plain format) or one number (Braun format), got 3 values");
+  EXPECT_EQ(data_error(""), p + ":0: empty file: expected a line 'n m' or one number per line");
+  EXPECT_EQ(data_error("1\n2\n3\n", 2), p + ": 3 numbers are not a whole number of tasks on 2 machines (--machines)");
+  EXPECT_EQ(data_error("1\n2 3\n", 2), p + ":2: expected one number per line (Braun format), got 2");
+  EXPECT_EQ(data_error("1\nnan\n", 2), p + ":2: expected a number, got 'nan'");
+  EXPECT_THROW(load_etc("/nonexistent/file.etc"), DataError);
+  EXPECT_THROW(load_etc(temp_file("plain3.etc", "1 1\n1\n"), 4), ConfigError);  // --machines with a plain file
+}
+
+TEST(Schedule, SpecNamesTheClasses) {
+  const EtcSpec s = parse_etc_spec("512x16:ThMlCs");
+  EXPECT_EQ(s.n, 512);
+  EXPECT_EQ(s.m, 16);
+  EXPECT_TRUE(s.task_high);
+  EXPECT_FALSE(s.machine_high);
+  EXPECT_EQ(s.consistency, 's');
+  EXPECT_EQ(s.seed, 0u);
+  EXPECT_EQ(etc_spec_name(s), "512x16:ThMlCs:0");
+  EXPECT_EQ(parse_etc_spec("8x2:TlMlCi:42").seed, 42u);
+  for (const char* bad : {"512:ThMhCc", "512x16", "512x16:ThMhCx", "0x16:ThMhCc", "ax16:ThMhCc", "512x16:TmMhCc",
+                          "512x16:ThMhC", "16x512x3:ThMhCc", "8x2:TlMlCi:", "8x2:TlMlCi:-1", "8x2:TlMlCi:x"}) {
+    EXPECT_THROW(parse_etc_spec(bad), ConfigError) << bad;
+  }
+  try {
+    parse_etc_spec("512x16:TxMhCc");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--generate 512x16:TxMhCc: the class must be T{h|l}M{h|l}C{c|i|s} (expected NxM:TxMyCz[:SEED], e.g. "
+              "512x16:ThMhCc)");
+  }
+}
+
+TEST(Schedule, GeneratorMakesBraunsClasses) {
+  for (const char* spec : {"512x16:ThMhCc", "512x16:TlMlCi", "512x16:ThMlCs", "512x16:TlMhCi"}) {
+    EtcSpec s = parse_etc_spec(spec);
+    s.seed = 7;
+    const auto e = generate_etc(s);
+    ASSERT_EQ(e->n, 512);
+    ASSERT_EQ(e->m, 16);
+    const double rt = s.task_high ? 3000 : 100, rm = s.machine_high ? 1000 : 10;
+    double sum = 0;
+    int sorted_rows = 0, sorted_even = 0;
+    for (int t = 0; t < e->n; ++t) {
+      bool all = true, even = true;
+      for (int j = 0; j < e->m; ++j) {
+        const double v = e->at(t, j);
+        ASSERT_GE(v, 1.0) << spec;
+        ASSERT_LT(v, rt * rm) << spec;
+        sum += v;
+        if (j > 0 && e->at(t, j - 1) > v) all = false;
+        if (j >= 2 && j % 2 == 0 && e->at(t, j - 2) > v) even = false;
+      }
+      sorted_rows += all, sorted_even += even;
+    }
+    // E[ETC] = E[b] E[x] = (1 + rt) / 2 x (1 + rm) / 2; 8192 draws of a product of two uniforms: within 5%
+    const double mean = (1 + rt) / 2 * (1 + rm) / 2;
+    EXPECT_NEAR(sum / (e->n * e->m), mean, 0.05 * mean) << spec;
+    if (s.consistency == 'c') EXPECT_EQ(sorted_rows, e->n) << spec;
+    if (s.consistency == 's') {
+      EXPECT_EQ(sorted_even, e->n) << spec;
+      EXPECT_EQ(sorted_rows, 0) << spec;  // 16 values sorted by chance: ~1 in 10^8 per row
+    }
+    if (s.consistency == 'i') EXPECT_LT(sorted_even, 2) << spec;  // 8 even values sorted: 1 in 40,320
+  }
+  const EtcSpec s1 = parse_etc_spec("64x4:ThMhCi:1"), s2 = parse_etc_spec("64x4:ThMhCi:2");
+  EXPECT_EQ(generate_etc(s1)->etc, generate_etc(s1)->etc);
+  EXPECT_NE(generate_etc(s1)->etc, generate_etc(s2)->etc);
+  EXPECT_EQ(generate_etc(s1)->source, "64x4:ThMhCi:1");
+}
+
+TEST(Schedule, TheInstanceIsAProblemThatDeImproves) {
+  const auto e = generate_etc(parse_etc_spec("64x4:ThMhCi:3"));
+  const Problem p = schedule_problem(e, 0.5);
+  EXPECT_EQ(p.dim(), 64);
+  EXPECT_EQ(p.lower()[0], 0.0);
+  EXPECT_EQ(p.upper()[0], 4.0);
+  std::vector<double> x(64);
+  std::vector<int> machine(64);
+  for (int t = 0; t < 64; ++t) x[t] = (t % 4) + 0.7, machine[t] = t % 4;
+  EXPECT_DOUBLE_EQ(p.evaluate(x.data()), schedule_fitness(schedule_cost(*e, machine), 0.5, 4));
+  EXPECT_THROW(schedule_problem(e, 1.5), ConfigError);
+  EXPECT_THROW(schedule_problem(e, -0.1), ConfigError);
+  EXPECT_THROW(schedule_problem(nullptr), ConfigError);
+
+  StopCriteria stop;
+  stop.max_evals = 60000;
+  RunOptions o;
+  o.engine = Engine::serial;
+  o.seed = 5;
+  const Result r = minimize(p, DEConfig{}, stop, o);
+  const HeuristicSchedule olb = run_heuristic(*e, Heuristic::olb);
+  std::vector<int> best(64);
+  for (int t = 0; t < 64; ++t) best[t] = decode_machine(r.best_x[t], 4);
+  EXPECT_DOUBLE_EQ(r.best_f, schedule_fitness(schedule_cost(*e, best), 0.5, 4));
+  EXPECT_LT(r.best_f, schedule_fitness(olb.cost, 0.5, 4));  // DE beats the load-only heuristic
+  o.engine = Engine::threads;
+  EXPECT_EQ(minimize(p, DEConfig{}, stop, o).best_f, r.best_f);  // the same run on every CPU engine
+}
