@@ -81,6 +81,16 @@ struct HeuristicSchedule {
 };
 HeuristicSchedule run_heuristic(const EtcInstance& e, Heuristic h);
 
+// Local search on a schedule (`--local-search`): each step takes the best of every move of a task off the
+// makespan machine to another machine, and every swap of such a task with a task of another machine, if
+// it lowers the fitness (by more than 1e-12 relative); it stops when none does, or after max_steps steps.
+// `machine` is changed in place. Each machine's cost is recomputed from its tasks (task-index order).
+struct LocalSearchStats {
+  int steps = 0;            // improving steps taken
+  long long candidates = 0; // moves and swaps costed
+};
+LocalSearchStats improve_schedule(const EtcInstance& e, std::vector<int>& machine, double lambda, int max_steps = 1000000);
+
 // The instance as a Problem for every engine: n coordinates in [0, m], decoded by decode_machine; f =
 // the fitness with `lambda` (ConfigError outside [0, 1]). The name is "schedule".
 Problem schedule_problem(std::shared_ptr<const EtcInstance> e, double lambda = kDefaultLambda);

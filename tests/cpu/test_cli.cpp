@@ -585,6 +585,13 @@ TEST_F(Cli, ScheduleByHeuristicAndByDe) {
   const Out t = run("schedule --etc " + path("small.etc") + " --np 8 --max-time 0.3 --engine serial --quiet --json -");
   ASSERT_EQ(t.code, 0) << t.err;
   EXPECT_EQ(nlohmann::json::parse(t.out)["stop_reason"], "max_time");
+  const Out l = run("schedule --generate 64x4:ThMhCi:1 --heuristic mct --local-search --lambda 1 --quiet --json -");
+  ASSERT_EQ(l.code, 0) << l.err;
+  const auto m = nlohmann::json::parse(l.out);
+  ASSERT_TRUE(m.contains("local_search"));
+  EXPECT_GT(m["local_search"]["steps"].get<int>(), 0);
+  EXPECT_LT(m["makespan"].get<double>(), m["local_search"]["makespan_before"].get<double>());
+  EXPECT_DOUBLE_EQ(m["fitness"].get<double>(), m["makespan"].get<double>());
 }
 
 TEST_F(Cli, BadScheduleOptions) {

@@ -263,3 +263,55 @@ TEST(Schedule, TheInstanceIsAProblemThatDeImproves) {
   o.engine = Engine::threads;
   EXPECT_EQ(minimize(p, DEConfig{}, stop, o).best_f, r.best_f);  // the same run on every CPU engine
 }
+
+TEST(Schedule, LocalSearchEndsWhereNoMoveOrSwapHelps) {
+  const auto e = generate_etc(parse_etc_spec("40x4:ThMhCi:2"));
+  for (double lambda : {1.0, 0.75, 0.0}) {
+    std::vector<int> machine(40, 0);  // everything on machine 0
+    const double start = schedule_fitness(schedule_cost(*e, machine), lambda, 4);
+    const LocalSearchStats st = improve_schedule(*e, machine, lambda);
+    const ScheduleCost c = schedule_cost(*e, machine);
+    const double end = schedule_fitness(c, lambda, 4);
+    EXPECT_GT(st.steps, 0);
+    EXPECT_LT(end, start);
+    // a local optimum: no move or swap of a task off the makespan machine does better (brute force)
+    int jm = 0;
+    std::vector<double> finish(4, 0.0);
+    for (int t = 0; t < 40; ++t) finish[machine[t]] += e->at(t, machine[t]);
+    for (int j = 1; j < 4; ++j)
+      if (finish[j] > finish[jm]) jm = j;
+    for (int t = 0; t < 40; ++t) {
+      if (machine[t] != jm) continue;
+      for (int j = 0; j < 4; ++j) {
+        if (j == jm) continue;
+        std::vector<int> moved = machine;
+        moved[t] = j;
+        EXPECT_GE(schedule_fitness(schedule_cost(*e, moved), lambda, 4), end * (1 - 1e-9)) << lambda;
+        for (int u = 0; u < 40; ++u) {
+          if (machine[u] != j) continue;
+          std::vector<int> swapped = machine;
+          swapped[t] = j, swapped[u] = jm;
+          EXPECT_GE(schedule_fitness(schedule_cost(*e, swapped), lambda, 4), end * (1 - 1e-9)) << lambda;
+        }
+      }
+    }
+  }
+  std::vector<int> one(40, 1);
+  EXPECT_EQ(improve_schedule(*e, one, 1.0, 3).steps, 3);  // max_steps
+  EXPECT_THROW(improve_schedule(*e, one, 2.0), ConfigError);
+  std::vector<int> bad(40, 9);
+  EXPECT_THROW(improve_schedule(*e, bad, 1.0), ConfigError);
+}
+
+TEST(Schedule, LocalSearchImprovesMinMinOnTheBraunInstances) {
+  const std::string root = shared_data();
+  if (root.empty()) GTEST_SKIP() << "no ../shared/data (set DEGPU_SHARED_DATA)";
+  for (const char* f : {"u_c_hihi.0", "u_i_lolo.0", "u_s_lohi.0"}) {
+    const std::string path = root + "/braun_etc/" + f;
+    if (!std::filesystem::exists(path)) GTEST_SKIP() << "no " << path;
+    const auto e = load_etc(path);
+    HeuristicSchedule mm = run_heuristic(*e, Heuristic::minmin);
+    improve_schedule(*e, mm.machine, 1.0);
+    EXPECT_LT(schedule_cost(*e, mm.machine).makespan, mm.cost.makespan) << f;
+  }
+}
