@@ -28,15 +28,6 @@ struct Cec2010Dev {
   double group_weight = 1;
 };
 
-__device__ __forceinline__ double cec_two_pi_cos(double v) { return cos(2 * 3.14159265358979323846264338327950288 * v); }
-__device__ __forceinline__ double cec_ackley(double s1, double s2, int n) {
-  return -20.0 * exp(-0.2 * sqrt(s1 / n)) - exp(s2 / n) + 20.0 + 2.71828182845904523536028747135266250;
-}
-__device__ __forceinline__ double warp_sum(double v) {
-  for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
-  return v;
-}
-
 // Group g's value (valid in lane 0) from its z in zs[0 .. 50) (the warp's), rotated in place first where
 // the function rotates.
 __device__ inline double cec_group(const Cec2010Dev& c, const double* Ms, double* zs) {
@@ -66,11 +57,11 @@ __device__ inline double cec_group(const Cec2010Dev& c, const double* Ms, double
       break;
     case kCecRastrigin:
       for (int h = 0; h < 2; ++h)
-        if (h == 0 || two) s1 += v[h] * v[h] - 10.0 * cec_two_pi_cos(v[h]) + 10.0;
+        if (h == 0 || two) s1 += cec2010_rastrigin_term(v[h]);
       break;
     case kCecAckley:
       for (int h = 0; h < 2; ++h)
-        if (h == 0 || two) s1 += v[h] * v[h], s2 += cec_two_pi_cos(v[h]);
+        if (h == 0 || two) s1 += v[h] * v[h], s2 += cec2010_cos2pi(v[h]);
       break;
     case kCecSchwefel12: {  // the prefix sums of z_0 .. z_31, then of z_32 .. z_49 after them
       double a = v[0], b = two ? v[1] : 0.0;
@@ -90,10 +81,10 @@ __device__ inline double cec_group(const Cec2010Dev& c, const double* Ms, double
         s1 += 100 * t * t + u * u;
       }
   }
-  s1 = warp_sum(s1);
+  s1 = warp_reduce(s1);
   if (c.kind == kCecAckley) {
-    s2 = warp_sum(s2);
-    return cec_ackley(s1, s2, kCecM);
+    s2 = warp_reduce(s2);
+    return cec2010_ackley(s1, s2, kCecM);
   }
   return s1;
 }
@@ -168,14 +159,14 @@ __global__ void __launch_bounds__(kThreads) k_cec2010(Layout L, Cec2010Dev c, Sr
           const double zi = z(c.rest_begin + i);
           switch (c.rest_kind) {
             case kCecElliptic: a.s0 += __ldg(c.rw + i) * zi * zi; break;
-            case kCecRastrigin: a.s0 += zi * zi - 10.0 * cec_two_pi_cos(zi) + 10.0; break;
-            case kCecAckley: a.s0 += zi * zi, a.s1 += cec_two_pi_cos(zi); break;
+            case kCecRastrigin: a.s0 += cec2010_rastrigin_term(zi); break;
+            case kCecAckley: a.s0 += zi * zi, a.s1 += cec2010_cos2pi(zi); break;
             default: a.s0 += zi * zi;  // sphere
           }
         }
     }
     if (finish_vector<true, false, true>(L, P, v, a) && threadIdx.x == 0) {
-      const double rest = c.rest_kind == kCecNone ? 0.0 : c.rest_kind == kCecAckley ? cec_ackley(a.s0, a.s1, n) : a.s0;
+      const double rest = c.rest_kind == kCecNone ? 0.0 : c.rest_kind == kCecAckley ? cec2010_ackley(a.s0, a.s1, n) : a.s0;
       fin(v, a.p * c.group_weight + rest);
     }
   }

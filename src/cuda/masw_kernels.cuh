@@ -78,25 +78,24 @@ struct Box {
   }
 };
 
-// ---- block reductions (all threads call; the result is valid in thread 0) ----
+// ---- warp and block reductions (all threads call; the result is valid in lane / thread 0) ----
 template <bool kProduct = false>
-__device__ double block_reduce(double v) {
-  __shared__ double sh[kThreads / 32];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+__device__ __forceinline__ double warp_reduce(double v) {
   for (int off = 16; off > 0; off >>= 1) {
     const double o = __shfl_down_sync(0xffffffffu, v, off);
     v = kProduct ? v * o : v + o;
   }
+  return v;
+}
+template <bool kProduct = false>
+__device__ double block_reduce(double v) {
+  __shared__ double sh[kThreads / 32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  v = warp_reduce<kProduct>(v);
   __syncthreads();  // sh may still be read by a previous call
   if (lane == 0) sh[warp] = v;
   __syncthreads();
-  if (warp == 0) {
-    v = lane < kThreads / 32 ? sh[lane] : (kProduct ? 1.0 : 0.0);
-    for (int off = 16; off > 0; off >>= 1) {
-      const double o = __shfl_down_sync(0xffffffffu, v, off);
-      v = kProduct ? v * o : v + o;
-    }
-  }
+  if (warp == 0) v = warp_reduce<kProduct>(lane < kThreads / 32 ? sh[lane] : (kProduct ? 1.0 : 0.0));
   return v;
 }
 // Exclusive scan of one value per thread, and the block's total (valid in every thread).

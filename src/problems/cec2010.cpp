@@ -17,7 +17,6 @@ namespace degpu {
 namespace {
 
 constexpr int kM = kCec2010GroupSize;
-constexpr double kPi = 3.14159265358979323846264338327950288, kE = 2.71828182845904523536028747135266250;
 
 bool rosenbrock_fn(int fn) { return fn == 8 || fn == 13 || fn == 18 || fn == 20; }
 bool permuted(int fn) { return fn >= 4 && fn <= 18; }
@@ -35,14 +34,14 @@ double elliptic(int n, At at) {
 template <class At>
 double rastrigin(int n, At at) {
   double s = 0;
-  for (int i = n - 1; i >= 0; --i) s += at(i) * at(i) - 10.0 * std::cos(2 * kPi * at(i)) + 10.0;
+  for (int i = n - 1; i >= 0; --i) s += cec2010_rastrigin_term(at(i));
   return s;
 }
 template <class At>
 double ackley(int n, At at) {
   double s1 = 0, s2 = 0;
-  for (int i = n - 1; i >= 0; --i) s1 += at(i) * at(i), s2 += std::cos(2 * kPi * at(i));
-  return -20.0 * std::exp(-0.2 * std::sqrt(s1 / n)) - std::exp(s2 / n) + 20.0 + kE;
+  for (int i = n - 1; i >= 0; --i) s1 += at(i) * at(i), s2 += cec2010_cos2pi(at(i));
+  return cec2010_ackley(s1, s2, n);
 }
 template <class At>
 double sphere(int n, At at) {

@@ -3,10 +3,13 @@
 // it): no D x D matrices, groups of m = 50 variables taken through a permutation, one 50 x 50 rotation
 // per function. docs/CEC2010.md gives every formula, the data layout and what other D mean.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "degpu/config.hpp"
 
 namespace degpu {
 
@@ -37,6 +40,14 @@ struct Cec2010Parts {
   int rest_kind = kCecNone, rest_begin = 0, rest_n = 0;
 };
 Cec2010Parts cec2010_parts(int fn, int D);
+// The base functions' pieces, written once for the CPU evaluation and the GPU kernel (host and device):
+// cos(2 pi z); Rastrigin's term z^2 - 10 cos(2 pi z) + 10; Ackley's value from its sums of z^2 and of
+// cos(2 pi z) over n values.
+DEGPU_HD_INLINE double cec2010_cos2pi(double z) { return cos(2 * 3.14159265358979323846264338327950288 * z); }
+DEGPU_HD_INLINE double cec2010_rastrigin_term(double z) { return z * z - 10.0 * cec2010_cos2pi(z) + 10.0; }
+DEGPU_HD_INLINE double cec2010_ackley(double s1, double s2, int n) {
+  return -20.0 * exp(-0.2 * sqrt(s1 / n)) - exp(s2 / n) + 20.0 + 2.71828182845904523536028747135266250;
+}
 // Elliptic's weight of value i of n: 1e6^(i / (n - 1)), as the port's lookupprepare makes it (the ends exact).
 double cec2010_elliptic_weight(int i, int n);
 
