@@ -44,7 +44,7 @@ int schedule(const ScheduleArgs& a) {
   const std::uint64_t seed = parse_seed("--seed", a.seed);
   double lambda = kDefaultLambda;
   if (!a.lambda.empty()) lambda = parse_number("--lambda", a.lambda);
-  if (!(lambda >= 0 && lambda <= 1)) throw ConfigError("--lambda " + a.lambda + ": must be in [0, 1]");
+  check_lambda(lambda);
   const bool heuristic_only = !a.heuristic.empty();
   Heuristic h{};
   if (heuristic_only) {
@@ -86,10 +86,7 @@ int schedule(const ScheduleArgs& a) {
     machine = s.machine;
     cost = s.cost;
     j["method"] = heuristic_name(h);
-    j["makespan"] = cost.makespan;
-    j["flowtime"] = cost.flowtime;
     j["flowtime_dispatch_order"] = s.dispatch.flowtime;
-    j["fitness"] = schedule_fitness(cost, lambda, e->m);
     j["evals"] = nullptr;
     j["evals_per_s"] = nullptr;
     j["wall_s"] = wall;
@@ -102,9 +99,6 @@ int schedule(const ScheduleArgs& a) {
     j["engine"] = std::string(engine_name(engine));
     j["np"] = de.np;
     j["seed"] = seed;
-    j["makespan"] = cost.makespan;
-    j["flowtime"] = cost.flowtime;
-    j["fitness"] = r.best_f;
     j["evals"] = r.evals;
     j["stop_reason"] = std::string(stop_reason_name(r.stop_reason));
     j["evals_per_s"] = r.wall_s > 0 ? static_cast<double>(r.evals) / r.wall_s : 0.0;
@@ -115,21 +109,23 @@ int schedule(const ScheduleArgs& a) {
     const auto t0 = std::chrono::steady_clock::now();
     const LocalSearchStats ls = improve_schedule(*e, machine, lambda);
     cost = schedule_cost(*e, machine);
-    j["makespan"] = cost.makespan;
-    j["flowtime"] = cost.flowtime;
-    j["fitness"] = schedule_fitness(cost, lambda, e->m);
     j["local_search"] = {{"steps", ls.steps},
                          {"candidates", ls.candidates},
                          {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()},
                          {"makespan_before", before.makespan},
                          {"fitness_before", schedule_fitness(before, lambda, e->m)}};
   }
+  // the schedule's costs, once (after the local search where it ran; DE's fitness is its best_f, the same)
+  const double fitness = schedule_fitness(cost, lambda, e->m);
+  j["makespan"] = cost.makespan;
+  j["flowtime"] = cost.flowtime;
+  j["fitness"] = fitness;
   j["machine"] = machine;
   if (!a.json.empty()) write_output(a.json, j.dump(2) + "\n");
   if (!a.quiet && a.json != "-") {
     std::printf("%s on %s (%d tasks, %d machines): makespan %.6g, flowtime %.6g, fitness %.6g (lambda %g), %.3g s\n",
                 j["method"].get<std::string>().c_str(), e->source.c_str(), e->n, e->m, cost.makespan, cost.flowtime,
-                schedule_fitness(cost, lambda, e->m), lambda, j["wall_s"].get<double>());
+                fitness, lambda, j["wall_s"].get<double>());
   }
   return 0;
 }

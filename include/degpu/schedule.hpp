@@ -32,6 +32,8 @@ struct ScheduleCost {
 inline double schedule_fitness(const ScheduleCost& c, double lambda, int m) {
   return lambda * c.makespan + (1 - lambda) * c.flowtime / m;
 }
+// ConfigError "--lambda L: must be in [0, 1]" unless 0 <= lambda <= 1.
+void check_lambda(double lambda);
 
 // A DE coordinate's machine: truncation (3.6 -> 3), clamped to [0, m - 1]; NaN -> 0.
 int decode_machine(double v, int m);

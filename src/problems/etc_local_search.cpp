@@ -4,7 +4,6 @@
 #include <cmath>
 #include <vector>
 
-#include "degpu/errors.hpp"
 #include "degpu/schedule.hpp"
 
 namespace degpu {
@@ -35,7 +34,7 @@ MachineCost machine_cost(const EtcInstance& e, const std::vector<int>& list, int
 
 LocalSearchStats improve_schedule(const EtcInstance& e, std::vector<int>& machine, double lambda, int max_steps) {
   (void)schedule_cost(e, machine);  // checks the assignment
-  if (!(lambda >= 0 && lambda <= 1)) throw ConfigError("--lambda: must be in [0, 1]");
+  check_lambda(lambda);
   const int m = e.m;
   std::vector<std::vector<int>> tasks(m);
   for (int t = 0; t < e.n; ++t) tasks[machine[t]].push_back(t);
@@ -59,9 +58,10 @@ LocalSearchStats improve_schedule(const EtcInstance& e, std::vector<int>& machin
     int bt = -1, bu = -1, bj = -1;  // task off jm, task it swaps with (-1: a move), the other machine
     MachineCost ba, bb;
     for (int t : tasks[jm]) {
+      const MachineCost a = machine_cost(e, tasks[jm], jm, t, -1);  // jm without t, whichever machine takes it
       for (int j = 0; j < m; ++j) {
         if (j == jm) continue;
-        const MachineCost a = machine_cost(e, tasks[jm], jm, t, -1), b = machine_cost(e, tasks[j], j, -1, t);
+        const MachineCost b = machine_cost(e, tasks[j], j, -1, t);
         ++st.candidates;
         if (const double f = fitness(jm, a, j, b); f < best) best = f, bt = t, bu = -1, bj = j, ba = a, bb = b;
         for (int u : tasks[j]) {

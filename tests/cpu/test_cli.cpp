@@ -603,6 +603,7 @@ TEST_F(Cli, BadScheduleOptions) {
   expect_invalid("schedule --generate 8x2:TlMlCc --lambda 1.5", "--lambda 1.5: must be in [0, 1]");
   expect_invalid("schedule --generate 8x2:TlMlCc --np 2", "--np 2");
   expect_invalid("schedule --generate 8x2:TlMlCc --machines 4", "--machines 4");
+  expect_invalid("schedule --heuristic mct --etc x.etc --machines 0", "--machines 0: must be in [1, 1048576]");
   expect_invalid("schedule --generate 8x2:TlMlCc --engine gpu-eval --max-evals 100", "user objective");
   write("bad.etc", "2 2\n1 2\n3\n");
   expect_invalid("schedule --heuristic olb --etc " + path("bad.etc"), "bad.etc:3: expected 2 numbers");
