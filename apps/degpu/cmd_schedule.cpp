@@ -2,8 +2,11 @@
 // docs/SCHEDULING.md), by a heuristic (--heuristic alone) or by DE on the chosen engine.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,7 +22,7 @@ namespace {
 
 struct ScheduleArgs {
   std::string etc, generate, machines, heuristic, lambda, np = "64", max_evals, max_time, engine = "auto", threads,
-      seed = "1", json;
+      seed = "1", json, seed_heuristic, history, history_every, strategy = "rand/1/bin", F = "0.05", CR = "0.01", precision = "f64";
   bool quiet = false, local_search = false;
 };
 
@@ -40,6 +43,49 @@ std::shared_ptr<const EtcInstance> instance(const ScheduleArgs& a) {
   return load_etc(a.etc, machines);
 }
 
+// --seed-heuristic h1,h2,...: the heuristics whose schedules seed DE's population.
+std::vector<Heuristic> seed_heuristics(const std::string& text) {
+  std::vector<Heuristic> out;
+  std::stringstream in(text);
+  std::string name;
+  while (std::getline(in, name, ',')) {
+    const Heuristic h = parse_heuristic(name, "--seed-heuristic");
+    for (Heuristic k : out)
+      if (k == h) throw ConfigError("--seed-heuristic " + text + ": " + name + " is named twice");
+    out.push_back(h);
+  }
+  if (out.empty()) throw ConfigError("--seed-heuristic " + text + ": name minmin, maxmin, mct or olb (comma-separated)");
+  return out;
+}
+
+// A schedule as a DE row: each task at the middle of its machine's unit interval (decodes back to it).
+std::vector<double> schedule_row(const std::vector<int>& machine) {
+  std::vector<double> x(machine.size());
+  for (std::size_t t = 0; t < machine.size(); ++t) x[t] = machine[t] + 0.5;
+  return x;
+}
+
+// --history: one line per sample; makespan and flowtime of the best schedule where the engine kept it
+// (every engine but gpu; blank there).
+std::string history_csv(const EtcInstance& e, const Result& r) {
+  std::string out = "wall_s,generation,evals,fitness,makespan,flowtime\n";
+  char line[256];
+  std::vector<int> machine(e.n);
+  for (const HistoryPoint& h : r.history) {
+    std::snprintf(line, sizeof line, "%.6f,%lld,%lld,%.17g,", h.wall_s, h.generation, h.evals, h.best_f);
+    out += line;
+    if (static_cast<int>(h.best_x.size()) == e.n) {
+      for (int t = 0; t < e.n; ++t) machine[t] = decode_machine(h.best_x[t], e.m);
+      const ScheduleCost c = schedule_cost(e, machine);
+      std::snprintf(line, sizeof line, "%.17g,%.17g\n", c.makespan, c.flowtime);
+      out += line;
+    } else {
+      out += ",\n";
+    }
+  }
+  return out;
+}
+
 int schedule(const ScheduleArgs& a) {
   const std::uint64_t seed = parse_seed("--seed", a.seed);
   double lambda = kDefaultLambda;
@@ -49,7 +95,8 @@ int schedule(const ScheduleArgs& a) {
   Heuristic h{};
   if (heuristic_only) {
     h = parse_heuristic(a.heuristic);
-    for (const auto& [opt, v] : {std::pair{"--max-evals", &a.max_evals}, {"--max-time", &a.max_time}, {"--threads", &a.threads}})
+    for (const auto& [opt, v] : {std::pair{"--max-evals", &a.max_evals}, {"--max-time", &a.max_time}, {"--threads", &a.threads},
+                                 {"--seed-heuristic", &a.seed_heuristic}, {"--history", &a.history}, {"--history-every", &a.history_every}})
       if (!v->empty()) throw ConfigError(std::string(opt) + " " + *v + ": --heuristic runs the heuristic alone, not DE");
   }
   DEConfig de;
@@ -58,17 +105,32 @@ int schedule(const ScheduleArgs& a) {
   if (!heuristic_only) {
     const long long np = parse_integer("--np", a.np);
     if (np < 4 || np > 100'000'000) throw ConfigError("--np " + a.np + ": must be in [4, 100000000]");
-    de.np = static_cast<int>(np);
+    parse_strategy_and_np(a.strategy, a.np, de);
+    de.F = parse_range("--F", a.F);
+    de.CR = parse_range("--CR", a.CR);
     if (!a.max_evals.empty()) stop.max_evals = parse_max_evals(a.max_evals);
     if (!a.max_time.empty()) stop.max_time_s = parse_number("--max-time", a.max_time);
     // --max-time alone runs until the time is up (not the library's default of 10000 D evaluations)
     if (!stop.max_evals) stop.max_evals = stop.max_time_s ? 1'000'000'000'000'000LL : 1'000'000LL;
     o.engine = parse_engine(a.engine);
     if (!a.threads.empty()) o.threads = parse_threads(a.threads);
-    o.precision = Precision::f64;
+    o.precision = parse_precision(a.precision);
     o.seed = seed;
+    if (!a.history_every.empty() && a.history.empty()) throw ConfigError("--history-every " + a.history_every + ": give --history FILE.csv too");
+    if (!a.history.empty()) {
+      // default: about 1000 samples of an evaluation budget; every 100 generations of a time budget
+      long long every = stop.max_time_s && !a.max_evals.size() ? 100 : std::max(1LL, *stop.max_evals / de.np / 1000);
+      if (!a.history_every.empty()) {
+        every = parse_integer("--history-every", a.history_every);
+        if (every < 1 || every > (1 << 30)) throw ConfigError("--history-every " + a.history_every + ": must be in [1, 1073741824]");
+      }
+      o.history_every = static_cast<int>(every);
+      o.history_x = true;
+    }
   }
   check_writable("--json", a.json);
+  check_writable("--history", a.history);
+  const std::vector<Heuristic> seeds = a.seed_heuristic.empty() ? std::vector<Heuristic>{} : seed_heuristics(a.seed_heuristic);
   const std::shared_ptr<const EtcInstance> e = instance(a);
   const Problem problem = schedule_problem(e, lambda);
 
@@ -92,13 +154,20 @@ int schedule(const ScheduleArgs& a) {
     j["wall_s"] = wall;
   } else {
     const Engine engine = resolve_engine(o.engine, problem, de);
+    for (Heuristic sh : seeds) o.initial.push_back(schedule_row(run_heuristic(*e, sh).machine));
     const Result r = minimize(problem, de, stop, o);
+    if (!a.history.empty()) write_output(a.history, history_csv(*e, r));
     for (int t = 0; t < e->n; ++t) machine[t] = decode_machine(r.best_x[t], e->m);
     cost = schedule_cost(*e, machine);
     j["method"] = "de";
     j["engine"] = std::string(engine_name(engine));
     j["np"] = de.np;
     j["seed"] = seed;
+    if (!seeds.empty()) {
+      std::vector<std::string> names;
+      for (Heuristic sh : seeds) names.emplace_back(heuristic_name(sh));
+      j["seed_heuristics"] = names;
+    }
     j["evals"] = r.evals;
     j["stop_reason"] = std::string(stop_reason_name(r.stop_reason));
     j["evals_per_s"] = r.wall_s > 0 ? static_cast<double>(r.evals) / r.wall_s : 0.0;
@@ -141,10 +210,19 @@ Command add_schedule(CLI::App& app) {
   app.add_option("--heuristic", a->heuristic, "run only this heuristic: minmin | maxmin | mct | olb");
   app.add_option("--lambda", a->lambda, "fitness = lambda makespan + (1 - lambda) flowtime / m (default 0.75)");
   app.add_option("--np", a->np, "DE population size")->capture_default_str();
+  app.add_option("--strategy", a->strategy, "DE/x/y/z without DE/: rand/1/bin, best/1/exp, current-to-pbest/1/bin ...")->capture_default_str();
+  app.add_option("--F", a->F, "scale factor, or LO:HI to dither")->capture_default_str();
+  app.add_option("--CR", a->CR, "crossover rate, or LO:HI to dither")->capture_default_str();
   app.add_option("--max-evals", a->max_evals, "stop DE before exceeding N evaluations (default 1000000 without --max-time)");
   app.add_option("--max-time", a->max_time, "stop DE after S seconds");
-  app.add_option("--engine", a->engine, "DE engine: auto | serial | threads | matrix")->capture_default_str();
+  app.add_option("--engine", a->engine, "DE engine: auto | serial | threads | matrix | gpu | gpu-kernels | gpu-eval")->capture_default_str();
+  app.add_option("--precision", a->precision, "f64 | f32: the DE coordinates' type (the costs are summed in double)")->capture_default_str();
   app.add_option("--threads", a->threads, "threads for the threads and matrix engines (default: all cores)");
+  app.add_option("--seed-heuristic", a->seed_heuristic,
+                 "seed DE's population with these heuristics' schedules (comma-separated: minmin,maxmin,mct,olb)");
+  app.add_option("--history", a->history, "write the convergence log as CSV: wall_s, generation, evals, fitness, makespan, flowtime");
+  app.add_option("--history-every", a->history_every,
+                 "a --history line every N generations (default: ~1000 lines of --max-evals; 100 with --max-time alone)");
   app.add_option("--seed", a->seed, "DE's random seed")->capture_default_str();
   app.add_option("--json", a->json, "write the schedule as JSON to FILE, or - for stdout");
   app.add_flag("--local-search", a->local_search,

@@ -19,6 +19,7 @@ namespace degpu {
 
 struct CecInstance;      // one CEC 2017 / 2014 function's data (src/problems/cec_data.hpp)
 struct Cec2010Instance;  // one CEC 2010 large-scale function's data (src/problems/cec2010.hpp)
+struct EtcInstance;      // a scheduling instance (schedule.hpp)
 
 // How a built-in problem is shifted.
 struct ShiftSpec {
@@ -81,6 +82,19 @@ class Problem {
   // other problems.
   std::string data_source() const;
 
+  // The scheduling problem of schedule.hpp (schedule_problem() makes it): its instance and the lambda of
+  // its fitness, from which the CUDA engines evaluate it; nullptr for other problems.
+  struct ScheduleData {
+    std::shared_ptr<const EtcInstance> etc;
+    double lambda = 0;
+  };
+  static Problem schedule(ScheduleData data, std::vector<double> lower, std::vector<double> upper, Objective objective);
+  const ScheduleData* schedule_data() const { return schedule_ ? &*schedule_ : nullptr; }
+
+  // Whether the CUDA engines evaluate this problem: a built-in, a CEC 2017 / 2014 function or a schedule
+  // (a user objective, or CEC 2010 outside ma-sw-chains, runs on the CPU engines).
+  bool on_gpu() const { return is_builtin() || cec_ || schedule_; }
+
   // f(x) for x of length dim(). Built-ins compute their terms in T and accumulate in double.
   template <class T>
   T evaluate(const T* x) const;
@@ -104,6 +118,7 @@ class Problem {
   std::optional<fn::Classic> builtin_;
   std::shared_ptr<const CecInstance> cec_;
   std::shared_ptr<const Cec2010Instance> cec2010_;
+  std::optional<ScheduleData> schedule_;
   std::vector<double> shift_;
   std::vector<float> shift_f_;
   double bias_ = 0.0;

@@ -49,11 +49,16 @@ struct RunOptions {
   Precision precision = Precision::f64;
   std::uint64_t seed = 1;
   int history_every = 0;  // > 0: record the best every that many generations (and the first and last)
+  bool history_x = false;  // and the best individual with each sample (every engine but gpu, which keeps f and time)
   // Index of the (first) trial, in [0, rng::kMaxTrials). Trial t draws from its own random streams
   // (rng.hpp's counter holds it), so trial t is the same run whether it runs alone or as part of
   // minimize_trials(..., n > t).
   std::uint32_t trial = 0;
   std::function<void(const Progress&)> progress;  // called once per generation, on the calling thread
+  // Rows that replace individuals 0, 1, ... of generation 0 (a seeded population, e.g. a heuristic's
+  // schedule): each D values inside the box, at most np rows; the other individuals are drawn as usual.
+  // Every engine but gpu-fused takes them, in the engine's precision.
+  std::vector<std::vector<double>> initial;
 };
 
 // Checks every value (ConfigError naming the option and value). minimize() calls it first. Accepts

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "degpu/config.hpp"
 #include "degpu/problem.hpp"
 
 namespace degpu {
@@ -35,8 +36,12 @@ inline double schedule_fitness(const ScheduleCost& c, double lambda, int m) {
 // ConfigError "--lambda L: must be in [0, 1]" unless 0 <= lambda <= 1.
 void check_lambda(double lambda);
 
-// A DE coordinate's machine: truncation (3.6 -> 3), clamped to [0, m - 1]; NaN -> 0.
-int decode_machine(double v, int m);
+// A DE coordinate's machine: truncation (3.6 -> 3), clamped to [0, m - 1]; NaN -> 0. (Host and device.)
+DEGPU_HD_INLINE int decode_machine(double v, int m) {
+  if (!(v > 0)) return 0;  // negative, 0 and NaN
+  if (v >= m) return m - 1;
+  return static_cast<int>(v);
+}
 // The cost of an assignment (machine[t] for each task), each machine running its tasks in task-index
 // order. ConfigError when the sizes differ or a machine lies outside [0, m).
 ScheduleCost schedule_cost(const EtcInstance& e, std::span<const int> machine);

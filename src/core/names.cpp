@@ -131,7 +131,7 @@ Engine resolve_engine(Engine e) {
 }
 Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de) {
   (void)de;  // every engine runs every algorithm
-  if (e == Engine::auto_ && !problem.is_builtin() && !problem.cec_data()) return Engine::threads;
+  if (e == Engine::auto_ && !problem.on_gpu()) return Engine::threads;
   return resolve_engine(e);
 }
 Precision parse_precision(std::string_view name) {

@@ -3,6 +3,16 @@
 #include "core/de_ops.hpp"
 #include "degpu/run.hpp"
 
+#include <vector>
+
 namespace degpu::ops {
 Params make_params(const Problem& problem, const Resolved& r, const RunOptions& o);
+
+// RunOptions::initial as one block of rows (k x D) in T, k = initial.size().
+template <class T>
+std::vector<T> initial_rows(const RunOptions& o) {
+  std::vector<T> out;
+  for (const auto& row : o.initial) out.insert(out.end(), row.begin(), row.end());
+  return out;
+}
 }

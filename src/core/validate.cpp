@@ -83,11 +83,29 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
                       ": the serial engine runs on one thread (use --engine threads or matrix)");
   // auto is checked as what it runs: never a CUDA engine for a user objective.
   const Engine engine = resolve_engine(options.engine, problem, de);
-  if (is_cuda_engine(engine) && !problem.is_builtin() && !problem.cec_data())
+  if (is_cuda_engine(engine) && !problem.on_gpu())
     throw ConfigError("--engine " + std::string(engine_name(engine)) + ": problem " + problem.name() +
                       (problem.name().rfind("cec2010:", 0) == 0
                            ? " (CEC 2010) is evaluated on the CPU only so far: use --engine serial, threads or matrix"
                            : " is a user objective, which runs on the CPU engines (serial, threads, matrix)"));
+  if (engine == Engine::gpu_fused && problem.schedule_data())
+    throw ConfigError("--engine gpu-fused: the schedule problem runs on gpu, gpu-kernels, gpu-eval and the CPU engines");  // as gpu_fused.cu says
+  if (!options.initial.empty()) {
+    if (engine == Engine::gpu_fused) throw ConfigError("--engine gpu-fused: it takes no initial rows (a seeded population)");
+    const int np = resolve(problem, de, stop).de.np;
+    if (static_cast<long long>(options.initial.size()) > np)
+      throw ConfigError("initial population: " + std::to_string(options.initial.size()) + " rows for --np " + std::to_string(np));
+    for (std::size_t k = 0; k < options.initial.size(); ++k) {
+      const std::vector<double>& x = options.initial[k];
+      if (static_cast<int>(x.size()) != problem.dim())
+        throw ConfigError("initial population: row " + std::to_string(k) + " has " + std::to_string(x.size()) + " values for --dim " +
+                          std::to_string(problem.dim()));
+      for (int j = 0; j < problem.dim(); ++j)
+        if (!(x[j] >= problem.lower()[j] && x[j] <= problem.upper()[j]))
+          throw ConfigError("initial population: row " + std::to_string(k) + ", coordinate " + std::to_string(j) + ": " + num(x[j]) +
+                            " is outside the box [" + num(problem.lower()[j]) + ", " + num(problem.upper()[j]) + "]");
+    }
+  }
   if (options.history_every < 0)
     throw ConfigError("--history-every " + std::to_string(options.history_every) + ": must be >= 1");
 }

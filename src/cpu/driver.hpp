@@ -55,6 +55,7 @@ struct Population {
   std::uint32_t best = 0;
   std::vector<std::uint32_t> ranking;  // indices by fitness (current-to-pbest only)
   std::vector<double> Fi, CRi, Ft, CRt;  // jDE: each individual's F and CR, and its trial's (np each)
+  std::vector<T> initial;  // RunOptions::initial: the first rows of generation 0 (k x D)
   T* row(int i) { return buffer[side[i]].data() + static_cast<std::size_t>(i) * D; }
   const T* row(int i) const { return buffer[side[i]].data() + static_cast<std::size_t>(i) * D; }
   T* trial_row(int i) { return buffer[side[i] ^ 1].data() + static_cast<std::size_t>(i) * D; }
@@ -119,6 +120,10 @@ template <class T>
 void init_individual(const ops::Params& p, Population<T>& P, int i) {
   const ops::Stream s(p.seed, p.trial, ops::Purpose::init, 0, static_cast<std::uint32_t>(i));
   T* xi = P.row(i);
+  if (static_cast<std::size_t>(i) * p.D < P.initial.size()) {
+    std::copy_n(P.initial.begin() + static_cast<std::ptrdiff_t>(i) * p.D, p.D, xi);
+    return;
+  }
   for (int j = 0; j < p.D; ++j) xi[j] = ops::uniform_in(s.unit_pair(static_cast<std::uint64_t>(j)), P.lo[j], P.hi[j]);
 }
 
@@ -152,6 +157,7 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
   P.ftrial.resize(p.np);
   P.lo.assign(problem.lower().begin(), problem.lower().end());
   P.hi.assign(problem.upper().begin(), problem.upper().end());
+  P.initial = ops::initial_rows<T>(o);
   if (p.jde) {
     P.Fi.assign(p.np, p.F.lo);
     P.CRi.assign(p.np, p.CR.lo);
@@ -180,6 +186,7 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
   };
   const auto record = [&](long long g) {
     res.history.push_back({g, res.evals, static_cast<double>(P.f[P.best]), elapsed()});
+    if (o.history_x) res.history.back().best_x.assign(P.row(static_cast<int>(P.best)), P.row(static_cast<int>(P.best)) + p.D);
   };
 
   if constexpr (requires { trials.init(p, problem, P); }) {

@@ -17,10 +17,11 @@ struct JdeArrays {
 };
 
 template <class T>
-__device__ void block_init(const ops::Params& p, std::uint32_t i, T* x, const T* lo, const T* hi) {
+__device__ void block_init(const ops::Params& p, std::uint32_t i, T* x, const T* lo, const T* hi, const T* initial, int ninitial) {
   const ops::Stream s(p.seed, p.trial, ops::Purpose::init, 0, i);
   T* xi = x + static_cast<std::size_t>(i) * p.D;
-  for (int j = threadIdx.x; j < p.D; j += blockDim.x) xi[j] = ops::uniform_in(s.unit_pair(j), lo[j], hi[j]);
+  const T* given = static_cast<int>(i) < ninitial ? initial + static_cast<std::size_t>(i) * p.D : nullptr;  // RunOptions::initial
+  for (int j = threadIdx.x; j < p.D; j += blockDim.x) xi[j] = given ? given[j] : ops::uniform_in(s.unit_pair(j), lo[j], hi[j]);
 }
 
 template <class T>

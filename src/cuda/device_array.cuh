@@ -56,7 +56,7 @@ struct ProblemOnDevice {
 
  private:
   static std::size_t check(const Problem& problem) {
-    if (!problem.is_builtin() && !problem.cec_data())
+    if (!problem.on_gpu())
       throw ConfigError("problem " + problem.name() +
                         ": user objectives run on the CPU engines (serial, threads, matrix)");
     return static_cast<std::size_t>(problem.dim());

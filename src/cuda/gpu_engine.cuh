@@ -145,10 +145,10 @@ bool fit_resident(const ops::Params& p, int n, int cluster, int group, const Dev
 template <class Fn, class T>
 void plan_global(const ops::Params& p, const DeviceLimits& dev, bool wide, int threads, int per_individual, GpuPlan& plan) {
   const void* kernel = reinterpret_cast<const void*>(run_grid<Fn, T, 32>);
-  if constexpr (!is_cec_function<Fn>) {  // CEC functions take the grid path (a group's rotations per individual)
+  if constexpr (!is_cec_function<Fn> && !is_schedule_function<Fn>) {  // CEC functions and schedules take the grid path
     if (wide) kernel = reinterpret_cast<const void*>(run_wide<Fn, T>);
   } else if (wide) {
-    throw ConfigError("gpu engine: CEC functions do not take the wide path (use grid,B)");
+    throw ConfigError("gpu engine: CEC functions and schedules do not take the wide path (use grid,B)");
   }
   plan.path = wide ? GpuPlan::Path::wide : GpuPlan::Path::grid;
   plan.group = 32;
@@ -184,7 +184,7 @@ GpuPlan make_plan(const ops::Params& p, int n, const ResidentCec& cec) {
     int a = 0, b = 0, c = 0;
     const std::string note = std::string("DEGPU_GPU_PLAN=") + env + " (set in the environment). ";
     if (std::sscanf(env, "resident,%d,%d,%d", &a, &b, &c) == 3) {
-      if (!fit_resident<Fn, T>(p, n, a, c == 8 ? 8 : 32, dev, cec, plan))
+      if (!fit_resident<Fn, T>(p, n, a, c == 8 && !is_schedule_function<Fn> ? 8 : 32, dev, cec, plan))
         throw ConfigError(std::string("DEGPU_GPU_PLAN=") + env + ": the population does not fit that cluster");
       plan.why = note;
       return plan;
@@ -206,7 +206,8 @@ GpuPlan make_plan(const ops::Params& p, int n, const ResidentCec& cec) {
   // n trials: the SMs shared out, a cluster of SMs / n CTAs each, groups of 8 lanes (32 for D > 256),
   // which pack four individuals into a warp's instructions.
   if (dev.cc >= 9) {
-    const int group = n == 1 ? (blocks_per_row > 8 ? 32 : 8) : (blocks_per_row > 64 ? 32 : 8);
+    // (a schedule: whole warps, which find a chunk's tasks on the same machine together)
+    const int group = is_schedule_function<Fn> ? 32 : n == 1 ? (blocks_per_row > 8 ? 32 : 8) : (blocks_per_row > 64 ? 32 : 8);
     const int want = n == 1 ? ceil_div(static_cast<long long>(p.np) * group, 256) : std::max(1, dev.sms / n);
     int lowest = 0;  // the smallest cluster that holds the population
     for (int c = 1; c <= 16 && !lowest; ++c) {
@@ -229,7 +230,7 @@ GpuPlan make_plan(const ops::Params& p, int n, const ResidentCec& cec) {
   }
   // Rows in global memory: a group of 32 lanes per individual over the whole device, or, for large D
   // with too few individuals to give each SM 16 warps, several CTAs per individual.
-  const bool wide = !is_cec_function<Fn> && p.D >= 2048 && static_cast<long long>(p.np) * 32 < static_cast<long long>(dev.sms) * 512;
+  const bool wide = !is_cec_function<Fn> && !is_schedule_function<Fn> && p.D >= 2048 && static_cast<long long>(p.np) * 32 < static_cast<long long>(dev.sms) * 512;
   plan.why = std::string("the population does not fit a cluster's shared memory") + (dev.cc < 9 ? " (or no clusters: sm < 90)" : "") +
              ": rows in global memory, the whole device" + (n > 1 ? ", one trial after another" : "") + "; " +
              (wide ? "D >= 2048 and too few individuals to fill the SMs: several CTAs of 512 threads per individual. "
@@ -273,7 +274,7 @@ template <class T>
 std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
-  if (!problem.is_builtin() && !problem.cec_data())
+  if (!problem.on_gpu())
     throw ConfigError("problem " + problem.name() + ": user objectives run on the CPU engines (serial, threads, matrix)");
   use_device(0);
   const ops::Params p = ops::make_params(problem, r, o);
@@ -301,10 +302,18 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const std::size_t cec_slots = cec ? (resident ? nt : 1) * np : 0;  // a scratch slot per individual
   use_device((2 * rows + 2 * fs + nt * (D + 2 + nhist) + 3 * Ds) * sizeof(T) + 2 * fs + (partials + (p.jde ? 2 * nt * np : 0)) * sizeof(double) +
              2 * ranks * sizeof(Slot<T>) + nt * (static_cast<std::size_t>(p.pbest_count) * 4 + 40) + 64 +
-             (cec ? CecGroupOnDevice<T>::bytes(*cec, cec_slots) : 0));
+             (cec ? CecGroupOnDevice<T>::bytes(*cec, cec_slots) : 0) + (problem.schedule_data() ? ScheduleOnDevice<T>::bytes(problem) : 0));
+  std::unique_ptr<const ScheduleOnDevice<T>> sched;
+  if (problem.schedule_data()) {
+    if (problem.schedule_data()->etc->m > kScheduleGroupMachines)
+      throw ConfigError("--engine gpu: " + std::to_string(problem.schedule_data()->etc->m) + " machines; it schedules on at most " +
+                        std::to_string(kScheduleGroupMachines) + " (use --engine gpu-kernels, gpu-eval or threads)");
+    sched = std::make_unique<const ScheduleOnDevice<T>>(problem);
+  }
   std::unique_ptr<const CecGroupOnDevice<T>> cec_dev;
   if (cec) cec_dev = std::make_unique<const CecGroupOnDevice<T>>(*cec, cec_slots);
   DeviceArray<T> x0(rows), x1(rows), f0(fs), f1(fs), best_f(nt), best_x(nt * D), history(nt * nhist);
+  DeviceArray<unsigned long long> history_ns(nt * nhist);
   DeviceArray<std::uint8_t> side0(fs), side1(fs);
   DeviceArray<Slot<T>> slots(2 * ranks);
   DeviceArray<double> part(partials);
@@ -327,9 +336,16 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   s.slots = slots.ptr, s.ranking = ranking.ptr, s.nans = nans.ptr, s.arrivals = arrivals.ptr, s.partials = part.ptr;
   s.gens = gens.ptr, s.reason = reason.ptr, s.best = best.ptr, s.best_f = best_f.ptr, s.best_x = best_x.ptr;
   s.history = history.ptr;
+  s.history_ns = history_ns.ptr;
   s.jde_F = jde_F.ptr, s.jde_CR = jde_CR.ptr;
   s.bias = kernel_bias(problem);
   if (cec) s.cec = cec_dev->group;
+  if (sched) s.sched = sched->view();
+  const std::vector<T> initial_h = ops::initial_rows<T>(o);
+  DeviceArray<T> initial(initial_h.size());
+  DEGPU_CUDA_TRY(cudaMemcpy(initial.ptr, initial_h.data(), initial_h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  s.initial = initial.ptr;
+  s.ninitial = static_cast<int>(o.initial.size());
   s.max_gens = max_gens;
   s.history_every = o.history_every;
   s.nhist = static_cast<long long>(nhist);
@@ -346,6 +362,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   s.per_individual = plan.per_individual;
   s.rk = round_keys(p.seed);
 
+  const double launched = std::chrono::duration<double>(clock::now() - t0).count();
   visit_problem(problem, [&](auto fun) {
     using Fn = decltype(fun);
     ops::Params pp = p;
@@ -355,7 +372,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
       DEGPU_CUDA_TRY(cudaLaunchKernelExC(&cl.cfg, resident_kernel<Fn, T>(plan.group), args));
     } else {
       const void* k = reinterpret_cast<const void*>(run_grid<Fn, T, 32>);
-      if constexpr (!is_cec_function<Fn>)
+      if constexpr (!is_cec_function<Fn> && !is_schedule_function<Fn>)
         if (plan.path == GpuPlan::Path::wide) k = reinterpret_cast<const void*>(run_wide<Fn, T>);
       DEGPU_CUDA_TRY(cudaLaunchCooperativeKernel(k, dim3(plan.blocks), dim3(plan.threads), args, 0, 0));
     }
@@ -375,9 +392,12 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   DEGPU_CUDA_TRY(cudaMemcpy(g.data(), gens.ptr, nt * sizeof(long long), cudaMemcpyDeviceToHost));
   DEGPU_CUDA_TRY(cudaMemcpy(why.data(), reason.ptr, nt * sizeof(int), cudaMemcpyDeviceToHost));
   std::vector<T> hist;
+  std::vector<unsigned long long> hist_ns;
   if (o.history_every > 0) {
     hist.resize(nt * nhist);
+    hist_ns.resize(nt * nhist);
     DEGPU_CUDA_TRY(cudaMemcpy(hist.data(), history.ptr, hist.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    DEGPU_CUDA_TRY(cudaMemcpy(hist_ns.data(), history_ns.ptr, hist_ns.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
   }
   const double wall = std::chrono::duration<double>(clock::now() - t0).count();
   std::vector<Result> out(nt);
@@ -396,9 +416,12 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
     if (problem.optimum_f()) res.best_error = res.best_f - *problem.optimum_f();
     res.wall_s = wall;  // the trials run together
     if (o.history_every > 0) {
+      // a sample's time: the launch's (on the host) plus the device's time since generation 0's sample
       const T* h = hist.data() + t * nhist;
+      const unsigned long long* ns = hist_ns.data() + t * nhist;
       for (long long k = 0; k * o.history_every <= g[t] && k < static_cast<long long>(nhist); ++k)
-        res.history.push_back({k * o.history_every, p.np * (k * o.history_every + 1), static_cast<double>(h[k]), 0.0});
+        res.history.push_back({k * o.history_every, p.np * (k * o.history_every + 1), static_cast<double>(h[k]),
+                               launched + static_cast<double>(ns[k] - ns[0]) * 1e-9});
       if (res.history.empty() || res.history.back().generation != g[t]) res.history.push_back({g[t], res.evals, res.best_f, wall});
     }
   }

@@ -58,6 +58,8 @@
 namespace degpu::cuda {
 namespace {
 
+constexpr const char* kNoSchedule = "--engine gpu-fused: the schedule problem runs on gpu, gpu-kernels, gpu-eval and the CPU engines";
+
 // Kernel P's output for one individual and generation.
 struct Draw {
   double F;
@@ -373,8 +375,12 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
   IeKernel ie = nullptr;
   McerKernel mcer = nullptr;
   visit_problem(problem, [&](auto fun) {
-    ie = kernel_ie<decltype(fun), T>;
-    mcer = kernel_mcer<decltype(fun), T>;
+    if constexpr (is_schedule_function<decltype(fun)>) {
+      throw ConfigError(kNoSchedule);
+    } else {
+      ie = kernel_ie<decltype(fun), T>;
+      mcer = kernel_mcer<decltype(fun), T>;
+    }
   });
   const CecInstance* cec = problem.cec_data();
   const double bias = kernel_bias(problem);
@@ -505,7 +511,8 @@ std::string explain(const Problem& problem, const Resolved& r, const RunOptions&
   const ops::Params p = ops::make_params(problem, r, o);
   Launch L;
   visit_problem(problem, [&](auto fun) {
-    L = choose_launch(kernel_ie<decltype(fun), T>, kernel_mcer<decltype(fun), T>, p.D, p.np, sizeof(T));
+    if constexpr (is_schedule_function<decltype(fun)>) throw ConfigError(kNoSchedule);
+    else L = choose_launch(kernel_ie<decltype(fun), T>, kernel_mcer<decltype(fun), T>, p.D, p.np, sizeof(T));
   });
   return "kernels IE and MCER: " + std::to_string(L.blocks) + " blocks of " + std::to_string(L.threads) +
          " threads (block size from cudaOccupancyMaxPotentialBlockSizeVariableSMem), " + std::to_string(L.m) +

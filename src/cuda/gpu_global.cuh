@@ -86,7 +86,7 @@ __device__ void init_blocks(const ops::Params& p, const State<T>& s, T* x0, T* x
 #pragma unroll
     for (int k = 0; k < kBlock; ++k) {
       const int j = j0 + k;
-      if (j < p.D) x0[j] = ops::uniform_in(st.unit_pair(static_cast<std::uint64_t>(j)), s.lo[j], s.hi[j]);
+      if (j < p.D) x0[j] = initial_value(s, st, i, j, p.D, s.lo[j], s.hi[j]);
       else x0[j] = x1[j] = T(0);
     }
 }

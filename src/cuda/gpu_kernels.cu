@@ -16,14 +16,15 @@
 #include "cuda/engines_cuda.hpp"
 #include "cuda/cec_device.cuh"
 #include "cuda/evaluate_rows.cuh"
+#include "cuda/schedule_device.cuh"
 #include "degpu/errors.hpp"
 
 namespace degpu::cuda {
 namespace {
 
 template <class T>
-__global__ void init_population(ops::Params p, T* x, const T* lo, const T* hi) {
-  block_init(p, blockIdx.x, x, lo, hi);
+__global__ void init_population(ops::Params p, T* x, const T* lo, const T* hi, const T* initial, int ninitial) {
+  block_init(p, blockIdx.x, x, lo, hi, initial, ninitial);
 }
 template <class T>
 __global__ void make_trials(ops::Params p, std::uint32_t g, const T* __restrict__ x, const std::uint32_t* best,
@@ -52,7 +53,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
   const CecInstance* cec_data = problem.cec_data();
   use_device((2 * np * D + 2 * np + 1) * sizeof(T) + ProblemOnDevice<T>::bytes(problem) + np * sizeof(std::uint32_t) + 64 +
              (p.jde ? 4 * np * sizeof(double) : 0) +
-             (cec_data ? CecOnDevice<T>::bytes(*cec_data, p.np) : 0));
+             (cec_data ? CecOnDevice<T>::bytes(*cec_data, p.np) : 0) + (problem.schedule_data() ? ScheduleOnDevice<T>::bytes(problem) : 0));
   DeviceArray<T> x(np * D), trial(np * D), f(np), ftrial(np), best_f(1);
   DeviceArray<std::uint32_t> best(1), ranking(np);
   DeviceArray<unsigned long long> nan_count(1);
@@ -67,10 +68,14 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
   const T* o_dev = box.shift;
   std::unique_ptr<const CecOnDevice<T>> cec;
   if (cec_data) cec = std::make_unique<const CecOnDevice<T>>(*cec_data, p.np);
+  std::unique_ptr<const ScheduleOnDevice<T>> sched;
+  if (problem.schedule_data()) sched = std::make_unique<const ScheduleOnDevice<T>>(problem);
   cudaStream_t stream = 0;
-  // the np rows at rows into values (a warp per row; CEC functions: a thread per row)
+  // the np rows at rows into values (a warp per row; CEC functions: a thread per row; schedules: a CTA per
+  // row, a thread per task)
   const auto evaluate = [&](const T* rows, T* values) {
     if (cec) cec->evaluate(rows, p.np, values, stream);
+    else if (sched) sched->evaluate(rows, p.np, values, stream);
     else launch_evaluate_rows<T>(problem.function(), rows, o_dev, p.D, p.np, problem.bias(), values, stream);
     DEGPU_CUDA_TRY(cudaGetLastError());
   };
@@ -87,9 +92,21 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
     DEGPU_CUDA_TRY(cudaGetLastError());
     DEGPU_CUDA_TRY(cudaMemcpy(&bf, best_f.ptr, sizeof(T), cudaMemcpyDeviceToHost));
   };
-  const auto record = [&](long long g) { res.history.push_back({g, res.evals, static_cast<double>(bf), elapsed()}); };
+  const auto record = [&](long long g) {
+    res.history.push_back({g, res.evals, static_cast<double>(bf), elapsed()});
+    if (o.history_x) {  // the best row, as the CPU driver keeps it
+      std::uint32_t b = 0;
+      std::vector<T> bx(D);
+      DEGPU_CUDA_TRY(cudaMemcpy(&b, best.ptr, sizeof(b), cudaMemcpyDeviceToHost));
+      DEGPU_CUDA_TRY(cudaMemcpy(bx.data(), x.ptr + static_cast<std::size_t>(b) * D, D * sizeof(T), cudaMemcpyDeviceToHost));
+      res.history.back().best_x.assign(bx.begin(), bx.end());
+    }
+  };
 
-  init_population<T><<<grid, tpb, 0, stream>>>(p, x.ptr, box.lo.ptr, box.hi.ptr);
+  const std::vector<T> initial_h = ops::initial_rows<T>(o);
+  DeviceArray<T> initial(initial_h.size());
+  DEGPU_CUDA_TRY(cudaMemcpy(initial.ptr, initial_h.data(), initial_h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  init_population<T><<<grid, tpb, 0, stream>>>(p, x.ptr, box.lo.ptr, box.hi.ptr, initial.ptr, static_cast<int>(o.initial.size()));
   evaluate(x.ptr, f.ptr);
   read_best();
   res.evals = p.np;

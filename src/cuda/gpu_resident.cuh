@@ -141,7 +141,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     T* x0 = own(0, k);
     T* x1 = own(1, k);
     for (int j = grp.lane; j < Ds; j += G) {
-      x0[j] = j < D ? ops::uniform_in(st.unit_pair(static_cast<std::uint64_t>(j)), lo[j], hi[j]) : T(0);
+      x0[j] = j < D ? initial_value(s, st, i, j, D, lo[j], hi[j]) : T(0);
       if (j >= D) x1[j] = T(0);  // the padding, read (never used) by the 4-wide loads
     }
     grp.sync();

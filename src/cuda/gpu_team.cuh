@@ -9,6 +9,7 @@
 
 #include "core/de_ops.hpp"
 #include "cuda/cec_group.cuh"
+#include "cuda/schedule_device.cuh"
 #include "cuda/vec4.cuh"
 #include "degpu/functions/classic.hpp"
 #include "degpu/stop.hpp"
@@ -165,6 +166,7 @@ struct State {
   T* best_f;                // per trial
   T* best_x;                // trials x D
   T* history;               // trials x nhist
+  unsigned long long* history_ns;  // trials x nhist: %globaltimer when each sample was taken
   double bias;
   long long max_gens;
   int history_every;
@@ -179,7 +181,17 @@ struct State {
   CecGroup<T> cec;  // a CEC problem's data and scratch (a slot per individual of each trial); bias is then 0
   ResidentCec rcec; // resident path: what of the CEC data its CTAs keep in shared memory
   double *jde_F, *jde_CR;  // jDE: each individual's F and CR (trials x np); nullptr otherwise
+  ScheduleView sched;      // the scheduling problem's instance
+  const T* initial;        // RunOptions::initial: the first rows of generation 0 (ninitial x D), every trial's
+  int ninitial;
 };
+
+// Coordinate j of individual i in generation 0: the given row's, or drawn from the init stream.
+template <class T>
+__device__ __forceinline__ T initial_value(const State<T>& s, const ops::Stream& st, std::uint32_t i, int j, int D, T lo, T hi) {
+  if (static_cast<int>(i) < s.ninitial) return s.initial[static_cast<std::size_t>(i) * D + j];
+  return ops::uniform_in(st.unit_pair(static_cast<std::uint64_t>(j)), lo, hi);
+}
 
 // A function's terms summed by one lane: s0, s1 and the product p, in double.
 struct Partial {
@@ -262,8 +274,10 @@ __device__ int stop_reason(const State<T>& s, const Slot<T>& b, long long g) {
 }
 template <class T>
 __device__ void record_history(const State<T>& s, unsigned t, long long gen, T f) {
-  if (s.history_every > 0 && gen % s.history_every == 0 && gen / s.history_every < s.nhist)
+  if (s.history_every > 0 && gen % s.history_every == 0 && gen / s.history_every < s.nhist) {
     s.history[t * s.nhist + gen / s.history_every] = f;
+    s.history_ns[t * s.nhist + gen / s.history_every] = global_ns();
+  }
 }
 
 // f(u) without bias by one group; every lane gets the value (kGlobal: u in global memory, read through L2). Lane l takes the blocks l, l + G, ..., in
@@ -308,11 +322,22 @@ __device__ __forceinline__ double* cta_fold_slots() {
   return slots;
 }
 
+// Each group's finish times and staging for a schedule (groups of 32 lanes).
+__device__ __forceinline__ double* cta_schedule_scratch() {
+  __shared__ double scratch[kMaxThreads / 32][kScheduleGroupMachines + 32];
+  return scratch[threadIdx.x / 32];
+}
+
 // f(u) by one group, every lane gets it: group_evaluate for the built-in functions (without the bias), a
-// CEC function with its suite's bias (State::bias is 0 then; `slot` is the individual's scratch slot).
+// CEC function with its suite's bias (State::bias is 0 then; `slot` is the individual's scratch slot), a
+// schedule's fitness.
 template <class F, class T, int G>
 __device__ double group_value(const State<T>& s, std::size_t slot, const T* u, const T* o, int D, const Group<G>& grp) {
-  if constexpr (is_cec_function<F>) {
+  if constexpr (is_schedule_function<F>) {
+    if constexpr (G == 32) return schedule_group_value<T>(s.sched, u, grp, cta_schedule_scratch());
+    __trap();  // the plan gives a schedule groups of 32 lanes
+    return 0.0;
+  } else if constexpr (is_cec_function<F>) {
     const double v = cec_group_value(s.cec, slot, u, grp.lane, G, true, cta_fold_slots() + fold_slot_offset(static_cast<int>(threadIdx.x) - grp.lane),
                                      [&] { grp.sync(); });
     return __shfl_sync(grp.mask, v, 0, G);

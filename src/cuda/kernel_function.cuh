@@ -1,6 +1,6 @@
 // The function type the kernels of the gpu and gpu-fused engines are instantiated for: a built-in
-// function's struct (classic.hpp), or CecFunction for a CEC suite problem (cec_group.cuh evaluates it),
-// and the host-side dispatch from a problem to that type.
+// function's struct (classic.hpp), CecFunction for a CEC suite problem (cec_group.cuh evaluates it) or
+// ScheduleFunction for the scheduling problem (schedule_device.cuh), and the host-side dispatch from a problem to that type.
 #pragma once
 #include <type_traits>
 
@@ -16,6 +16,11 @@ struct CecFunction {
 };
 template <class F>
 inline constexpr bool is_cec_function = std::is_same_v<F, CecFunction>;
+struct ScheduleFunction {  // the scheduling problem (schedule_device.cuh evaluates it)
+  static constexpr fn::Pattern pattern = fn::Pattern::whole;
+};
+template <class F>
+inline constexpr bool is_schedule_function = std::is_same_v<F, ScheduleFunction>;
 
 // fn::visit for host code that launches kernels (fn::visit is also a device function, and nvcc warns
 // when its device side would call a host lambda).
@@ -35,6 +40,7 @@ void visit_host(fn::Classic id, Fn&& f) {
 template <class Fn>
 void visit_problem(const Problem& problem, Fn&& f) {
   if (problem.cec_data()) f(CecFunction{});
+  else if (problem.schedule_data()) f(ScheduleFunction{});
   else visit_host(problem.function(), f);
 }
 

@@ -13,12 +13,6 @@
 
 namespace degpu {
 
-int decode_machine(double v, int m) {
-  if (!(v > 0)) return 0;  // negative, 0 and NaN
-  if (v >= m) return m - 1;
-  return static_cast<int>(v);
-}
-
 void check_lambda(double lambda) {
   if (lambda >= 0 && lambda <= 1) return;
   char v[32];
@@ -209,13 +203,22 @@ Problem schedule_problem(std::shared_ptr<const EtcInstance> e, double lambda) {
   check_lambda(lambda);
   const std::shared_ptr<const EtcInstance> inst = std::move(e);
   const int n = inst->n, m = inst->m;
-  return Problem("schedule", std::vector<double>(n, 0.0), std::vector<double>(n, static_cast<double>(m)),
+  return Problem::schedule({inst, lambda}, std::vector<double>(n, 0.0), std::vector<double>(n, static_cast<double>(m)),
                  [inst, lambda](std::span<const double> x) {
                    thread_local std::vector<int> machine;
                    machine.resize(x.size());
                    for (std::size_t t = 0; t < x.size(); ++t) machine[t] = decode_machine(x[t], inst->m);
                    return schedule_fitness(cost_in(*inst, machine, [](int k) { return k; }), lambda, inst->m);
                  });
+}
+
+Problem Problem::schedule(ScheduleData data, std::vector<double> lower, std::vector<double> upper, Objective objective) {
+  if (!data.etc || static_cast<int>(lower.size()) != data.etc->n || static_cast<int>(upper.size()) != data.etc->n)
+    throw ConfigError("schedule: the box must have one coordinate per task");
+  check_lambda(data.lambda);
+  Problem p("schedule", std::move(lower), std::move(upper), std::move(objective));
+  p.schedule_ = std::move(data);
+  return p;
 }
 
 }  // namespace degpu

@@ -592,6 +592,38 @@ TEST_F(Cli, ScheduleByHeuristicAndByDe) {
   EXPECT_GT(m["local_search"]["steps"].get<int>(), 0);
   EXPECT_LT(m["makespan"].get<double>(), m["local_search"]["makespan_before"].get<double>());
   EXPECT_DOUBLE_EQ(m["fitness"].get<double>(), m["makespan"].get<double>());
+
+  // seeded with Min-Min and Max-Min: DE ends no worse than the better; the convergence log's last line
+  // is the schedule written
+  const Out s = run("schedule --generate 64x4:ThMhCi:1 --seed-heuristic minmin,maxmin --lambda 1 --np 16 --max-evals 3200 --engine serial --quiet --json - --history " +
+                    path("h.csv"));
+  ASSERT_EQ(s.code, 0) << s.err;
+  const auto sj = nlohmann::json::parse(s.out);
+  EXPECT_EQ(sj["seed_heuristics"], (std::vector<std::string>{"minmin", "maxmin"}));
+  const auto ei = degpu::generate_etc(degpu::parse_etc_spec("64x4:ThMhCi:1"));
+  const double best_seed = std::min(degpu::run_heuristic(*ei, degpu::Heuristic::minmin).cost.makespan,
+                                    degpu::run_heuristic(*ei, degpu::Heuristic::maxmin).cost.makespan);
+  EXPECT_LE(sj["makespan"].get<double>(), best_seed);
+  std::istringstream csv(read(path("h.csv")));
+  std::string line, last;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "wall_s,generation,evals,fitness,makespan,flowtime");
+  int lines = 0;
+  double first_fitness = -1;
+  while (std::getline(csv, line)) {
+    ++lines;
+    last = line;
+    if (lines == 1) first_fitness = std::stod(line.substr(line.find(',', line.find(',', line.find(',') + 1) + 1) + 1));
+  }
+  EXPECT_EQ(lines, 200);  // generations 0 .. 199, every generation: 3200 / 16 / 1000 rounds to 1
+  EXPECT_DOUBLE_EQ(first_fitness, best_seed);  // generation 0 holds the seeds
+  std::vector<std::string> cols;
+  std::istringstream ls(last);
+  for (std::string c; std::getline(ls, c, ',');) cols.push_back(c);
+  ASSERT_EQ(cols.size(), 6u) << last;
+  EXPECT_EQ(cols[1], "199");
+  EXPECT_DOUBLE_EQ(std::stod(cols[4]), sj["makespan"].get<double>());
+  EXPECT_DOUBLE_EQ(std::stod(cols[5]), sj["flowtime"].get<double>());
 }
 
 TEST_F(Cli, BadScheduleOptions) {
@@ -604,7 +636,13 @@ TEST_F(Cli, BadScheduleOptions) {
   expect_invalid("schedule --generate 8x2:TlMlCc --np 2", "--np 2");
   expect_invalid("schedule --generate 8x2:TlMlCc --machines 4", "--machines 4");
   expect_invalid("schedule --heuristic mct --etc x.etc --machines 0", "--machines 0: must be in [1, 1048576]");
-  expect_invalid("schedule --generate 8x2:TlMlCc --engine gpu-eval --max-evals 100", "user objective");
+  expect_invalid("schedule --generate 8x2:TlMlCc --engine gpu-fused --max-evals 100", "runs on gpu, gpu-kernels, gpu-eval and the CPU engines");
+  expect_invalid("schedule --generate 8x2:TlMlCc --seed-heuristic minmin,best", "--seed-heuristic best: expected minmin");
+  expect_invalid("schedule --generate 8x2:TlMlCc --seed-heuristic mct,mct", "mct is named twice");
+  expect_invalid("schedule --generate 8x2:TlMlCc --seed-heuristic mct --np 4 --heuristic olb", "runs the heuristic alone");
+  expect_invalid("schedule --generate 8x2:TlMlCc --history-every 5", "--history-every 5: give --history FILE.csv too");
+  expect_invalid("schedule --generate 8x2:TlMlCc --history h.csv --history-every 0", "--history-every 0: must be in");
+  expect_invalid("schedule --generate 8x2:TlMlCc --history /no/such/dir/h.csv", "/no/such/dir/h.csv");
   write("bad.etc", "2 2\n1 2\n3\n");
   expect_invalid("schedule --heuristic olb --etc " + path("bad.etc"), "bad.etc:3: expected 2 numbers");
 }

@@ -315,3 +315,55 @@ TEST(Schedule, LocalSearchImprovesMinMinOnTheBraunInstances) {
     EXPECT_LT(schedule_cost(*e, mm.machine).makespan, mm.cost.makespan) << f;
   }
 }
+
+// RunOptions::initial: the given rows are generation 0's first individuals on every CPU engine; they are
+// checked (size, box, count).
+TEST(Schedule, SeededPopulationStartsFromTheGivenRows) {
+  const auto e = generate_etc(parse_etc_spec("128x8:ThMhCi:2"));
+  const Problem p = schedule_problem(e, 1.0);
+  const HeuristicSchedule mm = run_heuristic(*e, Heuristic::minmin);
+  std::vector<double> row(e->n);
+  for (int t = 0; t < e->n; ++t) row[t] = mm.machine[t] + 0.5;
+  DEConfig de;
+  de.np = 16;
+  StopCriteria stop;
+  stop.max_gens = 30;
+  RunOptions o;
+  o.initial = {row};
+  o.history_every = 1;
+  o.history_x = true;
+  std::vector<Result> runs;
+  for (Engine eng : {Engine::serial, Engine::threads, Engine::matrix}) {
+    o.engine = eng;
+    runs.push_back(minimize(p, de, stop, o));
+    const Result& r = runs.back();
+    ASSERT_EQ(r.history.size(), 31u);
+    EXPECT_DOUBLE_EQ(r.history[0].best_f, mm.cost.makespan);  // no random schedule beats Min-Min here
+    EXPECT_EQ(r.history[0].best_x, row);
+    EXPECT_LE(r.best_f, mm.cost.makespan);
+    EXPECT_EQ(r.history.back().best_x, r.best_x);
+  }
+  EXPECT_EQ(runs[1].best_x, runs[0].best_x);
+  EXPECT_EQ(runs[2].best_x, runs[0].best_x);
+  // unseeded, generation 0 is random and worse
+  o.initial.clear();
+  o.engine = Engine::serial;
+  EXPECT_GT(minimize(p, de, stop, o).history[0].best_f, 1.5 * mm.cost.makespan);
+
+  const auto bad = [&](std::vector<std::vector<double>> rows, const std::string& what) {
+    RunOptions b;
+    b.engine = Engine::serial;
+    b.initial = std::move(rows);
+    try {
+      minimize(p, de, stop, b);
+      ADD_FAILURE() << "accepted: " << what;
+    } catch (const ConfigError& err) {
+      EXPECT_NE(std::string(err.what()).find(what), std::string::npos) << err.what();
+    }
+  };
+  bad({std::vector<double>(5, 1.0)}, "row 0 has 5 values for --dim 128");
+  std::vector<double> out = row;
+  out[7] = 8.5;
+  bad({row, out}, "row 1, coordinate 7: 8.5 is outside the box [0, 8]");
+  bad(std::vector<std::vector<double>>(17, row), "17 rows for --np 16");
+}

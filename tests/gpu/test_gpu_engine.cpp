@@ -184,7 +184,7 @@ TEST(GpuEngine, AnImpossiblePlanIsRefused) {
     minimize(make_problem(cs), de, stop, o);
     ADD_FAILURE() << "a CEC function on the wide path ran";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("CEC functions do not take the wide path"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("do not take the wide path"), std::string::npos) << e.what();
   }
 }
 
