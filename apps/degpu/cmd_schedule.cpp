@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <memory>
@@ -119,7 +118,7 @@ int schedule(const ScheduleArgs& a) {
     if (!a.history_every.empty() && a.history.empty()) throw ConfigError("--history-every " + a.history_every + ": give --history FILE.csv too");
     if (!a.history.empty()) {
       // default: about 1000 samples of an evaluation budget; every 100 generations of a time budget
-      long long every = stop.max_time_s && !a.max_evals.size() ? 100 : std::max(1LL, *stop.max_evals / de.np / 1000);
+      long long every = stop.max_time_s && a.max_evals.empty() ? 100 : std::max(1LL, *stop.max_evals / de.np / 1000);
       if (!a.history_every.empty()) {
         every = parse_integer("--history-every", a.history_every);
         if (every < 1 || every > (1 << 30)) throw ConfigError("--history-every " + a.history_every + ": must be in [1, 1073741824]");

@@ -30,7 +30,8 @@ inline constexpr double kDefaultLambda = 0.75;
 struct ScheduleCost {
   double makespan = 0, flowtime = 0;
 };
-inline double schedule_fitness(const ScheduleCost& c, double lambda, int m) {
+// (Host and device: the GPU engines' evaluation uses it too.)
+DEGPU_HD_INLINE double schedule_fitness(const ScheduleCost& c, double lambda, int m) {
   return lambda * c.makespan + (1 - lambda) * c.flowtime / m;
 }
 // ConfigError "--lambda L: must be in [0, 1]" unless 0 <= lambda <= 1.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/de_ops.hpp"
+#include "core/params.hpp"
 #include "cuda/check.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/problem.hpp"
@@ -27,6 +28,15 @@ template <class T>
 void upload_as(T* dst, const std::vector<double>& src) {
   const std::vector<T> v(src.begin(), src.end());
   DEGPU_CUDA_TRY(cudaMemcpy(dst, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+}
+
+// RunOptions::initial on the device: one block of rows (k x D) in T (empty for none).
+template <class T>
+DeviceArray<T> upload_initial(const RunOptions& o) {
+  const std::vector<T> h = ops::initial_rows<T>(o);
+  DeviceArray<T> d(h.size());
+  DEGPU_CUDA_TRY(cudaMemcpy(d.ptr, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return d;
 }
 
 // jDE: n individuals' F and CR at Fi and CRi (device), each starting at the run's --F and --CR, as the

@@ -341,9 +341,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   s.bias = kernel_bias(problem);
   if (cec) s.cec = cec_dev->group;
   if (sched) s.sched = sched->view();
-  const std::vector<T> initial_h = ops::initial_rows<T>(o);
-  DeviceArray<T> initial(initial_h.size());
-  DEGPU_CUDA_TRY(cudaMemcpy(initial.ptr, initial_h.data(), initial_h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  const DeviceArray<T> initial = upload_initial<T>(o);
   s.initial = initial.ptr;
   s.ninitial = static_cast<int>(o.initial.size());
   s.max_gens = max_gens;

@@ -103,9 +103,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
     }
   };
 
-  const std::vector<T> initial_h = ops::initial_rows<T>(o);
-  DeviceArray<T> initial(initial_h.size());
-  DEGPU_CUDA_TRY(cudaMemcpy(initial.ptr, initial_h.data(), initial_h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  const DeviceArray<T> initial = upload_initial<T>(o);
   init_population<T><<<grid, tpb, 0, stream>>>(p, x.ptr, box.lo.ptr, box.hi.ptr, initial.ptr, static_cast<int>(o.initial.size()));
   evaluate(x.ptr, f.ptr);
   read_best();

@@ -34,10 +34,6 @@ struct ScheduleView {
   double lambda = 0;
 };
 
-__device__ __forceinline__ double schedule_fitness_of(const ScheduleView& v, double makespan, double flowtime) {
-  return v.lambda * makespan + (1 - v.lambda) * flowtime / v.m;
-}
-
 // The lanes of the warp before this thread's lane.
 __device__ __forceinline__ unsigned lanes_below() {
   unsigned m;
@@ -88,7 +84,7 @@ __device__ double schedule_group_value(const ScheduleView& v, const T* u, const 
   for (int j = grp.lane; j < v.m; j += G) ms = fmax(ms, finish[j]);
   for (int off = G / 2; off > 0; off /= 2) ms = fmax(ms, __shfl_xor_sync(grp.mask, ms, off, G));
   grp.sync();  // finish[] is read before the group's next schedule writes it
-  return schedule_fitness_of(v, ms, flow);
+  return schedule_fitness(ScheduleCost{ms, flow}, v.lambda, v.m);
 }
 
 // The paper's evaluation: a CTA per schedule, a thread per task. The tasks go in tiles of blockDim; in a
@@ -135,7 +131,7 @@ __global__ void evaluate_schedules(ScheduleView v, const T* __restrict__ x, T* _
     double total = 0, ms = -INFINITY;
     for (int k = 0; k < W; ++k) total += sums[k];
     for (int k = 0; k < v.m; ++k) ms = fmax(ms, finish[k]);
-    f[blockIdx.x] = static_cast<T>(schedule_fitness_of(v, ms, total));
+    f[blockIdx.x] = static_cast<T>(schedule_fitness(ScheduleCost{ms, total}, v.lambda, v.m));
   }
 }
 
@@ -146,15 +142,14 @@ class ScheduleOnDevice {
   explicit ScheduleOnDevice(const Problem& problem)
       : data_(*check(problem)), etc_(data_.etc->etc.size()), ready_(data_.etc->ready.size()) {
     const EtcInstance& e = *data_.etc;
-    DEGPU_CUDA_TRY(cudaMemcpy(etc_.ptr, e.etc.data(), e.etc.size() * sizeof(double), cudaMemcpyHostToDevice));
-    DEGPU_CUDA_TRY(cudaMemcpy(ready_.ptr, e.ready.data(), e.ready.size() * sizeof(double), cudaMemcpyHostToDevice));
+    upload_as(etc_.ptr, e.etc);
+    upload_as(ready_.ptr, e.ready);
     view_ = ScheduleView{etc_.ptr, ready_.ptr, e.n, e.m, data_.lambda};
     // the fewest warps whose shared memory fits 48 KiB, at most 16 and no more than the tasks need
-    const int m = e.m;
     warps_ = std::min(16, (e.n + 31) / 32);
     while (warps_ > 1 && smem(warps_) > kSmemLimit) --warps_;
     if (smem(warps_) > kSmemLimit)
-      throw ConfigError("schedule: " + std::to_string(m) + " machines are more than the GPU engines evaluate (at most " +
+      throw ConfigError("schedule: " + std::to_string(e.m) + " machines are more than the GPU engines evaluate (at most " +
                         std::to_string((kSmemLimit / 8 - 33) / 2) + "); use --engine threads");
   }
   static std::size_t bytes(const Problem& problem) {
