@@ -5,8 +5,14 @@
 #   throughput ENGINE NP...   schedule evaluations per second on 512x16:ThMhCc (MAX_EVALS per run, default 2e8; PRECISION, default f64)
 #   table1 ENGINE SECONDS INSTANCE...   NP 64, 512 and 1024 (NPS), lambda 1, SECONDS each, with a convergence
 #                             log; EXTRA: more schedule options (e.g. --seed-heuristic minmin --local-search);
-#                             TAG: the files' prefix (default t1)
+#                             TAG: the files' prefix (default t1); PAR: runs at a time (default 1; serial
+#                             runs side by side on a many-core host)
+#   onesec ENGINE SECONDS INSTANCE...   unseeded, lambda 1, for each NP in NPS (default 256 1024 4096) and
+#                             each F/CR pair in PAIRS (default "0.05/0.01"), STRATEGY (default rand/1/bin):
+#                             SECONDS of DE with a log every HISTORY_EVERY (default 20) generations; the
+#                             fitness at 1 s is read from the log (bench/schedule_table.py --onesec)
 #   table2                    rastrigin with 128, 256 and 512 variables, 27 s on the gpu engine, with history
+#                             (EXTRA: more run options, e.g. --algorithm jde; TAG: the files' prefix, default t2)
 # ENGINE: gpu, gpu-kernels, threads or serial (threads: DEGPU_THREADS threads, default all cores).
 set -uo pipefail
 cli=$1 etc=$2 out=$3 part=$4
@@ -30,16 +36,36 @@ case $part in
       for np in ${NPS:-64 512 1024}; do
         extra=(${EXTRA:-})
         [ "$engine" = threads ] && extra+=("${threads[@]}")
-        "$cli" schedule --etc "$etc/$inst" --lambda 1 --np "$np" --max-time "$seconds" --engine "$engine" "${extra[@]}" \
-          --history-every "${HISTORY_EVERY:-100}" --history "$out/${TAG:-t1}_${engine}_${inst}_$np.csv" --quiet \
-          --json "$out/${TAG:-t1}_${engine}_${inst}_$np.json" || echo "table1 $engine $inst $np: exit $?"
+        while [ "$(jobs -rp | wc -l)" -ge "${PAR:-1}" ]; do wait -n; done
+        { "$cli" schedule --etc "$etc/$inst" --lambda 1 --np "$np" --max-time "$seconds" --engine "$engine" "${extra[@]}" \
+            --history-every "${HISTORY_EVERY:-100}" --history "$out/${TAG:-t1}_${engine}_${inst}_$np.csv" --quiet \
+            --json "$out/${TAG:-t1}_${engine}_${inst}_$np.json" || echo "table1 $engine $inst $np: exit $?"; } &
+      done
+    done
+    wait
+    ;;
+  onesec)
+    engine=$1 seconds=$2
+    shift 2
+    strategy=${STRATEGY:-rand/1/bin}
+    for inst in "$@"; do
+      for np in ${NPS:-256 1024 4096}; do
+        for pair in ${PAIRS:-0.05/0.01}; do
+          f=${pair%/*} cr=${pair#*/}
+          name="os_${engine}_${inst}_${np}_${strategy//\//-}_${f}_${cr}"
+          "$cli" schedule --etc "$etc/$inst" --lambda 1 --np "$np" --max-time "$seconds" --engine "$engine" \
+            --strategy "$strategy" --F "$f" --CR "$cr" --history-every "${HISTORY_EVERY:-20}" --history "$out/$name.csv" \
+            --quiet --json "$out/$name.json" || echo "onesec $inst $np $pair: exit $?"
+        done
       done
     done
     ;;
   table2)
+    extra=(${EXTRA:-})
     for dim in 128 256 512; do
-      "$cli" run --problem rastrigin --dim "$dim" --engine gpu --max-time 27 --max-evals 1000000000000000 \
-        --history "$out/t2_rastrigin_$dim.csv" --history-every 50 --json "$out/t2_rastrigin_$dim.json" --quiet || echo "table2 $dim: exit $?"
+      "$cli" run --problem rastrigin --dim "$dim" --engine gpu --max-time 27 --max-evals 1000000000000000 "${extra[@]}" \
+        --history "$out/${TAG:-t2}_rastrigin_$dim.csv" --history-every 50 --json "$out/${TAG:-t2}_rastrigin_$dim.json" --quiet ||
+        echo "table2 $dim: exit $?"
     done
     ;;
   *)

@@ -23,6 +23,8 @@ struct ScheduleArgs {
   std::string etc, generate, machines, heuristic, lambda, np = "64", max_evals, max_time, engine = "auto", threads,
       seed = "1", json, seed_heuristic, history, history_every, strategy = "rand/1/bin", F = "0.05", CR = "0.01", precision = "f64";
   bool quiet = false, local_search = false;
+  // DE's options that have defaults: given with --heuristic, they are refused (count() > 0), not ignored
+  std::vector<const CLI::Option*> de_defaults;
 };
 
 std::shared_ptr<const EtcInstance> instance(const ScheduleArgs& a) {
@@ -65,7 +67,7 @@ std::vector<double> schedule_row(const std::vector<int>& machine) {
 }
 
 // --history: one line per sample; makespan and flowtime of the best schedule where the engine kept it
-// (every engine but gpu; blank there).
+// (every sample, but the gpu engine's past its first ~256 MB of rows; blank there).
 std::string history_csv(const EtcInstance& e, const Result& r) {
   std::string out = "wall_s,generation,evals,fitness,makespan,flowtime\n";
   char line[256];
@@ -97,6 +99,9 @@ int schedule(const ScheduleArgs& a) {
     for (const auto& [opt, v] : {std::pair{"--max-evals", &a.max_evals}, {"--max-time", &a.max_time}, {"--threads", &a.threads},
                                  {"--seed-heuristic", &a.seed_heuristic}, {"--history", &a.history}, {"--history-every", &a.history_every}})
       if (!v->empty()) throw ConfigError(std::string(opt) + " " + *v + ": --heuristic runs the heuristic alone, not DE");
+    for (const CLI::Option* opt : a.de_defaults)
+      if (opt->count() > 0)
+        throw ConfigError(opt->get_name() + " " + opt->as<std::string>() + ": --heuristic runs the heuristic alone, not DE");
   }
   DEConfig de;
   StopCriteria stop;
@@ -227,6 +232,8 @@ Command add_schedule(CLI::App& app) {
   app.add_flag("--local-search", a->local_search,
                "then improve the schedule: moves and swaps of the makespan machine's tasks, while the fitness falls");
   app.add_flag("--quiet", a->quiet, "no summary line");
+  for (const char* name : {"--np", "--strategy", "--F", "--CR", "--engine", "--precision", "--seed"})
+    a->de_defaults.push_back(app.get_option(name));
   return [a] { return schedule(*a); };
 }
 

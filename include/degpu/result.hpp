@@ -12,7 +12,7 @@ struct HistoryPoint {
   HistoryPoint(long long g, long long e, double f, double t) : generation(g), evals(e), best_f(f), wall_s(t) {}
   long long generation = 0, evals = 0;
   double best_f = 0, wall_s = 0;
-  std::vector<double> best_x;  // with RunOptions::history_x, on the engines that keep it (not gpu)
+  std::vector<double> best_x;  // with RunOptions::history_x (gpu: empty past its first ~256 MB of samples)
 };
 
 // Where a run's wall time went (MA-SW-Chains: Lastra et al.'s Tables 13-14): the GA's operators and

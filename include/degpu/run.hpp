@@ -49,7 +49,7 @@ struct RunOptions {
   Precision precision = Precision::f64;
   std::uint64_t seed = 1;
   int history_every = 0;  // > 0: record the best every that many generations (and the first and last)
-  bool history_x = false;  // and the best individual with each sample (every engine but gpu, which keeps f and time)
+  bool history_x = false;  // and the best individual with each sample (gpu: the first ~256 MB of samples)
   // Index of the (first) trial, in [0, rng::kMaxTrials). Trial t draws from its own random streams
   // (rng.hpp's counter holds it), so trial t is the same run whether it runs alone or as part of
   // minimize_trials(..., n > t).

@@ -295,12 +295,16 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   constexpr long long kMaxHistory = 1 << 20;
   const std::size_t nhist =
       o.history_every > 0 ? static_cast<std::size_t>(std::min(max_gens / o.history_every + 1, kMaxHistory)) : 1;
+  // RunOptions::history_x: the best row of the first nhist_x samples (at most ~256 MB of them)
+  const std::size_t nhist_x = o.history_x && o.history_every > 0
+                                  ? std::min(nhist, std::max<std::size_t>(1, (std::size_t{1} << 28) / (nt * D * sizeof(T))))
+                                  : 0;
   const std::size_t rows = resident ? 0 : np * Ds;
   const std::size_t fs = resident ? 0 : np, ranks = resident ? 0 : plan.blocks;
   const std::size_t partials = plan.path == GpuPlan::Path::wide ? np * plan.per_individual * 3 : 0;
   const CecInstance* cec = problem.cec_data();
   const std::size_t cec_slots = cec ? (resident ? nt : 1) * np : 0;  // a scratch slot per individual
-  use_device((2 * rows + 2 * fs + nt * (D + 2 + nhist) + 3 * Ds) * sizeof(T) + 2 * fs + (partials + (p.jde ? 2 * nt * np : 0)) * sizeof(double) +
+  use_device((2 * rows + 2 * fs + nt * (D + 2 + nhist + nhist_x * D) + 3 * Ds) * sizeof(T) + 2 * fs + (partials + (p.jde ? 2 * nt * np : 0)) * sizeof(double) +
              2 * ranks * sizeof(Slot<T>) + nt * (static_cast<std::size_t>(p.pbest_count) * 4 + 40) + 64 +
              (cec ? CecGroupOnDevice<T>::bytes(*cec, cec_slots) : 0) + (problem.schedule_data() ? ScheduleOnDevice<T>::bytes(problem) : 0));
   std::unique_ptr<const ScheduleOnDevice<T>> sched;
@@ -314,6 +318,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   if (cec) cec_dev = std::make_unique<const CecGroupOnDevice<T>>(*cec, cec_slots);
   DeviceArray<T> x0(rows), x1(rows), f0(fs), f1(fs), best_f(nt), best_x(nt * D), history(nt * nhist);
   DeviceArray<unsigned long long> history_ns(nt * nhist);
+  DeviceArray<T> history_x(nt * nhist_x * D);
   DeviceArray<std::uint8_t> side0(fs), side1(fs);
   DeviceArray<Slot<T>> slots(2 * ranks);
   DeviceArray<double> part(partials);
@@ -337,6 +342,8 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   s.gens = gens.ptr, s.reason = reason.ptr, s.best = best.ptr, s.best_f = best_f.ptr, s.best_x = best_x.ptr;
   s.history = history.ptr;
   s.history_ns = history_ns.ptr;
+  s.history_x = nhist_x ? history_x.ptr : nullptr;
+  s.nhist_x = static_cast<long long>(nhist_x);
   s.jde_F = jde_F.ptr, s.jde_CR = jde_CR.ptr;
   s.bias = kernel_bias(problem);
   if (cec) s.cec = cec_dev->group;
@@ -397,6 +404,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
     DEGPU_CUDA_TRY(cudaMemcpy(hist.data(), history.ptr, hist.size() * sizeof(T), cudaMemcpyDeviceToHost));
     DEGPU_CUDA_TRY(cudaMemcpy(hist_ns.data(), history_ns.ptr, hist_ns.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
   }
+
   const double wall = std::chrono::duration<double>(clock::now() - t0).count();
   std::vector<Result> out(nt);
   for (std::size_t t = 0; t < nt; ++t) {
@@ -417,10 +425,21 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
       // a sample's time: the launch's (on the host) plus the device's time since generation 0's sample
       const T* h = hist.data() + t * nhist;
       const unsigned long long* ns = hist_ns.data() + t * nhist;
-      for (long long k = 0; k * o.history_every <= g[t] && k < static_cast<long long>(nhist); ++k)
+      // the samples' rows that were written (not the whole reserve)
+      const std::size_t used_x = std::min(nhist_x, static_cast<std::size_t>(g[t] / o.history_every + 1));
+      std::vector<T> hist_x(used_x * D);
+      if (used_x)
+        DEGPU_CUDA_TRY(cudaMemcpy(hist_x.data(), history_x.ptr + t * nhist_x * D, hist_x.size() * sizeof(T), cudaMemcpyDeviceToHost));
+      for (long long k = 0; k * o.history_every <= g[t] && k < static_cast<long long>(nhist); ++k) {
         res.history.push_back({k * o.history_every, p.np * (k * o.history_every + 1), static_cast<double>(h[k]),
                                launched + static_cast<double>(ns[k] - ns[0]) * 1e-9});
+        if (k < static_cast<long long>(used_x)) {
+          const T* xk = hist_x.data() + static_cast<std::size_t>(k) * D;
+          res.history.back().best_x.assign(xk, xk + D);
+        }
+      }
       if (res.history.empty() || res.history.back().generation != g[t]) res.history.push_back({g[t], res.evals, res.best_f, wall});
+      if (o.history_x && res.history.back().generation == g[t]) res.history.back().best_x = res.best_x;
     }
   }
   return out;

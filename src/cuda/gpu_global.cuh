@@ -69,6 +69,8 @@ __device__ int begin_generation(const ops::Params& p, const State<T>& s, GridTea
   const unsigned ranks = GridTeam::ranks(), rank = GridTeam::rank();
   const int why = decide_stop(s, 0, g, ranks, rank == 0,
                               [&](unsigned r) { return load_slot(s.slots + ((g - 1) & 1) * ranks + r); }, best);
+  const GlobalRows<T> rows{s.x[0], s.x[1], s.side[(g - 1) & 1], static_cast<std::size_t>(row_stride(p.D))};
+  record_history_x(s, 0, g - 1, p.D, rank == 0, [&](int j) { return __ldcg(rows(best) + j); });
   if (why) return why;
   if (p.mutation == Mutation::current_to_pbest1) {
     rank_pbest(p, [&](int j) { return __ldcg(f + j); }, s.ranking, static_cast<int>(rank * blockDim.x + threadIdx.x), p.np,

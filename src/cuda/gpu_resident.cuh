@@ -169,6 +169,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     const std::uint32_t gu = static_cast<std::uint32_t>(g);
     const int cur = static_cast<int>((g - 1) & 1), nxt = cur ^ 1;
     why = decide_stop(s, t, g, C, rank == 0, [&](unsigned r) { return *cluster.map_shared_rank(&slot[cur], r); }, best);
+    record_history_x(s, t, g - 1, D, static_cast<int>(best) >= base && static_cast<int>(best) < base + mine,
+                     [&](int j) { return own(cur, static_cast<int>(best) - base)[j]; });
     if (why) break;
     if (pbest) {  // every f gathered here, this CTA's individuals ranked, the best pbest_count written out
       for (int k = threadIdx.x; k < p.np; k += blockDim.x) {

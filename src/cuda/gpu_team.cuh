@@ -167,6 +167,8 @@ struct State {
   T* best_x;                // trials x D
   T* history;               // trials x nhist
   unsigned long long* history_ns;  // trials x nhist: %globaltimer when each sample was taken
+  T* history_x;             // RunOptions::history_x: trials x nhist_x x D, each sample's best row; else nullptr
+  long long nhist_x;        // the samples that keep their row (the first nhist_x)
   double bias;
   long long max_gens;
   int history_every;
@@ -409,6 +411,15 @@ __device__ Slot<T> read_best(Load load, unsigned ranks) {
   const Slot<T> r = result;
   __syncthreads();
   return r;
+}
+
+// History sample `gen`'s best row (RunOptions::history_x), copied by every thread of the CTA that holds
+// it (at(j): coordinate j, read once the generation is written everywhere).
+template <class T, class At>
+__device__ void record_history_x(const State<T>& s, unsigned t, long long gen, int D, bool holder, At at) {
+  if (!s.history_x || !holder || gen % s.history_every != 0 || gen / s.history_every >= s.nhist_x) return;
+  T* dst = s.history_x + (static_cast<std::size_t>(t) * s.nhist_x + static_cast<std::size_t>(gen / s.history_every)) * D;
+  for (int j = threadIdx.x; j < D; j += blockDim.x) dst[j] = at(j);
 }
 
 // The start of generation g in every CTA of a team: with the team's best (load(r): rank r's slot of

@@ -632,6 +632,13 @@ TEST_F(Cli, BadScheduleOptions) {
   expect_invalid("schedule --generate 8x2:TlMlCq", "the class must be");
   expect_invalid("schedule --generate 8x2:TlMlCc --heuristic best", "--heuristic best: expected minmin, maxmin, mct or olb");
   expect_invalid("schedule --generate 8x2:TlMlCc --heuristic mct --max-time 1", "runs the heuristic alone");
+  // DE's options with defaults are refused with --heuristic too, not silently ignored
+  expect_invalid("schedule --generate 8x2:TlMlCc --heuristic mct --F 0.5", "--F 0.5: --heuristic runs the heuristic alone");
+  expect_invalid("schedule --generate 8x2:TlMlCc --heuristic mct --CR 0.9", "--CR 0.9: --heuristic runs the heuristic alone");
+  expect_invalid("schedule --generate 8x2:TlMlCc --heuristic mct --strategy best/1/bin", "--strategy best/1/bin: --heuristic");
+  expect_invalid("schedule --generate 8x2:TlMlCc --heuristic mct --precision f32", "--precision f32: --heuristic");
+  expect_invalid("schedule --generate 8x2:TlMlCc --heuristic mct --engine gpu", "--engine gpu: --heuristic");
+  expect_invalid("schedule --generate 8x2:TlMlCc --heuristic mct --seed 3", "--seed 3: --heuristic");
   expect_invalid("schedule --generate 8x2:TlMlCc --lambda 1.5", "--lambda 1.5: must be in [0, 1]");
   expect_invalid("schedule --generate 8x2:TlMlCc --np 2", "--np 2");
   expect_invalid("schedule --generate 8x2:TlMlCc --machines 4", "--machines 4");

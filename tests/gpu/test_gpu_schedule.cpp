@@ -6,6 +6,7 @@
 #include <cmath>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "cuda/batch_evaluator.hpp"
@@ -154,4 +155,65 @@ TEST(GpuSchedule, GpuHistoryHasTimes) {
   }
   EXPECT_GT(r.history.back().wall_s, r.history.front().wall_s);
   EXPECT_LE(r.history.back().wall_s, r.wall_s + 1e-3);
+}
+
+// RunOptions::history_x on the gpu engine: each sample's best row, on the resident and grid paths; at
+// lambda 1 the same samples, rows and values as the serial engine's.
+TEST(GpuSchedule, GpuHistoryKeepsTheBestRow) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const auto e = instance(200, 16, 23);
+  const Problem p = schedule_problem(e, 1.0);
+  DEConfig de;
+  de.np = 48;
+  StopCriteria stop;
+  stop.max_gens = 95;  // the last point (95) is not a multiple of history_every
+  RunOptions cpu, gpu;
+  cpu.engine = Engine::serial;
+  gpu.engine = Engine::gpu;
+  cpu.history_every = gpu.history_every = 10;
+  cpu.history_x = gpu.history_x = true;
+  const Result want = minimize(p, de, stop, cpu);
+  ASSERT_EQ(want.history.size(), 11u);
+  for (const char* plan : {"", "grid,128"}) {
+    std::unique_ptr<PlanOverride> o;
+    if (*plan) o = std::make_unique<PlanOverride>(plan);
+    const Result got = minimize(p, de, stop, gpu);
+    ASSERT_EQ(got.history.size(), want.history.size()) << plan;
+    for (std::size_t k = 0; k < got.history.size(); ++k) {
+      EXPECT_EQ(got.history[k].generation, want.history[k].generation) << plan << " sample " << k;
+      EXPECT_EQ(got.history[k].best_f, want.history[k].best_f) << plan << " sample " << k;
+      ASSERT_EQ(got.history[k].best_x.size(), static_cast<std::size_t>(e->n)) << plan << " sample " << k;
+      EXPECT_EQ(got.history[k].best_x, want.history[k].best_x) << plan << " sample " << k;
+      // the row is the sample's best: its makespan is the sample's fitness
+      std::vector<int> machine(e->n);
+      for (int t = 0; t < e->n; ++t) machine[t] = decode_machine(got.history[k].best_x[t], e->m);
+      EXPECT_EQ(schedule_cost(*e, machine).makespan, got.history[k].best_f) << plan << " sample " << k;
+    }
+  }
+  // without history_x: no rows
+  gpu.history_x = false;
+  for (const HistoryPoint& h : minimize(p, de, stop, gpu).history) EXPECT_TRUE(h.best_x.empty());
+}
+
+// More machines than a warp's shared finish times hold: the gpu engine refuses with a ConfigError naming
+// the engines that take it; gpu-kernels takes it.
+TEST(GpuSchedule, GpuEngineRefusesMoreThan64Machines) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const Problem p = schedule_problem(instance(96, 65, 29), 1.0);
+  DEConfig de;
+  de.np = 16;
+  StopCriteria stop;
+  stop.max_gens = 5;
+  RunOptions o;
+  o.engine = Engine::gpu;
+  try {
+    minimize(p, de, stop, o);
+    ADD_FAILURE() << "65 machines ran on the gpu engine";
+  } catch (const ConfigError& err) {
+    EXPECT_NE(std::string(err.what()).find("65 machines; it schedules on at most 64"), std::string::npos) << err.what();
+  }
+  o.engine = Engine::gpu_kernels;
+  RunOptions cpu;
+  cpu.engine = Engine::serial;
+  EXPECT_EQ(minimize(p, de, stop, o).evals, minimize(p, de, stop, cpu).evals);
 }
