@@ -69,7 +69,8 @@ def print_onesec(dirs):
                 continue
             met += v <= paper
             cells.append(('**%.3f**' if v <= paper else '%.3f') % (v / paper))
-        print('| %s %d %s %s %s | %s | %d |' % (cfg[0], cfg[1], cfg[2].replace('-', '/'), cfg[3], cfg[4], ' | '.join(cells), met))
+        strategy = '/'.join(cfg[2].rsplit('-', 2))  # the file names' rand-1-bin is rand/1/bin
+        print('| %s %d %s %s %s | %s | %d |' % (cfg[0], cfg[1], strategy, cfg[3], cfg[4], ' | '.join(cells), met))
 
 
 def main():

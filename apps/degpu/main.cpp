@@ -11,7 +11,7 @@ int main(int argc, char** argv) {
   CLI::App app{"degpu: differential evolution on CPUs and NVIDIA GPUs"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "degpu 0.1.0");
-  degpu::cli::Command run, eval, list, devices, bench, schedule;
+  degpu::cli::Command run, eval, list, devices, bench, schedule, plot;
   try {
     run = degpu::cli::add_run(*app.add_subcommand("run", "minimise a problem with differential evolution"));
     eval = degpu::cli::add_eval(*app.add_subcommand("eval", "evaluate a problem at points read from a file"));
@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
     bench = degpu::cli::add_bench(*app.add_subcommand("bench", "benchmark protocols of the papers (janssen)"));
     schedule = degpu::cli::add_schedule(
         *app.add_subcommand("schedule", "map independent tasks onto heterogeneous machines (ETC model): DE or a heuristic"));
+    plot = degpu::cli::add_plot(*app.add_subcommand("plot", "draw --history logs (CSV) as a PNG, a line per file"));
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("devices")) return devices();
     if (app.got_subcommand("bench")) return bench();
     if (app.got_subcommand("schedule")) return schedule();
+    if (app.got_subcommand("plot")) return plot();
     return list();
   } catch (const degpu::ConfigError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

@@ -10,6 +10,10 @@
 #include <sstream>
 #include <string>
 
+#if DEGPU_HAVE_ZLIB
+#include <zlib.h>
+#endif
+
 #include "degpu/devices.hpp"
 #include "degpu/run.hpp"
 #include "degpu/schedule.hpp"
@@ -70,6 +74,63 @@ class Cli : public ::testing::Test {
 };
 
 const std::string kRun = "run --problem sphere --dim 5 --max-gens 5 --quiet";
+
+std::uint32_t be32(const std::string& s, std::size_t at) {
+  return static_cast<std::uint32_t>(static_cast<unsigned char>(s[at])) << 24 | static_cast<unsigned char>(s[at + 1]) << 16 |
+         static_cast<unsigned char>(s[at + 2]) << 8 | static_cast<unsigned char>(s[at + 3]);
+}
+
+// An RGB PNG's pixels (width x height x 3) read back: its chunks walked, IDAT inflated (zlib where the
+// tests found it; stored blocks otherwise), each row's filter byte checked (0) and dropped. Fails the
+// test (and returns nothing) on a malformed file.
+std::vector<unsigned char> png_pixels(const std::string& png, int& w, int& h) {
+  w = h = 0;
+  EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  std::string idat;
+  bool end = false;
+  for (std::size_t at = 8; at + 12 <= png.size() && !end; ) {
+    const std::uint32_t n = be32(png, at);
+    const std::string type = png.substr(at + 4, 4);
+    if (type == "IHDR") w = static_cast<int>(be32(png, at + 8)), h = static_cast<int>(be32(png, at + 12));
+    if (type == "IDAT") idat += png.substr(at + 8, n);
+    end = type == "IEND";
+    at += 12 + n;
+  }
+  EXPECT_TRUE(end) << "no IEND";
+  const std::size_t raw_size = static_cast<std::size_t>(h) * (1 + 3 * static_cast<std::size_t>(w));
+  std::string raw;
+#if DEGPU_HAVE_ZLIB
+  raw.resize(raw_size);
+  uLongf got = static_cast<uLongf>(raw.size());
+  EXPECT_EQ(uncompress(reinterpret_cast<Bytef*>(raw.data()), &got, reinterpret_cast<const Bytef*>(idat.data()),
+                       static_cast<uLong>(idat.size())), Z_OK);
+  raw.resize(got);
+#else
+  for (std::size_t at = 2; at + 5 <= idat.size();) {  // stored blocks after the 2-byte header
+    const std::size_t n = static_cast<unsigned char>(idat[at + 1]) | static_cast<unsigned char>(idat[at + 2]) << 8;
+    raw += idat.substr(at + 5, n);
+    const bool last = idat[at] & 1;
+    at += 5 + n;
+    if (last) break;
+  }
+#endif
+  EXPECT_EQ(raw.size(), raw_size);
+  std::vector<unsigned char> px;
+  if (raw.size() != raw_size) return px;
+  for (int y = 0; y < h; ++y) {
+    const std::size_t row = static_cast<std::size_t>(y) * (1 + 3 * static_cast<std::size_t>(w));
+    EXPECT_EQ(raw[row], 0) << "row " << y;
+    px.insert(px.end(), raw.begin() + static_cast<std::ptrdiff_t>(row + 1), raw.begin() + static_cast<std::ptrdiff_t>(row + 1 + 3 * w));
+  }
+  return px;
+}
+
+// How many pixels have colour (r, g, b).
+long count_colour(const std::vector<unsigned char>& px, int r, int g, int b) {
+  long n = 0;
+  for (std::size_t k = 0; k + 2 < px.size(); k += 3) n += px[k] == r && px[k + 1] == g && px[k + 2] == b;
+  return n;
+}
 
 }  // namespace
 
@@ -470,14 +531,14 @@ TEST_F(Cli, BenchJanssen) {
     scores += c["score"].get<double>();
   }
   EXPECT_DOUBLE_EQ(scores, 6 * 7 / 2.0 - 2 * 6);  // N (N + 1) / 2 - m n (n + 1) / 2, N = 6, n = 3
-  // a plot per function: an RGB PNG of 720 x 460, stored (uncompressed) deflate blocks, ending in IEND
+  // a plot per function: an RGB PNG of 720 x 460, a dot colour per configuration
   for (const char* f : {"/f01.png", "/f05.png"}) {
-    const std::string png = read(out + f);
-    ASSERT_EQ(png.size(), 994203u) << f;  // 8 + IHDR 25 + IDAT (12 + 2 + 16 x 5 + 460 x 2161 + 4) + IEND 12
-    EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
-    EXPECT_EQ(png.substr(12, 4), "IHDR");
-    EXPECT_EQ(png.substr(16, 8), std::string("\0\0\x02\xd0\0\0\x01\xcc", 8));  // 720, 460
-    EXPECT_EQ(png.substr(png.size() - 8, 4), "IEND");
+    int w = 0, h = 0;
+    const std::vector<unsigned char> px = png_pixels(read(out + f), w, h);
+    EXPECT_EQ(w, 720) << f;
+    EXPECT_EQ(h, 460) << f;
+    EXPECT_GT(count_colour(px, 31, 119, 180), 0) << f;  // the first configuration's colour
+    EXPECT_GT(count_colour(px, 255, 127, 14), 0) << f;  // the second's
   }
   // the same seed gives the same errors
   const Out again = run("bench janssen --dim 5 --trials 3 --configs " + path("configs.txt") +
@@ -652,4 +713,56 @@ TEST_F(Cli, BadScheduleOptions) {
   expect_invalid("schedule --generate 8x2:TlMlCc --history /no/such/dir/h.csv", "/no/such/dir/h.csv");
   write("bad.etc", "2 2\n1 2\n3\n");
   expect_invalid("schedule --heuristic olb --etc " + path("bad.etc"), "bad.etc:3: expected 2 numbers");
+}
+
+TEST_F(Cli, PlotDrawsHistoryLogs) {
+  // a degpu schedule log (fitness; blank makespan cells) and a degpu run log (best_f), CRLF in one
+  write("a.csv", "wall_s,generation,evals,fitness,makespan,flowtime\n0.3,0,64,900,,\n1.5,100,6464,700,,\n30,200,12864,650,,\n");
+  write("b.csv", "generation,evals,best_f,best_error,wall_s\r\n0,64,950,950,0.4\r\n100,6464,800,800,3\r\n");
+  const Out o = run("plot " + path("a.csv") + "=gpu " + path("b.csv") + " --out " + path("f.png") + " --title 'u_c_hihi.0, NP 64'");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_TRUE(o.out.empty());
+  int w = 0, h = 0;
+  const std::vector<unsigned char> px = png_pixels(read(path("f.png")), w, h);
+  EXPECT_EQ(w, 720);
+  EXPECT_EQ(h, 460);
+  // a line per log, in the palette's first two colours: longer than the legend's dot alone (~50 pixels)
+  EXPECT_GT(count_colour(px, 31, 119, 180), 200);
+  EXPECT_GT(count_colour(px, 255, 127, 14), 200);
+  EXPECT_EQ(count_colour(px, 44, 160, 44), 0);  // no third series
+  EXPECT_FALSE(fs::exists(path("f.png.tmp")));
+  // other columns, a linear x axis
+  ASSERT_EQ(run("plot " + path("a.csv") + " --x evals --y fitness --linear-x --log-y --out " + path("g.png")).code, 0);
+  EXPECT_TRUE(fs::exists(path("g.png")));
+  // a y range below every point: the line is clipped away (only the legend's dot keeps the colour)
+  ASSERT_EQ(run("plot " + path("a.csv") + " --y-range 0:100 --out " + path("c.png")).code, 0);
+  EXPECT_LT(count_colour(png_pixels(read(path("c.png")), w, h), 31, 119, 180), 100);
+
+  write("bad.csv", "wall_s,fitness\n0.5,10\n0.7,x1\n");
+  write("short.csv", "wall_s,fitness\n0.5\n");
+  write("blank.csv", "wall_s,fitness,makespan\n0.5,10,\n");
+  write("empty.csv", "");
+  write("nofit.csv", "wall_s,error\n0.5,1\n");
+  const std::string out = " --out " + path("x.png");
+  auto invalid = [&](const std::string& args, const std::string& needle) {
+    expect_invalid(args, needle);
+    EXPECT_FALSE(fs::exists(path("x.png"))) << args;
+  };
+  invalid("plot" + out, "plot: give one or more --history logs");
+  invalid("plot " + path("a.csv"), "--out is required");
+  invalid("plot " + path("none.csv") + out, "none.csv: cannot read");
+  invalid("plot " + path("bad.csv") + out, "bad.csv:3: fitness 'x1' is not a number");
+  invalid("plot " + path("short.csv") + out, "short.csv:2: 1 cells; the header has 2");
+  invalid("plot " + path("a.csv") + " --y score" + out, "--y score: " + path("a.csv") + " has no such column");
+  invalid("plot " + path("a.csv") + " --x time" + out, "--x time: ");
+  invalid("plot " + path("blank.csv") + " --y makespan" + out, "blank.csv: no line has both wall_s and makespan");
+  invalid("plot " + path("empty.csv") + out, "empty.csv:1: empty file");
+  invalid("plot " + path("nofit.csv") + out, "nofit.csv:1: no fitness or best_f column");
+  invalid("plot " + path("a.csv") + " --out " + path("no/such/dir/x.png"), "--out");
+  invalid("plot " + path("a.csv") + " --y-range 5" + out, "--y-range 5: expected LO:HI");
+  invalid("plot " + path("a.csv") + " --y-range 3:1" + out, "--y-range 3:1: expected LO < HI");
+  invalid("plot " + path("a.csv") + " --y-range 0:1 --log-y" + out, "and LO > 0 (--log-y)");
+  invalid("plot " + path("a.csv") + " --y-range a:2" + out, "--y-range");
+  invalid("plot " + path("a.csv") + " --x-range 0:30" + out, "--x-range 0:30: expected LO < HI and LO > 0");
+  invalid("plot " + path("a.csv") + " --x-range 0:30 --linear-x --y-range 1:1" + out, "--y-range 1:1: expected LO < HI");
 }
