@@ -20,7 +20,7 @@ namespace degpu::cli {
 namespace {
 
 struct ScheduleArgs {
-  std::string etc, generate, machines, heuristic, lambda, np = "64", max_evals, max_time, engine = "auto", threads,
+  std::string etc, generate, machines, heuristic, lambda, np, max_evals, max_time, engine = "auto", threads,
       seed = "1", json, seed_heuristic, history, history_every, strategy = "rand/1/bin", F = "0.05", CR = "0.01", precision = "f64";
   bool quiet = false, local_search = false;
   // DE's options that have defaults: given with --heuristic, they are refused (count() > 0), not ignored
@@ -107,16 +107,21 @@ int schedule(const ScheduleArgs& a) {
   StopCriteria stop;
   RunOptions o;
   if (!heuristic_only) {
-    const long long np = parse_integer("--np", a.np);
-    if (np < 4 || np > 100'000'000) throw ConfigError("--np " + a.np + ": must be in [4, 100000000]");
-    parse_strategy_and_np(a.strategy, a.np, de);
+    o.engine = parse_engine(a.engine);
+    // default NP: the paper's 64 on the CPU engines; 1024 on the CUDA engines, which a population of 64
+    // leaves mostly idle (docs/SCHEDULING.md: 10 of the 12 Braun files end lower after 30 s on the gpu engine)
+    const Engine resolved = resolve_engine(o.engine);
+    const bool cuda = is_cuda_engine(resolved) && resolved != Engine::gpu_fused;  // gpu-fused refuses schedules
+    const std::string np_text = !a.np.empty() ? a.np : cuda ? "1024" : "64";
+    const long long np = parse_integer("--np", np_text);
+    if (np < 4 || np > 100'000'000) throw ConfigError("--np " + np_text + ": must be in [4, 100000000]");
+    parse_strategy_and_np(a.strategy, np_text, de);
     de.F = parse_range("--F", a.F);
     de.CR = parse_range("--CR", a.CR);
     if (!a.max_evals.empty()) stop.max_evals = parse_max_evals(a.max_evals);
     if (!a.max_time.empty()) stop.max_time_s = parse_number("--max-time", a.max_time);
     // --max-time alone runs until the time is up (not the library's default of 10000 D evaluations)
     if (!stop.max_evals) stop.max_evals = stop.max_time_s ? 1'000'000'000'000'000LL : 1'000'000LL;
-    o.engine = parse_engine(a.engine);
     if (!a.threads.empty()) o.threads = parse_threads(a.threads);
     o.precision = parse_precision(a.precision);
     o.seed = seed;
@@ -213,7 +218,7 @@ Command add_schedule(CLI::App& app) {
   app.add_option("--machines", a->machines, "machines of a Braun-format --etc file (default 16)");
   app.add_option("--heuristic", a->heuristic, "run only this heuristic: minmin | maxmin | mct | olb");
   app.add_option("--lambda", a->lambda, "fitness = lambda makespan + (1 - lambda) flowtime / m (default 0.75)");
-  app.add_option("--np", a->np, "DE population size")->capture_default_str();
+  app.add_option("--np", a->np, "DE population size (default 64 on the CPU engines, 1024 on gpu, gpu-kernels and gpu-eval)");
   app.add_option("--strategy", a->strategy, "DE/x/y/z without DE/: rand/1/bin, best/1/exp, current-to-pbest/1/bin ...")->capture_default_str();
   app.add_option("--F", a->F, "scale factor, or LO:HI to dither")->capture_default_str();
   app.add_option("--CR", a->CR, "crossover rate, or LO:HI to dither")->capture_default_str();

@@ -646,6 +646,10 @@ TEST_F(Cli, ScheduleByHeuristicAndByDe) {
   const Out t = run("schedule --etc " + path("small.etc") + " --np 8 --max-time 0.3 --engine serial --quiet --json -");
   ASSERT_EQ(t.code, 0) << t.err;
   EXPECT_EQ(nlohmann::json::parse(t.out)["stop_reason"], "max_time");
+  // the default NP on a CPU engine: the paper's 64 (1024 on the CUDA engines)
+  const Out n = run("schedule --etc " + path("small.etc") + " --max-evals 640 --engine threads --threads 1 --quiet --json -");
+  ASSERT_EQ(n.code, 0) << n.err;
+  EXPECT_EQ(nlohmann::json::parse(n.out)["np"], 64);
   const Out l = run("schedule --generate 64x4:ThMhCi:1 --heuristic mct --local-search --lambda 1 --quiet --json -");
   ASSERT_EQ(l.code, 0) << l.err;
   const auto m = nlohmann::json::parse(l.out);
