@@ -23,8 +23,8 @@ struct ScheduleArgs {
   std::string etc, generate, machines, heuristic, lambda, np, max_evals, max_time, engine = "auto", threads,
       seed = "1", json, seed_heuristic, history, history_every, strategy = "rand/1/bin", F = "0.05", CR = "0.01", precision = "f64";
   bool quiet = false, local_search = false;
-  // DE's options that have defaults: given with --heuristic, they are refused (count() > 0), not ignored
-  std::vector<const CLI::Option*> de_defaults;
+  // DE's options: given with --heuristic (count() > 0, defaulted or not), they are refused, not ignored
+  std::vector<const CLI::Option*> de_only;
 };
 
 std::shared_ptr<const EtcInstance> instance(const ScheduleArgs& a) {
@@ -59,13 +59,6 @@ std::vector<Heuristic> seed_heuristics(const std::string& text) {
   return out;
 }
 
-// A schedule as a DE row: each task at the middle of its machine's unit interval (decodes back to it).
-std::vector<double> schedule_row(const std::vector<int>& machine) {
-  std::vector<double> x(machine.size());
-  for (std::size_t t = 0; t < machine.size(); ++t) x[t] = machine[t] + 0.5;
-  return x;
-}
-
 // --history: one line per sample; makespan and flowtime of the best schedule where the engine kept it
 // (every sample, but the gpu engine's past its first ~256 MB of rows; blank there).
 std::string history_csv(const EtcInstance& e, const Result& r) {
@@ -96,10 +89,7 @@ int schedule(const ScheduleArgs& a) {
   Heuristic h{};
   if (heuristic_only) {
     h = parse_heuristic(a.heuristic);
-    for (const auto& [opt, v] : {std::pair{"--max-evals", &a.max_evals}, {"--max-time", &a.max_time}, {"--threads", &a.threads},
-                                 {"--seed-heuristic", &a.seed_heuristic}, {"--history", &a.history}, {"--history-every", &a.history_every}})
-      if (!v->empty()) throw ConfigError(std::string(opt) + " " + *v + ": --heuristic runs the heuristic alone, not DE");
-    for (const CLI::Option* opt : a.de_defaults)
+    for (const CLI::Option* opt : a.de_only)
       if (opt->count() > 0)
         throw ConfigError(opt->get_name() + " " + opt->as<std::string>() + ": --heuristic runs the heuristic alone, not DE");
   }
@@ -115,7 +105,8 @@ int schedule(const ScheduleArgs& a) {
     const std::string np_text = !a.np.empty() ? a.np : cuda ? "1024" : "64";
     const long long np = parse_integer("--np", np_text);
     if (np < 4 || np > 100'000'000) throw ConfigError("--np " + np_text + ": must be in [4, 100000000]");
-    parse_strategy_and_np(a.strategy, np_text, de);
+    parse_strategy_and_np(a.strategy, "", de);
+    de.np = static_cast<int>(np);
     de.F = parse_range("--F", a.F);
     de.CR = parse_range("--CR", a.CR);
     if (!a.max_evals.empty()) stop.max_evals = parse_max_evals(a.max_evals);
@@ -237,8 +228,9 @@ Command add_schedule(CLI::App& app) {
   app.add_flag("--local-search", a->local_search,
                "then improve the schedule: moves and swaps of the makespan machine's tasks, while the fitness falls");
   app.add_flag("--quiet", a->quiet, "no summary line");
-  for (const char* name : {"--np", "--strategy", "--F", "--CR", "--engine", "--precision", "--seed"})
-    a->de_defaults.push_back(app.get_option(name));
+  for (const char* name : {"--np", "--strategy", "--F", "--CR", "--max-evals", "--max-time", "--engine", "--precision",
+                           "--threads", "--seed-heuristic", "--history", "--history-every", "--seed"})
+    a->de_only.push_back(app.get_option(name));
   return [a] { return schedule(*a); };
 }
 

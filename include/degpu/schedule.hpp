@@ -43,6 +43,9 @@ DEGPU_HD_INLINE int decode_machine(double v, int m) {
   if (v >= m) return m - 1;
   return static_cast<int>(v);
 }
+// An assignment as a DE row (RunOptions::initial): task t at the middle of its machine's unit interval,
+// machine[t] + 0.5, which decode_machine turns back into machine[t].
+std::vector<double> schedule_row(std::span<const int> machine);
 // The cost of an assignment (machine[t] for each task), each machine running its tasks in task-index
 // order. ConfigError when the sizes differ or a machine lies outside [0, m).
 ScheduleCost schedule_cost(const EtcInstance& e, std::span<const int> machine);

@@ -404,7 +404,6 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
     DEGPU_CUDA_TRY(cudaMemcpy(hist.data(), history.ptr, hist.size() * sizeof(T), cudaMemcpyDeviceToHost));
     DEGPU_CUDA_TRY(cudaMemcpy(hist_ns.data(), history_ns.ptr, hist_ns.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
   }
-
   const double wall = std::chrono::duration<double>(clock::now() - t0).count();
   std::vector<Result> out(nt);
   for (std::size_t t = 0; t < nt; ++t) {
@@ -439,7 +438,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
         }
       }
       if (res.history.empty() || res.history.back().generation != g[t]) res.history.push_back({g[t], res.evals, res.best_f, wall});
-      if (o.history_x && res.history.back().generation == g[t]) res.history.back().best_x = res.best_x;
+      if (o.history_x) res.history.back().best_x = res.best_x;  // the last sample (generation g[t]): the result's row
     }
   }
   return out;

@@ -48,6 +48,12 @@ ScheduleCost cost_in(const EtcInstance& e, std::span<const int> machine, Order o
 
 }  // namespace
 
+std::vector<double> schedule_row(std::span<const int> machine) {
+  std::vector<double> x(machine.size());
+  for (std::size_t t = 0; t < machine.size(); ++t) x[t] = machine[t] + 0.5;
+  return x;
+}
+
 ScheduleCost schedule_cost(const EtcInstance& e, std::span<const int> machine) {
   check_assignment(e, machine);
   return cost_in(e, machine, [](int k) { return k; });

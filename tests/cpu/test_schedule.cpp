@@ -322,8 +322,8 @@ TEST(Schedule, SeededPopulationStartsFromTheGivenRows) {
   const auto e = generate_etc(parse_etc_spec("128x8:ThMhCi:2"));
   const Problem p = schedule_problem(e, 1.0);
   const HeuristicSchedule mm = run_heuristic(*e, Heuristic::minmin);
-  std::vector<double> row(e->n);
-  for (int t = 0; t < e->n; ++t) row[t] = mm.machine[t] + 0.5;
+  const std::vector<double> row = schedule_row(mm.machine);
+  for (int t = 0; t < e->n; ++t) ASSERT_EQ(decode_machine(row[t], e->m), mm.machine[t]) << t;  // decodes back
   DEConfig de;
   de.np = 16;
   StopCriteria stop;

@@ -115,8 +115,7 @@ TEST(GpuSchedule, SeededPopulationOnEveryEngine) {
   const auto e = instance(256, 16, 17);
   const Problem p = schedule_problem(e, 1.0);
   const HeuristicSchedule mm = run_heuristic(*e, Heuristic::minmin);
-  std::vector<double> row(e->n);
-  for (int t = 0; t < e->n; ++t) row[t] = mm.machine[t] + 0.5;
+  const std::vector<double> row = schedule_row(mm.machine);
   DEConfig de;
   de.np = 32;
   StopCriteria stop;
