@@ -10,7 +10,10 @@
 #   onesec ENGINE SECONDS INSTANCE...   unseeded, lambda 1, for each NP in NPS (default 256 1024 4096) and
 #                             each F/CR pair in PAIRS (default "0.05/0.01"), STRATEGY (default rand/1/bin):
 #                             SECONDS of DE with a log every HISTORY_EVERY (default 20) generations; the
-#                             fitness at 1 s is read from the log (bench/schedule_table.py --onesec)
+#                             fitness at 1 s is read from the log (bench/schedule_table.py --onesec); EXTRA:
+#                             more schedule options (with --local-search, TAG=ol: the JSON's final makespan
+#                             counts, and its time is the DE's wall time plus the search's); TAG: the files'
+#                             prefix (default os)
 #   table2                    rastrigin with 128, 256 and 512 variables, 27 s on the gpu engine, with history
 #                             (EXTRA: more run options, e.g. --algorithm jde; TAG: the files' prefix, default t2)
 # ENGINE: gpu, gpu-kernels, threads or serial (threads: DEGPU_THREADS threads, default all cores).
@@ -52,8 +55,9 @@ case $part in
       for np in ${NPS:-256 1024 4096}; do
         for pair in ${PAIRS:-0.05/0.01}; do
           f=${pair%/*} cr=${pair#*/}
-          name="os_${engine}_${inst}_${np}_${strategy//\//-}_${f}_${cr}"
-          "$cli" schedule --etc "$etc/$inst" --lambda 1 --np "$np" --max-time "$seconds" --engine "$engine" \
+          name="${TAG:-os}_${engine}_${inst}_${np}_${strategy//\//-}_${f}_${cr}"
+          extra=(${EXTRA:-})
+          "$cli" schedule --etc "$etc/$inst" --lambda 1 --np "$np" --max-time "$seconds" --engine "$engine" "${extra[@]}" \
             --strategy "$strategy" --F "$f" --CR "$cr" --history-every "${HISTORY_EVERY:-20}" --history "$out/$name.csv" \
             --quiet --json "$out/$name.json" || echo "onesec $inst $np $pair: exit $?"
         done

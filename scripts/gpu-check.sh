@@ -6,6 +6,10 @@
 #        (case1: CASE1_PARTS, default gpu, and CASE1_TRIALS, default 3: bench/janssen/case1.sh)
 #        (whole: the D 100 benchmark, 10 functions x WHOLE_TRIALS (default 30) trials, on the gpu engine)
 #        (case2: bench/janssen/case2.txt, CASE2_TRIALS (default 3), CASE2_FUNCTIONS (default all))
+#        (schedule: issue 6's runs on the 12 Braun files in ETC_DIR, default .gpu-deps/data/braun_etc: the
+#         1-s target with the local search, Min-Min seeding, the default NP, degpu plot; SCHEDULE_30S=1 adds
+#         30-s runs with F 0.02 / CR 0.005 at NP 1024)
+#        (BUILD_TARGETS: build only these CMake targets, e.g. "degpu_cli degpu_gpu_tests")
 #        (default: build test sanitize time)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +34,9 @@ if has build; then
   start=$(date +%s)
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DDEGPU_DEPS_DIR="$PWD/.gpu-deps" \
     -DCMAKE_CUDA_ARCHITECTURES=90 -DDEGPU_BENCH=ON >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
-  cmake --build "$build" -j"$(nproc)" >>"$out/build.log" 2>&1 || { grep -E "error" -A5 "$out/build.log" | head -60; exit 1; }
+  targets=()
+  [ -n "${BUILD_TARGETS:-}" ] && targets=(--target $BUILD_TARGETS)
+  cmake --build "$build" -j"$(nproc)" "${targets[@]}" >>"$out/build.log" 2>&1 || { grep -E "error" -A5 "$out/build.log" | head -60; exit 1; }
   echo "build: $(( $(date +%s) - start )) s"
   "$cli" devices
 fi
@@ -160,6 +166,29 @@ if has case2; then
   [ -n "${CASE2_FUNCTIONS:-}" ] && fns=(--functions "$CASE2_FUNCTIONS")
   "$cli" bench janssen --dim 100 --trials "${CASE2_TRIALS:-3}" --configs bench/janssen/case2.txt --out "$out/case2-${tag//,/-}" --quiet "${fns[@]}"
   python3 bench/janssen/table4.py "$out"/case2-*/results.json | tee "$out/case2.md"
+fi
+if has schedule; then
+  etc=${ETC_DIR:-.gpu-deps/data/braun_etc}
+  sd=$out/schedule
+  files="u_c_hihi.0 u_i_hihi.0 u_s_hihi.0 u_c_hilo.0 u_i_hilo.0 u_s_hilo.0 u_c_lohi.0 u_i_lohi.0 u_s_lohi.0 u_c_lolo.0 u_i_lolo.0 u_s_lolo.0"
+  # The 1-s target, unseeded DE then the local search: 0.6 s of DE (the launch, ~0.3 s, comes on top), at
+  # the defaults and at F 0.02 / CR 0.005, NP 1024; and the same DE alone for 0.9 s (its log at 1 s).
+  NPS=1024 PAIRS="0.05/0.01 0.02/0.005" TAG=ol EXTRA=--local-search bench/schedule_repro.sh "$cli" "$etc" "$sd" onesec gpu 0.6 $files
+  NPS=1024 PAIRS="0.05/0.01 0.02/0.005" bench/schedule_repro.sh "$cli" "$etc" "$sd" onesec gpu 0.9 $files
+  # Min-Min seeding and the local search: 2 s of DE at NP 64, then the search
+  NPS=64 TAG=s EXTRA="--seed-heuristic minmin --local-search" bench/schedule_repro.sh "$cli" "$etc" "$sd" table1 gpu 2 $files
+  if [ -n "${SCHEDULE_30S:-}" ]; then
+    NPS=1024 TAG=t30 EXTRA="--F 0.02 --CR 0.005" bench/schedule_repro.sh "$cli" "$etc" "$sd" table1 gpu 30 $files
+  fi
+  echo "default NP on the gpu engine: $("$cli" schedule --etc "$etc/u_c_hihi.0" --engine gpu --max-evals 200000 --json - --quiet |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["np"])')"
+  "$cli" plot "$sd"/ol_gpu_u_i_lolo.0_1024_rand-1-bin_0.02_0.005.csv=DE+LS "$sd"/os_gpu_u_i_lolo.0_1024_rand-1-bin_0.02_0.005.csv=DE \
+    --out "$sd/plot_u_i_lolo.png" && echo "degpu plot: exit 0, $(stat -c %s "$sd/plot_u_i_lolo.png") bytes"
+  python3 bench/schedule_table.py "$sd" --onesec | tee "$sd/onesec.md"
+  python3 bench/schedule_table.py "$sd" --heuristics "$etc/heuristic_values.txt" | sed -n '/Min-Min makespan/,$p' | tee "$sd/seeded.md"
+  if [ -n "${SCHEDULE_30S:-}" ]; then
+    for f in "$sd"/t30_*.json; do python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(sys.argv[1].split("/")[-1], j["fitness"], j["evals"])' "$f"; done | tee "$sd/t30.txt"
+  fi
 fi
 if has repro && [ -x bench/run_gpu_repro.sh ]; then
   bench/run_gpu_repro.sh "$build" >"$out/repro.log" 2>&1

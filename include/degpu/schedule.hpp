@@ -92,10 +92,16 @@ struct HeuristicSchedule {
 };
 HeuristicSchedule run_heuristic(const EtcInstance& e, Heuristic h);
 
-// Local search on a schedule (`--local-search`): each step takes the best of every move of a task off the
-// makespan machine to another machine, and every swap of such a task with a task of another machine, if
-// it lowers the fitness (by more than 1e-12 relative); it stops when none does, or after max_steps steps.
-// `machine` is changed in place. Each machine's cost is recomputed from its tasks (task-index order).
+// Local search on a schedule (`--local-search`). A step looks at the machines from the busiest down (the
+// makespan machine first). For a machine a, it costs every move of one of a's tasks to another machine b,
+// and every swap of such a task with one of b's; it takes the best (lowest fitness, then the lowest later
+// finish of a and b) of those that lower the fitness by more than 1e-12 relative or, at lambda 1, keep the
+// makespan and lower the later finish of a and b. The first machine with one gives the step. It stops when
+// none has one, or after max_steps steps. Each step lowers the fitness or, at lambda 1, keeps the makespan
+// and lowers the machines' finish times sorted from the latest (lexicographically), so it ends; where two
+// machines share the makespan, moving work off one of them is such a step. At lambda 1 a b busier than a is
+// skipped (it was the source first). `machine` is changed in place. A candidate is costed in O(1) from each
+// machine's completion times (a task leaving or joining shifts the later ones alike).
 struct LocalSearchStats {
   int steps = 0;            // improving steps taken
   long long candidates = 0; // moves and swaps costed

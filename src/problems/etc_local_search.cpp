@@ -1,7 +1,9 @@
-// The schedule local search (degpu/schedule.hpp): best improvement over the moves and swaps of the tasks
-// on the makespan machine, each candidate costed on the two machines it changes.
+// The schedule local search (degpu/schedule.hpp): moves and swaps of tasks between two machines, the
+// busier machine's first, each taken when it lowers the fitness, or keeps it and lowers the later of the
+// two machines' finish times.
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <vector>
 
 #include "degpu/schedule.hpp"
@@ -9,26 +11,44 @@
 namespace degpu {
 namespace {
 
-struct MachineCost {
+// A machine's tasks (ascending) and their completion times, in task-index order from W_j.
+struct MachineState {
+  std::vector<int> tasks;
+  std::vector<double> done;  // done[i]: tasks[i]'s completion time
   double finish = 0, flow = 0;
+  void cost(const EtcInstance& e, int j) {
+    done.resize(tasks.size());
+    finish = e.ready[j], flow = 0;
+    for (std::size_t i = 0; i < tasks.size(); ++i) finish += e.at(tasks[i], j), flow += finish, done[i] = finish;
+  }
+  int position(int t) const { return static_cast<int>(std::lower_bound(tasks.begin(), tasks.end(), t) - tasks.begin()); }
 };
 
-// Machine j's finish and flowtime with its tasks `list` (ascending), `skip` left out and `add` put in
-// (-1: none), in task-index order from W_j.
-MachineCost machine_cost(const EtcInstance& e, const std::vector<int>& list, int j, int skip, int add) {
-  MachineCost c{e.ready[j], 0};
-  const auto run = [&](int t) {
-    c.finish += e.at(t, j);
-    c.flow += c.finish;
-  };
-  bool added = add < 0;
-  for (int t : list) {
-    if (!added && add < t) run(add), added = true;
-    if (t != skip) run(t);
-  }
-  if (!added) run(add);
-  return c;
+// Machine j's finish and flowtime after its task at position p (time x) leaves and, when add_time >= 0, a task
+// whose place among the tasks is q0 (its lower bound, counted with the one leaving) comes in (time add_time).
+// O(1): the later tasks' completions all shift by the same amount.
+void changed(const MachineState& s, double ready, int p, double x, int q0, double add_time, double& finish,
+             double& flow) {
+  const int k = static_cast<int>(s.tasks.size());
+  finish = s.finish, flow = s.flow;
+  if (p >= 0) finish -= x, flow -= s.done[p] + x * (k - 1 - p);
+  if (add_time < 0) return;
+  const int kk = p >= 0 ? k - 1 : k;      // tasks left
+  const int q = p >= 0 && q0 > p ? q0 - 1 : q0;  // its place among them
+  double before = ready;  // the completion of the task before it
+  if (q > 0) before = p < 0 || q - 1 < p ? s.done[q - 1] : s.done[q] - x;
+  finish += add_time, flow += before + add_time + add_time * (kk - q);
 }
+
+// A candidate: task t off machine a onto b, and u (-1: none, a move) off b onto a.
+struct Candidate {
+  int t = -1, u = -1, b = -1;
+  double f = 0, hi = 0, lo = 0;  // the fitness after it, and the later and earlier of a's and b's finishes
+  bool better_than(const Candidate& o) const {
+    if (o.t < 0 || f != o.f) return o.t < 0 || f < o.f;
+    return hi != o.hi ? hi < o.hi : lo < o.lo;
+  }
+};
 
 }  // namespace
 
@@ -36,47 +56,66 @@ LocalSearchStats improve_schedule(const EtcInstance& e, std::vector<int>& machin
   (void)schedule_cost(e, machine);  // checks the assignment
   check_lambda(lambda);
   const int m = e.m;
-  std::vector<std::vector<int>> tasks(m);
-  for (int t = 0; t < e.n; ++t) tasks[machine[t]].push_back(t);
-  std::vector<MachineCost> cost(m);
-  for (int j = 0; j < m; ++j) cost[j] = machine_cost(e, tasks[j], j, -1, -1);
-  const auto fitness = [&](int a, const MachineCost& ca, int b, const MachineCost& cb) {
-    double span = std::max(ca.finish, cb.finish), flow = ca.flow + cb.flow;
-    for (int j = 0; j < m; ++j)
-      if (j != a && j != b) span = std::max(span, cost[j].finish), flow += cost[j].flow;
-    return lambda * span + (1 - lambda) * flow / m;
-  };
+  std::vector<MachineState> ms(m);
+  for (int t = 0; t < e.n; ++t) ms[machine[t]].tasks.push_back(t);
+  for (int j = 0; j < m; ++j) ms[j].cost(e, j);
+  // At lambda 1 the fitness is the makespan: a candidate that keeps it may still lower the later finish of
+  // its two machines (the busier one's tasks go first, so a busier b's turn as the source comes first).
+  const bool span_only = lambda == 1.0;
   LocalSearchStats st;
   if (m < 2) return st;
+  std::vector<int> order(m), in_a;
   for (; st.steps < max_steps; ++st.steps) {
-    int jm = 0;
-    for (int j = 1; j < m; ++j)
-      if (cost[j].finish > cost[jm].finish) jm = j;
-    const int other = jm == 0 ? 1 : 0;
-    const double now = fitness(jm, cost[jm], other, cost[other]);
-    double best = now - 1e-12 * std::fabs(now);
-    int bt = -1, bu = -1, bj = -1;  // task off jm, task it swaps with (-1: a move), the other machine
-    MachineCost ba, bb;
-    for (int t : tasks[jm]) {
-      const MachineCost a = machine_cost(e, tasks[jm], jm, t, -1);  // jm without t, whichever machine takes it
-      for (int j = 0; j < m; ++j) {
-        if (j == jm) continue;
-        const MachineCost b = machine_cost(e, tasks[j], j, -1, t);
-        ++st.candidates;
-        if (const double f = fitness(jm, a, j, b); f < best) best = f, bt = t, bu = -1, bj = j, ba = a, bb = b;
-        for (int u : tasks[j]) {
-          const MachineCost a2 = machine_cost(e, tasks[jm], jm, t, u), b2 = machine_cost(e, tasks[j], j, u, t);
-          ++st.candidates;
-          if (const double f = fitness(jm, a2, j, b2); f < best) best = f, bt = t, bu = u, bj = j, ba = a2, bb = b2;
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return ms[x].finish > ms[y].finish; });
+    int a = -1;
+    Candidate best;
+    for (int src : order) {
+      const MachineState& sa = ms[src];
+      for (int b = 0; b < m; ++b) {
+        if (b == src || (span_only && ms[b].finish > sa.finish)) continue;
+        const MachineState& sb = ms[b];
+        double rest_span = 0, rest_flow = 0;
+        for (int j = 0; j < m; ++j)
+          if (j != src && j != b) rest_span = std::max(rest_span, ms[j].finish), rest_flow += ms[j].flow;
+        const auto fitness = [&](double fa, double wa, double fb, double wb) {
+          return lambda * std::max({fa, fb, rest_span}) + (1 - lambda) * (wa + wb + rest_flow) / m;
+        };
+        const double now = fitness(sa.finish, sa.flow, sb.finish, sb.flow);
+        const double old_hi = std::max(sa.finish, sb.finish);
+        in_a.resize(sb.tasks.size());  // where each of b's tasks would go among a's
+        for (std::size_t r = 0; r < sb.tasks.size(); ++r) in_a[r] = sa.position(sb.tasks[r]);
+        for (int p = 0; p < static_cast<int>(sa.tasks.size()); ++p) {
+          const int t = sa.tasks[p];
+          const double x = e.at(t, src), z = e.at(t, b);
+          const int in_b = sb.position(t);
+          for (int r = -1; r < static_cast<int>(sb.tasks.size()); ++r) {  // r = -1: the move
+            const int u = r < 0 ? -1 : sb.tasks[r];
+            double fa, wa, fb, wb;
+            changed(sa, e.ready[src], p, x, r < 0 ? 0 : in_a[r], r < 0 ? -1.0 : e.at(u, src), fa, wa);
+            changed(sb, e.ready[b], r, r < 0 ? 0.0 : e.at(u, b), in_b, z, fb, wb);
+            ++st.candidates;
+            Candidate c{t, u, b, fitness(fa, wa, fb, wb), std::max(fa, fb), std::min(fa, fb)};
+            // A lower fitness; at lambda 1 also the same one with a lower later finish of the two. The
+            // margins are far above the rounding of these running sums, so the exact costs agree.
+            const bool improves = c.f < now - 1e-12 * std::fabs(now) ||
+                                  (span_only && c.f <= now && c.hi < old_hi * (1 - 1e-12));
+            if (improves && c.better_than(best)) best = c;
+          }
         }
       }
+      if (best.t >= 0) {
+        a = src;
+        break;
+      }
     }
-    if (bt < 0) break;
+    if (a < 0) break;
     const auto erase = [](std::vector<int>& v, int x) { v.erase(std::find(v.begin(), v.end(), x)); };
     const auto insert = [](std::vector<int>& v, int x) { v.insert(std::lower_bound(v.begin(), v.end(), x), x); };
-    erase(tasks[jm], bt), insert(tasks[bj], bt), machine[bt] = bj;
-    if (bu >= 0) erase(tasks[bj], bu), insert(tasks[jm], bu), machine[bu] = jm;
-    cost[jm] = ba, cost[bj] = bb;
+    const int b = best.b;
+    erase(ms[a].tasks, best.t), insert(ms[b].tasks, best.t), machine[best.t] = b;
+    if (best.u >= 0) erase(ms[b].tasks, best.u), insert(ms[a].tasks, best.u), machine[best.u] = a;
+    ms[a].cost(e, a), ms[b].cost(e, b);  // exact, in task-index order
   }
   return st;
 }

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -264,43 +265,86 @@ TEST(Schedule, TheInstanceIsAProblemThatDeImproves) {
   EXPECT_EQ(minimize(p, DEConfig{}, stop, o).best_f, r.best_f);  // the same run on every CPU engine
 }
 
+namespace {
+// Machine j's finish time under `machine`.
+std::vector<double> finishes(const EtcInstance& e, const std::vector<int>& machine) {
+  std::vector<double> f = e.ready;
+  for (int t = 0; t < e.n; ++t) f[machine[t]] += e.at(t, machine[t]);
+  return f;
+}
+}  // namespace
+
+// The search ends at a local optimum of its neighbourhood (brute force over every move and swap between two
+// machines): none lowers the fitness, and at lambda 1 none that keeps the makespan lowers the later finish
+// of its two machines. With and without prior loads, at lambda 1, 0.75 and 0.
 TEST(Schedule, LocalSearchEndsWhereNoMoveOrSwapHelps) {
-  const auto e = generate_etc(parse_etc_spec("40x4:ThMhCi:2"));
-  for (double lambda : {1.0, 0.75, 0.0}) {
-    std::vector<int> machine(40, 0);  // everything on machine 0
-    const double start = schedule_fitness(schedule_cost(*e, machine), lambda, 4);
-    const LocalSearchStats st = improve_schedule(*e, machine, lambda);
-    const ScheduleCost c = schedule_cost(*e, machine);
-    const double end = schedule_fitness(c, lambda, 4);
-    EXPECT_GT(st.steps, 0);
-    EXPECT_LT(end, start);
-    // a local optimum: no move or swap of a task off the makespan machine does better (brute force)
-    int jm = 0;
-    std::vector<double> finish(4, 0.0);
-    for (int t = 0; t < 40; ++t) finish[machine[t]] += e->at(t, machine[t]);
-    for (int j = 1; j < 4; ++j)
-      if (finish[j] > finish[jm]) jm = j;
-    for (int t = 0; t < 40; ++t) {
-      if (machine[t] != jm) continue;
-      for (int j = 0; j < 4; ++j) {
-        if (j == jm) continue;
-        std::vector<int> moved = machine;
-        moved[t] = j;
-        EXPECT_GE(schedule_fitness(schedule_cost(*e, moved), lambda, 4), end * (1 - 1e-9)) << lambda;
-        for (int u = 0; u < 40; ++u) {
-          if (machine[u] != j) continue;
-          std::vector<int> swapped = machine;
-          swapped[t] = j, swapped[u] = jm;
-          EXPECT_GE(schedule_fitness(schedule_cost(*e, swapped), lambda, 4), end * (1 - 1e-9)) << lambda;
+  const auto plain = generate_etc(parse_etc_spec("40x4:ThMhCi:2"));
+  auto loaded = std::make_shared<EtcInstance>(*plain);
+  loaded->ready = {3000, 0, 12000, 500};
+  for (const auto& e : {plain, std::shared_ptr<const EtcInstance>(loaded)}) {
+    for (double lambda : {1.0, 0.75, 0.0}) {
+      std::vector<int> machine(40, 0);  // everything on machine 0
+      const double start = schedule_fitness(schedule_cost(*e, machine), lambda, 4);
+      const LocalSearchStats st = improve_schedule(*e, machine, lambda);
+      const double end = schedule_fitness(schedule_cost(*e, machine), lambda, 4);
+      EXPECT_GT(st.steps, 0);
+      EXPECT_GT(st.candidates, st.steps);
+      EXPECT_LT(end, start);
+      const std::vector<double> fin = finishes(*e, machine);
+      const auto check = [&](const std::vector<int>& other, int a, int b) {
+        const double f = schedule_fitness(schedule_cost(*e, other), lambda, 4);
+        EXPECT_GE(f, end * (1 - 1e-9)) << lambda;
+        if (lambda == 1.0 && f <= end) {
+          const std::vector<double> g = finishes(*e, other);
+          EXPECT_GE(std::max(g[a], g[b]), std::max(fin[a], fin[b]) * (1 - 1e-9));
+        }
+      };
+      for (int t = 0; t < 40; ++t) {
+        const int a = machine[t];
+        for (int b = 0; b < 4; ++b) {
+          if (b == a) continue;
+          std::vector<int> moved = machine;
+          moved[t] = b;
+          check(moved, a, b);
+          for (int u = 0; u < 40; ++u) {
+            if (machine[u] != b) continue;
+            std::vector<int> swapped = moved;
+            swapped[u] = a;
+            check(swapped, a, b);
+          }
         }
       }
     }
   }
   std::vector<int> one(40, 1);
-  EXPECT_EQ(improve_schedule(*e, one, 1.0, 3).steps, 3);  // max_steps
-  EXPECT_THROW(improve_schedule(*e, one, 2.0), ConfigError);
+  EXPECT_EQ(improve_schedule(*plain, one, 1.0, 3).steps, 3);  // max_steps
+  std::vector<int> none(40, 1);
+  EXPECT_EQ(improve_schedule(*plain, none, 1.0, 0).steps, 0);
+  EXPECT_EQ(none, std::vector<int>(40, 1));
+  EXPECT_THROW(improve_schedule(*plain, one, 2.0), ConfigError);
   std::vector<int> bad(40, 9);
-  EXPECT_THROW(improve_schedule(*e, bad, 1.0), ConfigError);
+  EXPECT_THROW(improve_schedule(*plain, bad, 1.0), ConfigError);
+  std::vector<int> short_one(39, 0);
+  EXPECT_THROW(improve_schedule(*plain, short_one, 1.0), ConfigError);
+}
+
+// Two machines share the makespan: no single move lowers it, but moving work off one of them onto the idle
+// machine keeps the makespan and lowers that pair's later finish, after which the other one can follow.
+TEST(Schedule, LocalSearchGetsPastMachinesThatShareTheMakespan) {
+  EtcInstance e;
+  e.n = 6, e.m = 3;
+  e.etc.assign(18, 1.0);  // every task takes 1 everywhere
+  e.ready.assign(3, 0.0);
+  std::vector<int> machine = {0, 0, 0, 1, 1, 1};  // 3, 3 and 0
+  const LocalSearchStats st = improve_schedule(e, machine, 1.0);
+  EXPECT_EQ(st.steps, 2);
+  EXPECT_EQ(schedule_cost(e, machine).makespan, 2.0);
+  EXPECT_EQ(finishes(e, machine), std::vector<double>({2, 2, 2}));
+  // one machine alone: nothing to do
+  EtcInstance solo = e;
+  solo.m = 1, solo.etc.assign(6, 1.0), solo.ready.assign(1, 0.0);
+  std::vector<int> all0(6, 0);
+  EXPECT_EQ(improve_schedule(solo, all0, 1.0).steps, 0);
 }
 
 TEST(Schedule, LocalSearchImprovesMinMinOnTheBraunInstances) {
