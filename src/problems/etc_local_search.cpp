@@ -83,6 +83,25 @@ LocalSearchStats improve_schedule(const EtcInstance& e, std::vector<int>& machin
         };
         const double now = fitness(sa.finish, sa.flow, sb.finish, sb.flow);
         const double old_hi = std::max(sa.finish, sb.finish);
+        const auto offer = [&](const Candidate& c) {
+          if (c.better_than(best)) best = c;
+        };
+        if (span_only) {
+          // The fitness is max(a's, b's, the rest's finish): it is lower, or the same with a lower later
+          // finish of the two, exactly when that later finish drops below a's and b's old one. The margin
+          // is far above the rounding of these differences, so the exact costs (recomputed below) agree.
+          const double limit = old_hi * (1 - 1e-12);
+          for (int t : sa.tasks) {
+            const double fa0 = sa.finish - e.at(t, src), fb0 = sb.finish + e.at(t, b);
+            st.candidates += 1 + static_cast<long long>(sb.tasks.size());
+            if (fb0 < limit && fa0 < limit) offer({t, -1, b, std::max({fa0, fb0, rest_span}), std::max(fa0, fb0), std::min(fa0, fb0)});
+            for (int u : sb.tasks) {
+              const double fa = fa0 + e.at(u, src), fb = fb0 - e.at(u, b);
+              if (fa < limit && fb < limit) offer({t, u, b, std::max({fa, fb, rest_span}), std::max(fa, fb), std::min(fa, fb)});
+            }
+          }
+          continue;
+        }
         in_a.resize(sb.tasks.size());  // where each of b's tasks would go among a's
         for (std::size_t r = 0; r < sb.tasks.size(); ++r) in_a[r] = sa.position(sb.tasks[r]);
         for (int p = 0; p < static_cast<int>(sa.tasks.size()); ++p) {
@@ -95,12 +114,9 @@ LocalSearchStats improve_schedule(const EtcInstance& e, std::vector<int>& machin
             changed(sa, e.ready[src], p, x, r < 0 ? 0 : in_a[r], r < 0 ? -1.0 : e.at(u, src), fa, wa);
             changed(sb, e.ready[b], r, r < 0 ? 0.0 : e.at(u, b), in_b, z, fb, wb);
             ++st.candidates;
-            Candidate c{t, u, b, fitness(fa, wa, fb, wb), std::max(fa, fb), std::min(fa, fb)};
-            // A lower fitness; at lambda 1 also the same one with a lower later finish of the two. The
-            // margins are far above the rounding of these running sums, so the exact costs agree.
-            const bool improves = c.f < now - 1e-12 * std::fabs(now) ||
-                                  (span_only && c.f <= now && c.hi < old_hi * (1 - 1e-12));
-            if (improves && c.better_than(best)) best = c;
+            const double f = fitness(fa, wa, fb, wb);
+            // A lower fitness (by a margin far above the rounding of these running sums)
+            if (f < now - 1e-12 * std::fabs(now)) offer({t, u, b, f, std::max(fa, fb), std::min(fa, fb)});
           }
         }
       }
