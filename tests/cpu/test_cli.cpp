@@ -689,6 +689,24 @@ TEST_F(Cli, ScheduleByHeuristicAndByDe) {
   EXPECT_EQ(cols[1], "199");
   EXPECT_DOUBLE_EQ(std::stod(cols[4]), sj["makespan"].get<double>());
   EXPECT_DOUBLE_EQ(std::stod(cols[5]), sj["flowtime"].get<double>());
+  EXPECT_GE(sj["seed_wall_s"].get<double>(), 0.0);
+
+  // with --local-search the seed is improved first: generation 0 holds Min-Min after the local search
+  const Out sl = run("schedule --generate 64x4:ThMhCi:1 --seed-heuristic minmin --local-search --lambda 1 --np 16 --max-evals 320 "
+                     "--engine serial --quiet --json - --history " + path("hl.csv"));
+  ASSERT_EQ(sl.code, 0) << sl.err;
+  std::vector<int> improved = degpu::run_heuristic(*ei, degpu::Heuristic::minmin).machine;
+  degpu::improve_schedule(*ei, improved, 1.0);
+  const double improved_span = degpu::schedule_cost(*ei, improved).makespan;
+  ASSERT_LT(improved_span, degpu::run_heuristic(*ei, degpu::Heuristic::minmin).cost.makespan);
+  std::istringstream csv2(read(path("hl.csv")));
+  std::getline(csv2, line), std::getline(csv2, line);  // the header, generation 0
+  std::vector<std::string> g0;
+  std::istringstream g0s(line);
+  for (std::string c; std::getline(g0s, c, ',');) g0.push_back(c);
+  ASSERT_EQ(g0.size(), 6u) << line;
+  EXPECT_DOUBLE_EQ(std::stod(g0[4]), improved_span);
+  EXPECT_LE(nlohmann::json::parse(sl.out)["makespan"].get<double>(), improved_span);
 }
 
 TEST_F(Cli, BadScheduleOptions) {
