@@ -133,7 +133,7 @@ def main():
                 continue
             mm = minmin.get(inst)
             below = '%.1f%%' % (100 * (1 - j['makespan'] / mm)) if mm else '-'
-            secs = j['wall_s'] + j.get('local_search', {}).get('wall_s', 0)
+            secs = j['wall_s'] + j.get('local_search', {}).get('wall_s', 0) + j.get('seed_wall_s', 0)
             print('| %s | %s | %s | %.2f | %s | %s |' % (inst, g(mm), engine, secs, g(j['makespan']), below))
 
 
