@@ -289,7 +289,7 @@ std::string plot_png(const std::string& title, const std::string& x_label, const
     const Series& s = series[k];
     const std::size_t n = std::min(s.x.size(), s.y.size());
     for (std::size_t i = 0; i < n; ++i) {
-      if (style.lines) {
+      if (style.lines && n > 1) {  // (a line of one point is drawn as a dot)
         if (i + 1 < n) segment(c, frame, px(s.x[i]), py(s.y[i]), px(s.x[i + 1]), py(s.y[i + 1]), col);
       } else if (frame.in(px(s.x[i]), py(s.y[i]))) {
         c.disc(px(s.x[i]), py(s.y[i]), 3, col);

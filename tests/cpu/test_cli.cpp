@@ -759,6 +759,13 @@ TEST_F(Cli, PlotDrawsHistoryLogs) {
   // a y range below every point: the line is clipped away (only the legend's dot keeps the colour)
   ASSERT_EQ(run("plot " + path("a.csv") + " --y-range 0:100 --out " + path("c.png")).code, 0);
   EXPECT_LT(count_colour(png_pixels(read(path("c.png")), w, h), 31, 119, 180), 100);
+  // a log of one line is a dot, not the legend's dot alone
+  write("one.csv", "wall_s,generation,evals,fitness,makespan,flowtime\n0.4,0,64,800,,\n");
+  ASSERT_EQ(run("plot " + path("a.csv") + " " + path("one.csv") + " --out " + path("d.png")).code, 0);
+  const int dot = count_colour(png_pixels(read(path("d.png")), w, h), 255, 127, 14);
+  ASSERT_EQ(run("plot " + path("a.csv") + " " + path("one.csv") + " --y-range 850:1000 --out " + path("e.png")).code, 0);
+  const int legend_only = count_colour(png_pixels(read(path("e.png")), w, h), 255, 127, 14);
+  EXPECT_GT(dot, legend_only + 20);
 
   write("bad.csv", "wall_s,fitness\n0.5,10\n0.7,x1\n");
   write("short.csv", "wall_s,fitness\n0.5\n");
