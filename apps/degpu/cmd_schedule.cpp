@@ -64,12 +64,12 @@ std::vector<Heuristic> seed_heuristics(const std::string& text) {
 std::string history_csv(const EtcInstance& e, const Result& r) {
   std::string out = "wall_s,generation,evals,fitness,makespan,flowtime\n";
   char line[256];
-  std::vector<int> machine(e.n);
+  std::vector<int> machine;
   for (const HistoryPoint& h : r.history) {
     std::snprintf(line, sizeof line, "%.6f,%lld,%lld,%.17g,", h.wall_s, h.generation, h.evals, h.best_f);
     out += line;
     if (static_cast<int>(h.best_x.size()) == e.n) {
-      for (int t = 0; t < e.n; ++t) machine[t] = decode_machine(h.best_x[t], e.m);
+      decode_schedule(h.best_x, e.m, machine);
       const ScheduleCost c = schedule_cost(e, machine);
       std::snprintf(line, sizeof line, "%.17g,%.17g\n", c.makespan, c.flowtime);
       out += line;
@@ -165,7 +165,7 @@ int schedule(const ScheduleArgs& a) {
     const double seed_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
     const Result r = minimize(problem, de, stop, o);
     if (!a.history.empty()) write_output(a.history, history_csv(*e, r));
-    for (int t = 0; t < e->n; ++t) machine[t] = decode_machine(r.best_x[t], e->m);
+    decode_schedule(r.best_x, e->m, machine);
     cost = schedule_cost(*e, machine);
     j["method"] = "de";
     j["engine"] = std::string(engine_name(engine));

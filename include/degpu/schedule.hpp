@@ -46,6 +46,9 @@ DEGPU_HD_INLINE int decode_machine(double v, int m) {
 // An assignment as a DE row (RunOptions::initial): task t at the middle of its machine's unit interval,
 // machine[t] + 0.5, which decode_machine turns back into machine[t].
 std::vector<double> schedule_row(std::span<const int> machine);
+// The other way: a DE row's machines, decode_machine of each coordinate, into `machine` (resized to the
+// row's length; a caller's buffer, so that the objective allocates nothing).
+void decode_schedule(std::span<const double> x, int m, std::vector<int>& machine);
 // The cost of an assignment (machine[t] for each task), each machine running its tasks in task-index
 // order. ConfigError when the sizes differ or a machine lies outside [0, m).
 ScheduleCost schedule_cost(const EtcInstance& e, std::span<const int> machine);

@@ -145,7 +145,7 @@ class ScheduleOnDevice {
     upload_as(etc_.ptr, e.etc);
     upload_as(ready_.ptr, e.ready);
     view_ = ScheduleView{etc_.ptr, ready_.ptr, e.n, e.m, data_.lambda};
-    // the fewest warps whose shared memory fits 48 KiB, at most 16 and no more than the tasks need
+    // the most warps whose shared memory fits 48 KiB: at most 16, and no more than the tasks need
     warps_ = std::min(16, (e.n + 31) / 32);
     while (warps_ > 1 && smem(warps_) > kSmemLimit) --warps_;
     if (smem(warps_) > kSmemLimit)

@@ -48,6 +48,11 @@ ScheduleCost cost_in(const EtcInstance& e, std::span<const int> machine, Order o
 
 }  // namespace
 
+void decode_schedule(std::span<const double> x, int m, std::vector<int>& machine) {
+  machine.resize(x.size());
+  for (std::size_t t = 0; t < x.size(); ++t) machine[t] = decode_machine(x[t], m);
+}
+
 std::vector<double> schedule_row(std::span<const int> machine) {
   std::vector<double> x(machine.size());
   for (std::size_t t = 0; t < machine.size(); ++t) x[t] = machine[t] + 0.5;
@@ -212,8 +217,7 @@ Problem schedule_problem(std::shared_ptr<const EtcInstance> e, double lambda) {
   return Problem::schedule({inst, lambda}, std::vector<double>(n, 0.0), std::vector<double>(n, static_cast<double>(m)),
                  [inst, lambda](std::span<const double> x) {
                    thread_local std::vector<int> machine;
-                   machine.resize(x.size());
-                   for (std::size_t t = 0; t < x.size(); ++t) machine[t] = decode_machine(x[t], inst->m);
+                   decode_schedule(x, inst->m, machine);
                    return schedule_fitness(cost_in(*inst, machine, [](int k) { return k; }), lambda, inst->m);
                  });
 }

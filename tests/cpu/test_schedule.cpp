@@ -257,8 +257,8 @@ TEST(Schedule, TheInstanceIsAProblemThatDeImproves) {
   o.seed = 5;
   const Result r = minimize(p, DEConfig{}, stop, o);
   const HeuristicSchedule olb = run_heuristic(*e, Heuristic::olb);
-  std::vector<int> best(64);
-  for (int t = 0; t < 64; ++t) best[t] = decode_machine(r.best_x[t], 4);
+  std::vector<int> best;
+  decode_schedule(r.best_x, 4, best);
   EXPECT_DOUBLE_EQ(r.best_f, schedule_fitness(schedule_cost(*e, best), 0.5, 4));
   EXPECT_LT(r.best_f, schedule_fitness(olb.cost, 0.5, 4));  // DE beats the load-only heuristic
   o.engine = Engine::threads;
@@ -368,6 +368,9 @@ TEST(Schedule, SeededPopulationStartsFromTheGivenRows) {
   const HeuristicSchedule mm = run_heuristic(*e, Heuristic::minmin);
   const std::vector<double> row = schedule_row(mm.machine);
   for (int t = 0; t < e->n; ++t) ASSERT_EQ(decode_machine(row[t], e->m), mm.machine[t]) << t;  // decodes back
+  std::vector<int> back(3, 7);  // any size and contents: resized and overwritten
+  decode_schedule(row, e->m, back);
+  EXPECT_EQ(back, mm.machine);
   DEConfig de;
   de.np = 16;
   StopCriteria stop;

@@ -184,8 +184,8 @@ TEST(GpuSchedule, GpuHistoryKeepsTheBestRow) {
       ASSERT_EQ(got.history[k].best_x.size(), static_cast<std::size_t>(e->n)) << plan << " sample " << k;
       EXPECT_EQ(got.history[k].best_x, want.history[k].best_x) << plan << " sample " << k;
       // the row is the sample's best: its makespan is the sample's fitness
-      std::vector<int> machine(e->n);
-      for (int t = 0; t < e->n; ++t) machine[t] = decode_machine(got.history[k].best_x[t], e->m);
+      std::vector<int> machine;
+      decode_schedule(got.history[k].best_x, e->m, machine);
       EXPECT_EQ(schedule_cost(*e, machine).makespan, got.history[k].best_f) << plan << " sample " << k;
     }
   }
