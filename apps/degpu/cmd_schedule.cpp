@@ -159,7 +159,7 @@ int schedule(const ScheduleArgs& a) {
     const auto s0 = std::chrono::steady_clock::now();
     for (Heuristic sh : seeds) {
       std::vector<int> seed_machine = run_heuristic(*e, sh).machine;
-      if (a.local_search) improve_schedule(*e, seed_machine, lambda);
+      if (a.local_search) local_search_schedule(*e, seed_machine, lambda);
       o.initial.push_back(schedule_row(seed_machine));
     }
     const double seed_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
@@ -185,10 +185,11 @@ int schedule(const ScheduleArgs& a) {
   if (a.local_search) {  // on the schedule found, then costed again
     const ScheduleCost before = cost;
     const auto t0 = std::chrono::steady_clock::now();
-    const LocalSearchStats ls = improve_schedule(*e, machine, lambda);
+    const LocalSearchStats ls = local_search_schedule(*e, machine, lambda);
     cost = schedule_cost(*e, machine);
     j["local_search"] = {{"steps", ls.steps},
                          {"candidates", ls.candidates},
+                         {"balanced", ls.balanced},
                          {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()},
                          {"makespan_before", before.makespan},
                          {"fitness_before", schedule_fitness(before, lambda, e->m)}};
@@ -236,7 +237,8 @@ Command add_schedule(CLI::App& app) {
   app.add_option("--json", a->json, "write the schedule as JSON to FILE, or - for stdout");
   app.add_flag("--local-search", a->local_search,
                "then improve the schedule (and each --seed-heuristic seed first) by moves and swaps of tasks between "
-               "machines, the busiest first, while the fitness falls (at lambda 1: or the later finish of the two)");
+               "machines: the better of a search on the fitness alone and one that first evens the machines' "
+               "finish times (docs/SCHEDULING.md)");
   app.add_flag("--quiet", a->quiet, "no summary line");
   for (const char* name : {"--np", "--strategy", "--F", "--CR", "--max-evals", "--max-time", "--engine", "--precision",
                            "--threads", "--seed-heuristic", "--history", "--history-every", "--seed"})

@@ -95,21 +95,38 @@ struct HeuristicSchedule {
 };
 HeuristicSchedule run_heuristic(const EtcInstance& e, Heuristic h);
 
-// Local search on a schedule (`--local-search`). A step looks at the machines from the busiest down (the
-// makespan machine first). For a machine a, it costs every move of one of a's tasks to another machine b,
-// and every swap of such a task with one of b's; it takes the best (lowest fitness, then the lowest later
-// finish of a and b) of those that lower the fitness by more than 1e-12 relative or, at lambda 1, keep the
-// makespan and lower the later finish of a and b. The first machine with one gives the step. It stops when
-// none has one, or after max_steps steps. Each step lowers the fitness or, at lambda 1, keeps the makespan
-// and lowers the machines' finish times sorted from the latest (lexicographically), so it ends; where two
-// machines share the makespan, moving work off one of them is such a step. At lambda 1 a b busier than a is
-// skipped (it was the source first). `machine` is changed in place. A candidate is costed in O(1) from each
-// machine's completion times (a task leaving or joining shifts the later ones alike).
+// The pair search on a schedule (local_search_schedule, below, runs it). A step looks at the machines from
+// the busiest down (the makespan machine first). For a machine a, it costs every move of one of a's tasks to
+// another machine b, and every swap of such a task with one of b's; it takes the best (lowest fitness, then
+// the lowest later finish of a and b) of those that lower the fitness by more than 1e-12 relative or, at
+// lambda 1, keep the makespan and lower the later finish of a and b. The first machine with one gives the
+// step. It stops when none has one, or after max_steps steps. Each step lowers the fitness or, at lambda 1,
+// keeps the makespan and lowers the machines' finish times sorted from the latest (lexicographically), so it
+// ends; where two machines share the makespan, moving work off one of them is such a step. At lambda 1 a b
+// busier than a is skipped (it was the source first). `machine` is changed in place. A candidate is costed
+// in O(1) from each machine's completion times (a task leaving or joining shifts the later ones alike).
 struct LocalSearchStats {
   int steps = 0;            // improving steps taken
   long long candidates = 0; // moves and swaps costed
+  bool balanced = false;    // local_search_schedule: the balancing search's schedule was kept
 };
 LocalSearchStats improve_schedule(const EtcInstance& e, std::vector<int>& machine, double lambda, int max_steps = 1000000);
+
+// The balancing search. At level k = 1, 2, ..., kBalanceLevels it takes moves and swaps of tasks between two
+// machines a and b that lower finish_a^p + finish_b^p, p = 2^k, by more than 1e-12 relative (finish: W plus
+// the machine's ETCs), from each machine a in turn, the best for that a, until none does; then the next
+// level. Each step lowers the sum over machines of finish^p, so each level ends. Low p favours the least total
+// work (at p = 1 it would be each task's fastest machine), high p the makespan: so it moves tasks onto their
+// faster machines while it evens the loads, which the makespan alone cannot reward where many machines
+// share it. Flowtime is not looked at. max_steps counts the steps of all levels. `machine` is changed in place.
+inline constexpr int kBalanceLevels = 7;  // p up to 128
+LocalSearchStats balance_schedule(const EtcInstance& e, std::vector<int>& machine, int max_steps = 1000000);
+
+// What `--local-search` runs: improve_schedule from `machine`, and balance_schedule then improve_schedule
+// from `machine`; it keeps the schedule of lower fitness (the first on a tie), so the result is never worse
+// than improve_schedule's alone, and is a local optimum of improve_schedule's neighbourhood. The stats count
+// the work of both; `balanced` says which was kept.
+LocalSearchStats local_search_schedule(const EtcInstance& e, std::vector<int>& machine, double lambda);
 
 // The instance as a Problem for every engine: n coordinates in [0, m], decoded by decode_machine; f =
 // the fitness with `lambda` (ConfigError outside [0, 1]). The name is "schedule".

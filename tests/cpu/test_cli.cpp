@@ -696,7 +696,7 @@ TEST_F(Cli, ScheduleByHeuristicAndByDe) {
                      "--engine serial --quiet --json - --history " + path("hl.csv"));
   ASSERT_EQ(sl.code, 0) << sl.err;
   std::vector<int> improved = degpu::run_heuristic(*ei, degpu::Heuristic::minmin).machine;
-  degpu::improve_schedule(*ei, improved, 1.0);
+  degpu::local_search_schedule(*ei, improved, 1.0);
   const double improved_span = degpu::schedule_cost(*ei, improved).makespan;
   ASSERT_LT(improved_span, degpu::run_heuristic(*ei, degpu::Heuristic::minmin).cost.makespan);
   std::istringstream csv2(read(path("hl.csv")));
