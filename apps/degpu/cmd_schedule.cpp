@@ -21,7 +21,7 @@ namespace {
 
 struct ScheduleArgs {
   std::string etc, generate, machines, heuristic, lambda, np, max_evals, max_time, engine = "auto", threads,
-      seed = "1", json, seed_heuristic, history, history_every, strategy = "rand/1/bin", F = "0.05", CR = "0.01", precision = "f64";
+      seed = "1", json, seed_heuristic, history, local_search_starts, history_every, strategy = "rand/1/bin", F = "0.05", CR = "0.01", precision = "f64";
   bool quiet = false, local_search = false;
   // DE's options: given with --heuristic (count() > 0, defaulted or not), they are refused, not ignored
   std::vector<const CLI::Option*> de_only;
@@ -130,6 +130,16 @@ int schedule(const ScheduleArgs& a) {
   }
   check_writable("--json", a.json);
   check_writable("--history", a.history);
+  LocalSearchOptions lso;  // --local-search: its balancing starts, their seed (DE's) and threads
+  if (!a.local_search_starts.empty()) {
+    if (!a.local_search) throw ConfigError("--local-search-starts " + a.local_search_starts + ": give --local-search too");
+    const long long n = parse_integer("--local-search-starts", a.local_search_starts);
+    if (n < 0 || n > kMaxLocalSearchStarts)
+      throw ConfigError("--local-search-starts " + a.local_search_starts + ": must be in [0, " + std::to_string(kMaxLocalSearchStarts) + "]");
+    lso.starts = static_cast<int>(n);
+  }
+  lso.seed = seed;
+  lso.threads = o.threads;
   const std::vector<Heuristic> seeds = a.seed_heuristic.empty() ? std::vector<Heuristic>{} : seed_heuristics(a.seed_heuristic);
   const std::shared_ptr<const EtcInstance> e = instance(a);
   const Problem problem = schedule_problem(e, lambda);
@@ -159,7 +169,7 @@ int schedule(const ScheduleArgs& a) {
     const auto s0 = std::chrono::steady_clock::now();
     for (Heuristic sh : seeds) {
       std::vector<int> seed_machine = run_heuristic(*e, sh).machine;
-      if (a.local_search) local_search_schedule(*e, seed_machine, lambda);
+      if (a.local_search) local_search_schedule(*e, seed_machine, lambda, lso);
       o.initial.push_back(schedule_row(seed_machine));
     }
     const double seed_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
@@ -185,10 +195,12 @@ int schedule(const ScheduleArgs& a) {
   if (a.local_search) {  // on the schedule found, then costed again
     const ScheduleCost before = cost;
     const auto t0 = std::chrono::steady_clock::now();
-    const LocalSearchStats ls = local_search_schedule(*e, machine, lambda);
+    const LocalSearchStats ls = local_search_schedule(*e, machine, lambda, lso);
     cost = schedule_cost(*e, machine);
     j["local_search"] = {{"steps", ls.steps},
                          {"candidates", ls.candidates},
+                         {"starts", lso.starts},
+                         {"start", ls.start},
                          {"balanced", ls.balanced},
                          {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()},
                          {"makespan_before", before.makespan},
@@ -237,8 +249,11 @@ Command add_schedule(CLI::App& app) {
   app.add_option("--json", a->json, "write the schedule as JSON to FILE, or - for stdout");
   app.add_flag("--local-search", a->local_search,
                "then improve the schedule (and each --seed-heuristic seed first) by moves and swaps of tasks between "
-               "machines: the better of a search on the fitness alone and one that first evens the machines' "
+               "machines: the best of a search on the fitness alone and of searches that first even the machines' "
                "finish times (docs/SCHEDULING.md)");
+  app.add_option("--local-search-starts", a->local_search_starts,
+                 "with --local-search: balancing searches, each visiting the machines in its own drawn order, "
+                 "spread over the cores (default 16; 0: the fitness search alone)");
   app.add_flag("--quiet", a->quiet, "no summary line");
   for (const char* name : {"--np", "--strategy", "--F", "--CR", "--max-evals", "--max-time", "--engine", "--precision",
                            "--threads", "--seed-heuristic", "--history", "--history-every", "--seed"})

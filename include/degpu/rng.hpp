@@ -40,6 +40,11 @@
 //                                      the open interval) and theta = 2 pi u2; cos for even j, sin for odd j
 //                          word 0      individual kAllIndividuals: the random individual improved when
 //                                      no individual qualifies
+//
+// The schedule local search (schedule.hpp, balance_schedule) draws from one more, trial 0:
+//   schedule_order  gen s  word q      start r = individual (r >= 1), sweep s (1, 2, ... over all levels):
+//                                      the order of the source machines, a Fisher-Yates shuffle of 0..m-1
+//                                      whose q-th swap takes position q with uniform_below(word q, m - q) + q
 #pragma once
 #include <cstdint>
 
@@ -57,6 +62,7 @@ enum class Purpose : std::uint32_t {
   ga = 7,
   blx = 8,
   ls = 9,
+  schedule_order = 10,
 };
 
 // `individual` value for draws made once per generation.

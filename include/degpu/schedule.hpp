@@ -108,25 +108,39 @@ HeuristicSchedule run_heuristic(const EtcInstance& e, Heuristic h);
 struct LocalSearchStats {
   int steps = 0;            // improving steps taken
   long long candidates = 0; // moves and swaps costed
-  bool balanced = false;    // local_search_schedule: the balancing search's schedule was kept
+  bool balanced = false;    // local_search_schedule: a balancing search's schedule was kept
+  int start = -1;           // balance_schedule's start; local_search_schedule: the start kept (-1: the pair search alone)
 };
 LocalSearchStats improve_schedule(const EtcInstance& e, std::vector<int>& machine, double lambda, int max_steps = 1000000);
 
 // The balancing search. At level k = 1, 2, ..., kBalanceLevels it takes moves and swaps of tasks between two
 // machines a and b that lower finish_a^p + finish_b^p, p = 2^k, by more than 1e-12 relative (finish: W plus
-// the machine's ETCs), from each machine a in turn, the best for that a, until none does; then the next
-// level. Each step lowers the sum over machines of finish^p, so each level ends. Low p favours the least total
-// work (at p = 1 it would be each task's fastest machine), high p the makespan: so it moves tasks onto their
-// faster machines while it evens the loads, which the makespan alone cannot reward where many machines
-// share it. Flowtime is not looked at. max_steps counts the steps of all levels. `machine` is changed in place.
+// the machine's ETCs): in a sweep, for each machine a in turn, the best such candidate for that a; sweeps
+// until one takes none; then the next level. Each step lowers the sum over machines of finish^p, so each
+// level ends. Low p favours the least total work (at p = 1 it would be each task's fastest machine), high p
+// the makespan: so it moves tasks onto their faster machines while it evens the loads, which the makespan
+// alone cannot reward where many machines share it. Flowtime is not looked at. Start 0 visits the machines
+// in index order; start r >= 1 in an order drawn for each sweep from `seed` (rng.hpp, schedule_order): the
+// starts end at different schedules. max_steps counts the steps of all levels. `machine` is changed in place.
 inline constexpr int kBalanceLevels = 7;  // p up to 128
-LocalSearchStats balance_schedule(const EtcInstance& e, std::vector<int>& machine, int max_steps = 1000000);
+LocalSearchStats balance_schedule(const EtcInstance& e, std::vector<int>& machine, int max_steps = 1000000,
+                                  int start = 0, std::uint64_t seed = 1);
 
-// What `--local-search` runs: improve_schedule from `machine`, and balance_schedule then improve_schedule
-// from `machine`; it keeps the schedule of lower fitness (the first on a tie), so the result is never worse
-// than improve_schedule's alone, and is a local optimum of improve_schedule's neighbourhood. The stats count
-// the work of both; `balanced` says which was kept.
-LocalSearchStats local_search_schedule(const EtcInstance& e, std::vector<int>& machine, double lambda);
+// What `--local-search` runs: improve_schedule from `machine`, and for each of `starts` balancing starts
+// (0, 1, ..., starts - 1) balance_schedule then improve_schedule from `machine`; it keeps the schedule of
+// lowest fitness (the earliest of those on a tie, the pair search alone first), so the result is never worse
+// than improve_schedule's alone, and is a local optimum of improve_schedule's neighbourhood. The runs are
+// spread over `threads` OpenMP threads (0: all); the result does not depend on how many. The stats count the
+// work of all the runs; `start` and `balanced` say which was kept. ConfigError on starts outside [0,
+// kMaxLocalSearchStarts] or threads < 0.
+inline constexpr int kMaxLocalSearchStarts = 4096;
+struct LocalSearchOptions {
+  int starts = 16;         // balancing starts (0: the pair search alone)
+  std::uint64_t seed = 1;  // the starts' machine orders
+  int threads = 0;         // 0: all cores
+};
+LocalSearchStats local_search_schedule(const EtcInstance& e, std::vector<int>& machine, double lambda,
+                                       const LocalSearchOptions& o = {});
 
 // The instance as a Problem for every engine: n coordinates in [0, m], decoded by decode_machine; f =
 // the fitness with `lambda` (ConfigError outside [0, 1]). The name is "schedule".

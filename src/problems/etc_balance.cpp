@@ -1,9 +1,14 @@
 // The balancing search (degpu/schedule.hpp): moves and swaps between two machines that lower the sum of the
 // machines' finish times to the power p, for p = 2, 4, ..., 128; and local_search_schedule, which keeps the
-// better of the pair search alone and the balancing search followed by the pair search.
+// best of the pair search alone and of balancing searches (each followed by the pair search).
+#include <omp.h>
+
 #include <algorithm>
+#include <numeric>
 #include <vector>
 
+#include "degpu/errors.hpp"
+#include "degpu/rng.hpp"
 #include "degpu/schedule.hpp"
 
 namespace degpu {
@@ -21,15 +26,20 @@ double fitness_of(const EtcInstance& e, const std::vector<int>& machine, double 
 
 }  // namespace
 
-LocalSearchStats balance_schedule(const EtcInstance& e, std::vector<int>& machine, int max_steps) {
+LocalSearchStats balance_schedule(const EtcInstance& e, std::vector<int>& machine, int max_steps, int start,
+                                  std::uint64_t seed) {
   (void)schedule_cost(e, machine);  // checks the assignment
+  if (start < 0) throw ConfigError("balance_schedule: start " + std::to_string(start) + " must be >= 0");
   const int m = e.m;
   LocalSearchStats st;
+  st.start = start;
   if (m < 2) return st;
   std::vector<std::vector<int>> tasks(m);
   std::vector<double> finish = e.ready;
   for (int t = 0; t < e.n; ++t) tasks[machine[t]].push_back(t), finish[machine[t]] += e.at(t, machine[t]);
   const auto drop = [](std::vector<int>& v, int x) { v.erase(std::find(v.begin(), v.end(), x)); };
+  std::vector<int> order(m);
+  std::uint32_t sweep = 0;
   for (int k = 1; k <= kBalanceLevels; ++k) {  // p = 2^k
     // Finish times over the makespan at the level's start: the potential only falls within a level, so each
     // term stays at most m and no power overflows. A term's scale does not change which candidate is lower.
@@ -38,7 +48,15 @@ LocalSearchStats balance_schedule(const EtcInstance& e, std::vector<int>& machin
     const auto g = [&](double f) { return power(f / scale, k); };
     for (bool moved = true; moved && st.steps < max_steps;) {
       moved = false;
-      for (int a = 0; a < m && st.steps < max_steps; ++a) {
+      std::iota(order.begin(), order.end(), 0);
+      ++sweep;
+      if (start > 0) {  // this start's order of the source machines for this sweep
+        const rng::Stream s(seed, 0, rng::Purpose::schedule_order, sweep, static_cast<std::uint32_t>(start));
+        for (int q = 0; q + 1 < m; ++q)
+          std::swap(order[q], order[q + rng::uniform_below(s.word(q), static_cast<std::uint32_t>(m - q))]);
+      }
+      for (int i = 0; i < m && st.steps < max_steps; ++i) {
+        const int a = order[i];
         double best = 0;
         int bt = -1, bu = -1, bb = -1;
         for (int b = 0; b < m; ++b) {
@@ -71,19 +89,39 @@ LocalSearchStats balance_schedule(const EtcInstance& e, std::vector<int>& machin
   return st;
 }
 
-LocalSearchStats local_search_schedule(const EtcInstance& e, std::vector<int>& machine, double lambda) {
+LocalSearchStats local_search_schedule(const EtcInstance& e, std::vector<int>& machine, double lambda,
+                                       const LocalSearchOptions& o) {
   check_lambda(lambda);
-  std::vector<int> plain = machine;
-  LocalSearchStats a = improve_schedule(e, plain, lambda);
-  std::vector<int> bal = machine;
-  LocalSearchStats b = balance_schedule(e, bal);
-  const LocalSearchStats b2 = improve_schedule(e, bal, lambda);
-  b.steps += b2.steps, b.candidates += b2.candidates;
-  const bool take = fitness_of(e, bal, lambda) < fitness_of(e, plain, lambda);
-  machine = take ? bal : plain;
-  a.steps += b.steps, a.candidates += b.candidates;  // the work of both
-  a.balanced = take;
-  return a;
+  (void)schedule_cost(e, machine);  // checks the assignment before any thread starts
+  if (o.starts < 0 || o.starts > kMaxLocalSearchStarts)
+    throw ConfigError("local search starts " + std::to_string(o.starts) + ": must be in [0, " +
+                      std::to_string(kMaxLocalSearchStarts) + "]");
+  if (o.threads < 0) throw ConfigError("local search threads " + std::to_string(o.threads) + ": must be >= 0");
+  // run -1: the pair search alone; run r >= 0: balancing start r, then the pair search. Each run writes its
+  // own slot; the best is picked in run order, so the result does not depend on the threads.
+  const int runs = o.starts + 1;
+  std::vector<std::vector<int>> result(runs, machine);
+  std::vector<double> fit(runs);
+  std::vector<LocalSearchStats> stats(runs);
+  const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, std::min(threads, runs)))
+  for (int i = 0; i < runs; ++i) {
+    LocalSearchStats b;
+    if (i > 0) b = balance_schedule(e, result[i], 1000000, i - 1, o.seed);
+    const LocalSearchStats p = improve_schedule(e, result[i], lambda);
+    b.steps += p.steps, b.candidates += p.candidates;
+    stats[i] = b;
+    fit[i] = fitness_of(e, result[i], lambda);
+  }
+  int keep = 0;
+  for (int i = 1; i < runs; ++i)
+    if (fit[i] < fit[keep]) keep = i;
+  machine = result[keep];
+  LocalSearchStats st;
+  for (const LocalSearchStats& s : stats) st.steps += s.steps, st.candidates += s.candidates;  // the work of all
+  st.start = keep - 1;
+  st.balanced = keep > 0;
+  return st;
 }
 
 }  // namespace degpu

@@ -706,7 +706,11 @@ TEST_F(Cli, ScheduleByHeuristicAndByDe) {
   for (std::string c; std::getline(g0s, c, ',');) g0.push_back(c);
   ASSERT_EQ(g0.size(), 6u) << line;
   EXPECT_DOUBLE_EQ(std::stod(g0[4]), improved_span);
-  EXPECT_LE(nlohmann::json::parse(sl.out)["makespan"].get<double>(), improved_span);
+  const nlohmann::json lj = nlohmann::json::parse(sl.out);
+  EXPECT_LE(lj["makespan"].get<double>(), improved_span);
+  EXPECT_EQ(lj["local_search"]["starts"].get<int>(), 16);  // the default
+  EXPECT_GE(lj["local_search"]["start"].get<int>(), -1);
+  EXPECT_EQ(lj["local_search"]["balanced"].get<bool>(), lj["local_search"]["start"].get<int>() >= 0);
 }
 
 TEST_F(Cli, BadScheduleOptions) {
@@ -714,6 +718,10 @@ TEST_F(Cli, BadScheduleOptions) {
   expect_invalid("schedule --generate 8x2:TlMlCc --etc x.etc", "not both");
   expect_invalid("schedule --generate 8x2:TlMlCq", "the class must be");
   expect_invalid("schedule --generate 8x2:TlMlCc --heuristic best", "--heuristic best: expected minmin, maxmin, mct or olb");
+  expect_invalid("schedule --generate 8x2:TlMlCc --heuristic mct --local-search-starts 3", "--local-search-starts 3: give --local-search too");
+  expect_invalid("schedule --generate 8x2:TlMlCc --heuristic mct --local-search --local-search-starts 4097",
+                 "--local-search-starts 4097: must be in [0, 4096]");
+  expect_invalid("schedule --generate 8x2:TlMlCc --heuristic mct --local-search --local-search-starts x", "--local-search-starts x");
   expect_invalid("schedule --generate 8x2:TlMlCc --heuristic mct --max-time 1", "runs the heuristic alone");
   // DE's options with defaults are refused with --heuristic too, not silently ignored
   expect_invalid("schedule --generate 8x2:TlMlCc --heuristic mct --F 0.5", "--F 0.5: --heuristic runs the heuristic alone");

@@ -354,12 +354,16 @@ TEST(Schedule, BalanceEndsWhereNoMoveOrSwapLowersThePowerSum) {
   const auto plain = generate_etc(parse_etc_spec("40x4:TlMlCi:2"));
   auto loaded = std::make_shared<EtcInstance>(*plain);
   loaded->ready = {30, 0, 120, 5};
-  for (const auto& e : {plain, std::shared_ptr<const EtcInstance>(loaded)}) {
+  std::vector<std::vector<int>> ends;
+  for (const auto& [e, start] : {std::pair{plain, 0}, {plain, 3}, {std::shared_ptr<const EtcInstance>(loaded), 0},
+                                 {std::shared_ptr<const EtcInstance>(loaded), 5}}) {
     std::vector<int> machine(40, 0);
-    const LocalSearchStats st = balance_schedule(*e, machine);
+    const LocalSearchStats st = balance_schedule(*e, machine, 1000000, start, 9);
+    ends.push_back(machine);
     EXPECT_GT(st.steps, 0);
     EXPECT_GT(st.candidates, st.steps);
     EXPECT_FALSE(st.balanced);
+    EXPECT_EQ(st.start, start);
     const std::vector<double> fin = finishes(*e, machine);
     const double scale = *std::max_element(fin.begin(), fin.end());
     const auto g = [&](double f) { return std::pow(f / scale, 128); };
@@ -377,8 +381,14 @@ TEST(Schedule, BalanceEndsWhereNoMoveOrSwapLowersThePowerSum) {
     // spread over the four machines: below half of everything on machine 0
     EXPECT_LT(schedule_cost(*e, machine).makespan, 0.5 * schedule_cost(*e, std::vector<int>(40, 0)).makespan);
   }
+  // a start's drawn orders lead elsewhere; the same start and seed lead to the same schedule
+  EXPECT_NE(ends[0], ends[1]);
+  std::vector<int> again(40, 0);
+  balance_schedule(*plain, again, 1000000, 3, 9);
+  EXPECT_EQ(again, ends[1]);
   std::vector<int> one(40, 1);
   EXPECT_EQ(balance_schedule(*plain, one, 3).steps, 3);  // max_steps
+  EXPECT_THROW(balance_schedule(*plain, one, 10, -1), ConfigError);
   std::vector<int> none(40, 1);
   EXPECT_EQ(balance_schedule(*plain, none, 0).steps, 0);
   EXPECT_EQ(none, std::vector<int>(40, 1));
@@ -392,23 +402,28 @@ TEST(Schedule, BalanceEndsWhereNoMoveOrSwapLowersThePowerSum) {
   EXPECT_EQ(balance_schedule(solo, all0).steps, 0);
 }
 
-// local_search_schedule keeps the better of the pair search alone and balance-then-pair-search: never
-// worse than the pair search, and a local optimum of its neighbourhood; on a low-heterogeneity inconsistent
-// instance at lambda 1 the balanced schedule is the one kept, and lower.
-TEST(Schedule, LocalSearchKeepsTheBetterOfThePairSearchAndTheBalancedOne) {
+// local_search_schedule keeps the best of the pair search alone and of balancing starts, each followed by the
+// pair search: never worse than the pair search, a local optimum of its neighbourhood, the same whatever the
+// threads; with no starts it is the pair search. On a low-heterogeneity inconsistent instance at lambda 1 a
+// balanced schedule is the one kept, and lower.
+TEST(Schedule, LocalSearchKeepsTheBestOfThePairSearchAndTheBalancedOnes) {
   int kept_balanced = 0;
   for (const char* spec : {"64x8:TlMlCi:1", "64x8:ThMhCc:4", "64x8:TlMhCs:7"}) {
     const auto e = generate_etc(parse_etc_spec(spec));
     std::mt19937_64 rng(11);
     for (double lambda : {1.0, 0.75, 0.0}) {
-      for (int start = 0; start < 3; ++start) {
+      for (int start = 0; start < 2; ++start) {
         std::vector<int> machine(64);
         for (int& j : machine) j = static_cast<int>(rng() % 8);
-        std::vector<int> plain = machine;
+        std::vector<int> plain = machine, none = machine, two = machine;
         improve_schedule(*e, plain, lambda);
-        const LocalSearchStats st = local_search_schedule(*e, machine, lambda);
+        LocalSearchOptions o;
+        o.starts = 6, o.threads = 1;
+        const LocalSearchStats st = local_search_schedule(*e, machine, lambda, o);
         const double f = schedule_fitness(schedule_cost(*e, machine), lambda, 8);
         const double fp = schedule_fitness(schedule_cost(*e, plain), lambda, 8);
+        EXPECT_EQ(st.balanced, st.start >= 0);
+        EXPECT_LT(st.start, 6);
         if (st.balanced) {
           EXPECT_LT(f, fp) << spec << " " << lambda;
           ++kept_balanced;
@@ -417,6 +432,12 @@ TEST(Schedule, LocalSearchKeepsTheBetterOfThePairSearchAndTheBalancedOne) {
         }
         std::vector<int> again = machine;
         EXPECT_EQ(improve_schedule(*e, again, lambda).steps, 0) << spec << " " << lambda;  // a pair optimum
+        o.threads = 3;  // the same schedule on more threads
+        local_search_schedule(*e, two, lambda, o);
+        EXPECT_EQ(two, machine) << spec << " " << lambda;
+        o.starts = 0;  // the pair search alone
+        EXPECT_EQ(local_search_schedule(*e, none, lambda, o).start, -1);
+        EXPECT_EQ(none, plain);
       }
     }
   }
@@ -430,6 +451,11 @@ TEST(Schedule, LocalSearchKeepsTheBetterOfThePairSearchAndTheBalancedOne) {
   std::vector<int> any(64, 0);
   EXPECT_THROW(local_search_schedule(*lolo, any, 1.0), ConfigError);
   EXPECT_THROW(local_search_schedule(*lolo, mm.machine, -1.0), ConfigError);
+  for (const auto& [starts, threads] : {std::pair{-1, 0}, {kMaxLocalSearchStarts + 1, 0}, {4, -2}}) {
+    LocalSearchOptions bad;
+    bad.starts = starts, bad.threads = threads;
+    EXPECT_THROW(local_search_schedule(*lolo, mm.machine, 1.0, bad), ConfigError) << starts << " " << threads;
+  }
 }
 
 // On the file behind the paper's TlMlCi, Min-Min and the local search reach the paper's 30-s GPU fitness
