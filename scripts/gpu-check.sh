@@ -171,16 +171,17 @@ if has schedule; then
   etc=${ETC_DIR:-.gpu-deps/data/braun_etc}
   sd=$out/schedule
   files="u_c_hihi.0 u_i_hihi.0 u_s_hihi.0 u_c_hilo.0 u_i_hilo.0 u_s_hilo.0 u_c_lohi.0 u_i_lohi.0 u_s_lohi.0 u_c_lolo.0 u_i_lolo.0 u_s_lolo.0"
-  # The 1-s target, unseeded DE then the local search: 0.6 s of DE (the launch, ~0.3 s, comes on top) at
-  # NP 1024, the defaults and two smaller F / CR; the defaults with seeds 2-5; DE alone for 0.9 s (its log
-  # at 1 s) at F 0.02 / CR 0.005.
-  NPS=1024 PAIRS="0.05/0.01 0.02/0.005 0.005/0.01" TAG=ol EXTRA=--local-search bench/schedule_repro.sh "$cli" "$etc" "$sd" onesec gpu 0.6 $files
+  # The 1-s target, unseeded DE then the local search (16 balancing starts over the host's cores): 0.5 s of
+  # DE (the launch, ~0.3 s, comes on top) at NP 1024, the defaults and two smaller F / CR; the defaults with
+  # seeds 2-5; DE alone for 0.9 s (its log at 1 s) at F 0.02 / CR 0.005.
+  NPS=1024 PAIRS="0.05/0.01 0.02/0.005 0.005/0.01" TAG=ol EXTRA=--local-search bench/schedule_repro.sh "$cli" "$etc" "$sd" onesec gpu 0.5 $files
   for s in 2 3 4 5; do
-    NPS=1024 TAG=ol EXTRA="--local-search --seed $s" bench/schedule_repro.sh "$cli" "$etc" "$sd/seed$s" onesec gpu 0.6 $files
+    NPS=1024 TAG=ol EXTRA="--local-search --seed $s" bench/schedule_repro.sh "$cli" "$etc" "$sd/seed$s" onesec gpu 0.5 $files
   done
   NPS=1024 PAIRS="0.02/0.005" bench/schedule_repro.sh "$cli" "$etc" "$sd" onesec gpu 0.9 $files
   # Min-Min seeding and the local search: 2 s of DE at NP 64, then the search
   NPS=64 TAG=s EXTRA="--seed-heuristic minmin --local-search" bench/schedule_repro.sh "$cli" "$etc" "$sd" table1 gpu 2 $files
+  DEGPU_THREADS=$(nproc) NPS=64 TAG=s EXTRA="--seed-heuristic minmin --local-search" bench/schedule_repro.sh "$cli" "$etc" "$sd" table1 threads 2 $files
   if [ -n "${SCHEDULE_30S:-}" ]; then
     NPS=1024 TAG=t30 EXTRA="--F 0.02 --CR 0.005" bench/schedule_repro.sh "$cli" "$etc" "$sd" table1 gpu 30 $files
   fi
