@@ -201,7 +201,7 @@ int schedule(const ScheduleArgs& a) {
                          {"candidates", ls.candidates},
                          {"starts", lso.starts},
                          {"start", ls.start},
-                         {"balanced", ls.balanced},
+                         {"balanced", ls.start >= 0},
                          {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()},
                          {"makespan_before", before.makespan},
                          {"fitness_before", schedule_fitness(before, lambda, e->m)}};

@@ -108,7 +108,6 @@ HeuristicSchedule run_heuristic(const EtcInstance& e, Heuristic h);
 struct LocalSearchStats {
   int steps = 0;            // improving steps taken
   long long candidates = 0; // moves and swaps costed
-  bool balanced = false;    // local_search_schedule: a balancing search's schedule was kept
   int start = -1;           // balance_schedule's start; local_search_schedule: the start kept (-1: the pair search alone)
 };
 LocalSearchStats improve_schedule(const EtcInstance& e, std::vector<int>& machine, double lambda, int max_steps = 1000000);
@@ -131,7 +130,7 @@ LocalSearchStats balance_schedule(const EtcInstance& e, std::vector<int>& machin
 // lowest fitness (the earliest of those on a tie, the pair search alone first), so the result is never worse
 // than improve_schedule's alone, and is a local optimum of improve_schedule's neighbourhood. The runs are
 // spread over `threads` OpenMP threads (0: all); the result does not depend on how many. The stats count the
-// work of all the runs; `start` and `balanced` say which was kept. ConfigError on starts outside [0,
+// work of all the runs; `start` says which was kept. ConfigError on starts outside [0,
 // kMaxLocalSearchStarts] or threads < 0.
 inline constexpr int kMaxLocalSearchStarts = 4096;
 struct LocalSearchOptions {

@@ -120,7 +120,6 @@ LocalSearchStats local_search_schedule(const EtcInstance& e, std::vector<int>& m
   LocalSearchStats st;
   for (const LocalSearchStats& s : stats) st.steps += s.steps, st.candidates += s.candidates;  // the work of all
   st.start = keep - 1;
-  st.balanced = keep > 0;
   return st;
 }
 
