@@ -16,7 +16,7 @@ namespace degpu {
 // one seed the CPU engines give identical results, bit for bit, whatever the thread count.
 enum class Engine {
   serial,   // the reference: one individual after another
-  threads,  // OpenMP over the population
+  threads,  // the population over a pool of threads whose idle workers sleep (loaded machines: docs/PERFORMANCE.md)
   matrix,   // whole-population array operations: crossover mask first, mutate only where it is set
   gpu_eval, gpu_kernels, gpu_fused, gpu,  // CUDA engines: NotCompiled in a build without CUDA
   auto_,    // "auto", the default: gpu where this build has CUDA and a device exists, else threads

@@ -1,5 +1,5 @@
 // The generational DE loop shared by the CPU engines. An engine supplies an executor (how a loop over
-// the population runs: in order, or OpenMP) and a trial maker (per individual, or whole-population
+// the population runs: in order, or on the pool's threads) and a trial maker (per individual, or whole-population
 // phases); the driver owns initialisation, selection, the best, history and the stop criteria.
 #pragma once
 #include <algorithm>
@@ -11,6 +11,7 @@
 
 #include "core/de_ops.hpp"
 #include "core/params.hpp"
+#include "core/thread_pool.hpp"
 #include "degpu/run.hpp"
 
 namespace degpu::cpu {
@@ -23,22 +24,18 @@ struct SerialExec {
   }
 };
 
-// Runs f(i) for i in [0, n) on `threads` OpenMP threads (0: the OpenMP default), static schedule;
-// in order on the calling thread when `parallel` is false (work too small to pay for a fork and join).
-struct OmpExec {
+// Runs f(i) for i in [0, n) on `threads` threads of the pool (core/thread_pool.hpp; 0: the default count),
+// the calling thread among them; in order on the calling thread when `parallel` is false (work too small
+// to pay for handing it out). f(i) must depend on no other index's f, so that any split gives the same bits.
+struct PoolExec {
   int threads = 0;
   bool parallel = true;
   template <class F>
   void for_each(int n, F&& f) const {
-    const int nt = threads > 0 ? threads : 0;
-    if (!parallel || nt == 1) {
-      for (int i = 0; i < n; ++i) f(i);
-    } else if (nt > 0) {
-#pragma omp parallel for schedule(static) num_threads(nt)
+    if (!parallel || threads == 1) {
       for (int i = 0; i < n; ++i) f(i);
     } else {
-#pragma omp parallel for schedule(static)
-      for (int i = 0; i < n; ++i) f(i);
+      parallel_for(n, threads, f);
     }
   }
 };

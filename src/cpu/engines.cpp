@@ -1,4 +1,4 @@
-// The CPU engines: serial (the reference), threads (OpenMP over the population) and matrix
+// The CPU engines: serial (the reference), threads (the pool of core/thread_pool.hpp over the population) and matrix
 // (whole-population phases: parameters and donors, crossover mask, mutation where the mask is set,
 // evaluation). All three make the same arithmetic on the same random numbers, so they agree bit for bit.
 #include "cpu/engines.hpp"
@@ -16,7 +16,7 @@ namespace {
 // first and the mutation computed only where it is set.
 template <class T>
 struct MatrixTrials {
-  OmpExec exec;
+  PoolExec exec;
   mutable std::vector<std::uint8_t> mask;
   mutable std::vector<T> F;
   mutable std::vector<ops::Donors> donors;
@@ -70,11 +70,11 @@ Result run_cpu(const Problem& problem, const Resolved& r, const RunOptions& o) {
       return run_generational<T>(problem, r, o, exec, PerIndividualTrials<T, SerialExec>{exec});
     }
     case Engine::threads: {
-      const OmpExec exec{o.threads, parallel};
-      return run_generational<T>(problem, r, o, exec, PerIndividualTrials<T, OmpExec>{exec});
+      const PoolExec exec{o.threads, parallel};
+      return run_generational<T>(problem, r, o, exec, PerIndividualTrials<T, PoolExec>{exec});
     }
     case Engine::matrix: {
-      const OmpExec exec{o.threads, parallel};
+      const PoolExec exec{o.threads, parallel};
       return run_generational<T>(problem, r, o, exec, MatrixTrials<T>{exec, {}, {}, {}});
     }
     default: break;

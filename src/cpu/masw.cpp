@@ -5,7 +5,7 @@
 // inserted `offspring` at a time) and a local search of I_str evaluations on one individual, until the
 // evaluation budget is spent. The population is kept in place (no copies when it is ranked): a
 // replacement overwrites the worst individual's row. The threads engine runs the offspring's evaluations
-// and the local search's per-coordinate loops on OpenMP threads; both engines make the same arithmetic
+// and the local search's per-coordinate loops on the pool's threads (core/thread_pool.hpp); both engines make the same arithmetic
 // on the same random numbers, so they agree bit for bit.
 #include "degpu/masw.hpp"
 
@@ -79,7 +79,7 @@ class MaswRun : public masw::Driver<MaswRun<T>, T> {
       if (exec_.parallel)
         for (int k = 0; k < n; ++k) make_offspring(s, k, exec_);
       else
-        exec_eval_.for_each(n, [&](int k) { make_offspring(s, k, cpu::OmpExec{0, false}); });
+        exec_eval_.for_each(n, [&](int k) { make_offspring(s, k, cpu::PoolExec{0, false}); });
     });
     this->timed(eval_s_, [&] { exec_eval_.for_each(n, [&](int k) { fkids_[k] = problem_.template evaluate<T>(kid(k)); }); });
   }
@@ -87,7 +87,7 @@ class MaswRun : public masw::Driver<MaswRun<T>, T> {
   // |a - b|^2 in chunks of kDistChunk coordinates, each summed in order, the chunk sums added in order:
   // the same value whichever executor makes the chunks.
   static constexpr int kDistChunk = 4096;
-  double distance2(const T* a, const T* b, const cpu::OmpExec& ex) {
+  double distance2(const T* a, const T* b, const cpu::PoolExec& ex) {
     const int chunks = (D_ + kDistChunk - 1) / kDistChunk;
     if (static_cast<int>(dpart_.size()) < chunks) dpart_.resize(chunks);
     auto chunk = [&](int c) {
@@ -109,7 +109,7 @@ class MaswRun : public masw::Driver<MaswRun<T>, T> {
   }
 
   // Offspring k of GA step s; `ex` splits its coordinates (or runs them on the calling thread).
-  void make_offspring(std::uint32_t s, int k, const cpu::OmpExec& ex) {
+  void make_offspring(std::uint32_t s, int k, const cpu::PoolExec& ex) {
     const rng::Stream st(o_.seed, o_.trial, rng::Purpose::ga, s, static_cast<std::uint32_t>(k));
     const masw::OffspringDraw d = masw::draw_offspring(st, static_cast<std::uint32_t>(np_), D_, c_.mutation_rate);
     // negative assortative mating: of nam distinct candidates other than the first parent, the farthest
@@ -207,7 +207,7 @@ class MaswRun : public masw::Driver<MaswRun<T>, T> {
   // The threads engine forks for a loop over coordinates from this many on (below it a fork and join
   // costs more than the loop), and for the offspring's evaluations from this many coordinates in all.
   static constexpr int kParallelCoordinates = 1 << 14;
-  cpu::OmpExec exec_, exec_eval_;  // over coordinates; over the individuals evaluated together
+  cpu::PoolExec exec_, exec_eval_;  // over coordinates; over the individuals evaluated together
   std::vector<T> lo_, hi_, X_, bias_, kids_, cand_, d_;
   std::vector<T> saved_;       // the searched individual before its search
   std::vector<double> dpart_;  // distance2's chunk sums

@@ -17,7 +17,7 @@ namespace {
 
 template <class T>
 struct GpuEvalTrials {
-  cpu::OmpExec exec;
+  cpu::PoolExec exec;
   std::shared_ptr<BatchEvaluator<T>> gpu;
   std::shared_ptr<std::vector<T>> staging;
 
@@ -43,7 +43,7 @@ struct GpuEvalTrials {
 
 template <class T>
 Result run_gpu_eval(const Problem& problem, const Resolved& r, const RunOptions& o) {
-  const cpu::OmpExec exec{o.threads, true};
+  const cpu::PoolExec exec{o.threads, true};
   GpuEvalTrials<T> trials{exec, std::make_shared<BatchEvaluator<T>>(problem, r.de.np),
                           std::make_shared<std::vector<T>>()};
   return cpu::run_generational<T>(problem, r, o, exec, trials);

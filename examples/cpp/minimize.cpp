@@ -1,4 +1,5 @@
-// The library example of README.md, built with the project so it stays true.
+// The library example of README.md: a built-in problem and your own objective (a lambda). Built with the
+// project (so it stays true) and, in CI, as a project of its own against the installed package (CMakeLists.txt).
 #include <degpu/run.hpp>
 
 #include <cstdio>

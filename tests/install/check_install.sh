@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The installed package as a user meets it: `cmake --install` into a temporary prefix, examples/cpp
+# configured with find_package(degpu) against that prefix only, built and run, and the installed degpu
+# command run. ctest runs it (test install_example).
+#
+# usage: tests/install/check_install.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build="$1"
+src="$2"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cmake --install "$build" --prefix "$work/prefix" >"$work/install.log"
+for f in include/degpu/run.hpp lib/cmake/degpu/degpuConfig.cmake lib/cmake/degpu/degpuConfigVersion.cmake bin/degpu; do
+  [[ -e "$work/prefix/$f" ]] || { echo "not installed: $f"; exit 1; }
+done
+cmake -S "$src/examples/cpp" -B "$work/cpp" -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=Release \
+  >"$work/configure.log" || { cat "$work/configure.log"; exit 1; }
+cmake --build "$work/cpp" -j2 >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
+out="$("$work/cpp/minimize")"
+echo "$out"
+grep -q "^rastrigin: best_f" <<<"$out" && grep -q "^mine: best_f" <<<"$out"
+"$work/prefix/bin/degpu" eval --problem sphere --dim 2 <<<"3 4" | grep -qx "25"
+# A version this package is not: find_package must refuse it.
+mkdir -p "$work/v"
+printf 'cmake_minimum_required(VERSION 3.25)\nproject(v LANGUAGES CXX)\nfind_package(degpu 9.0 CONFIG REQUIRED)\n' \
+  >"$work/v/CMakeLists.txt"
+if cmake -S "$work/v" -B "$work/v/build" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null 2>&1; then
+  echo "find_package(degpu 9.0) accepted version $(cat "$work/prefix/lib/cmake/degpu/degpuConfigVersion.cmake" | grep -m1 PACKAGE_VERSION)"
+  exit 1
+fi
+echo "install_example: ok"
