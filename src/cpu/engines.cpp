@@ -6,9 +6,17 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cpu/driver.hpp"
+#include "core/driver.hpp"
 
 namespace degpu::cpu {
+
+using driver::PerIndividualTrials;
+using driver::Population;
+using driver::PoolExec;
+using driver::SerialExec;
+using driver::mutation_rows;
+using driver::run_generational;
+using driver::trial_f_cr;
 
 namespace {
 

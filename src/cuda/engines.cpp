@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "cpu/driver.hpp"
+#include "core/driver.hpp"
 #include "cuda/batch_evaluator.hpp"
 #include "cuda/engines_cuda.hpp"
 #include "degpu/errors.hpp"
@@ -17,7 +17,7 @@ namespace {
 
 template <class T>
 struct GpuEvalTrials {
-  cpu::PoolExec exec;
+  driver::PoolExec exec;
   std::shared_ptr<BatchEvaluator<T>> gpu;
   std::shared_ptr<std::vector<T>> staging;
 
@@ -31,22 +31,22 @@ struct GpuEvalTrials {
     });
     gpu->evaluate(staging->data(), np, f);
   }
-  void init(const ops::Params& p, const Problem&, cpu::Population<T>& P) const {
-    exec.for_each(p.np, [&](int i) { cpu::init_individual(p, P, i); });
+  void init(const ops::Params& p, const Problem&, driver::Population<T>& P) const {
+    exec.for_each(p.np, [&](int i) { driver::init_individual(p, P, i); });
     evaluate(p.np, p.D, [&](int i) { return P.row(i); }, P.f.data());
   }
-  void operator()(const ops::Params& p, const Problem&, cpu::Population<T>& P, std::uint32_t g) const {
-    exec.for_each(p.np, [&](int i) { cpu::make_trial(p, P, g, static_cast<std::uint32_t>(i)); });
+  void operator()(const ops::Params& p, const Problem&, driver::Population<T>& P, std::uint32_t g) const {
+    exec.for_each(p.np, [&](int i) { driver::make_trial(p, P, g, static_cast<std::uint32_t>(i)); });
     evaluate(p.np, p.D, [&](int i) { return P.trial_row(i); }, P.ftrial.data());
   }
 };
 
 template <class T>
 Result run_gpu_eval(const Problem& problem, const Resolved& r, const RunOptions& o) {
-  const cpu::PoolExec exec{o.threads, true};
+  const driver::PoolExec exec{o.threads, true};
   GpuEvalTrials<T> trials{exec, std::make_shared<BatchEvaluator<T>>(problem, r.de.np),
                           std::make_shared<std::vector<T>>()};
-  return cpu::run_generational<T>(problem, r, o, exec, trials);
+  return driver::run_generational<T>(problem, r, o, exec, trials);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The generational DE loop shared by the CPU engines. An engine supplies an executor (how a loop over
+// The generational DE loop shared by the host-looped engines (serial, threads, matrix, gpu-eval). An engine supplies an executor (how a loop over
 // the population runs: in order, or on the pool's threads) and a trial maker (per individual, or whole-population
 // phases); the driver owns initialisation, selection, the best, history and the stop criteria.
 #pragma once
@@ -14,7 +14,7 @@
 #include "core/thread_pool.hpp"
 #include "degpu/run.hpp"
 
-namespace degpu::cpu {
+namespace degpu::driver {
 
 // Runs f(i) for i in [0, n) one after another.
 struct SerialExec {
@@ -232,4 +232,4 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
   return res;
 }
 
-}  // namespace degpu::cpu
+}  // namespace degpu::driver

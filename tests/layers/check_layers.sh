@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The layers of src/ (docs/ARCHITECTURE_PLAN.md): a file includes files of its own layer or of a lower
+# one, never of a higher one, and the engines' layers do not include each other.
+#   0 core       operators, random streams, the host driver, the pool, validation
+#   1 problems   the problem families' data and host code
+#   2 cpu, cuda  the engines (neither includes the other)
+#   3 api        the entry points (minimize, minimize_masw) that pick an engine
+# include/degpu (the public headers) includes nothing of src/. Prints each violation; exit 1 if any.
+#
+# usage: tests/layers/check_layers.sh SOURCE_DIR
+set -euo pipefail
+cd "$1"
+declare -A rank=([core]=0 [problems]=1 [cpu]=2 [cuda]=2 [api]=3)
+bad=0
+while IFS= read -r -d '' f; do
+  from="${f#src/}"
+  from="${from%%/*}"
+  [[ -n "${rank[$from]:-}" ]] || { echo "$f: src/$from is no known layer"; bad=1; continue; }
+  while IFS= read -r to; do
+    [[ "$to" == "$from" ]] && continue
+    if [[ -z "${rank[$to]:-}" ]]; then continue; fi
+    if (( rank[$to] > rank[$from] )) || { (( rank[$to] == rank[$from] )) && [[ "$to" != "$from" ]]; }; then
+      echo "$f includes $to/ (layer ${rank[$to]}) from $from/ (layer ${rank[$from]})"
+      bad=1
+    fi
+  done < <(grep -oE '^#include "[a-z_]+/' "$f" | sed -E 's/#include "([a-z_]+)\//\1/' | sort -u)
+done < <(find src -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.cu' -o -name '*.cuh' \) -print0)
+if grep -rnE '^#include "(core|problems|cpu|cuda|api)/' include; then
+  echo "include/degpu includes src/"
+  bad=1
+fi
+(( bad == 0 )) && echo "layers: ok ($(find src -type f | wc -l) files)"
+exit $bad
