@@ -1,3 +1,7 @@
+// The entry points minimize() and minimize_trials() (degpu/run.hpp): auto resolved to an engine, the
+// configuration checked and resolved, then the CPU engines (cpu/engines.hpp) or the CUDA engines
+// (cuda/engines.hpp); and the checks and choice of the best shared by every algorithm's trials
+// (core/trials.hpp).
 #include <chrono>
 #include <cmath>
 #include <string>

@@ -1,6 +1,7 @@
-// The generational DE loop shared by the host-looped engines (serial, threads, matrix, gpu-eval). An engine supplies an executor (how a loop over
-// the population runs: in order, or on the pool's threads) and a trial maker (per individual, or whole-population
-// phases); the driver owns initialisation, selection, the best, history and the stop criteria.
+// The generational DE loop shared by the host-looped engines (serial, threads, matrix, gpu-eval). An engine
+// supplies an executor (how a loop over the population runs: in order, or on the pool's threads) and a
+// trial maker (per individual, or whole-population phases); the driver owns initialisation, selection, the
+// best, history and the stop criteria.
 #pragma once
 #include <algorithm>
 #include <chrono>
