@@ -33,11 +33,8 @@ struct PoolExec {
   bool parallel = true;
   template <class F>
   void for_each(int n, F&& f) const {
-    if (!parallel || threads == 1) {
-      for (int i = 0; i < n; ++i) f(i);
-    } else {
-      parallel_for(n, threads, f);
-    }
+    if (parallel) return parallel_for(n, threads, f);  // in order on this thread for threads 1
+    for (int i = 0; i < n; ++i) f(i);
   }
 };
 

@@ -87,9 +87,9 @@ class Pool {
       else std::this_thread::yield();  // a worker holds a chunk but has lost its core
     }
     if (failed_.load(std::memory_order_relaxed)) {
-      std::exception_ptr e;
-      std::swap(e, error_);  // every chunk is done: no worker touches error_ now
-      std::rethrow_exception(e);
+      std::exception_ptr error;
+      std::swap(error, error_);  // every chunk is done: no worker touches error_ now
+      std::rethrow_exception(error);
     }
   }
 

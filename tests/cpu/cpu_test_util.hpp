@@ -14,6 +14,15 @@ inline degpu::Problem classic(const std::string& name, int dim, std::optional<de
   return degpu::make_problem(s);
 }
 
+// A configuration with strategy `name` ("rand/1/bin" ...), the rest default.
+inline degpu::DEConfig with_strategy(const std::string& name) {
+  const degpu::Strategy st = degpu::parse_strategy(name);
+  degpu::DEConfig de;
+  de.mutation = st.mutation;
+  de.crossover = st.crossover;
+  return de;
+}
+
 inline bool same_bits(const degpu::Result& a, const degpu::Result& b) {
   return a.best_x.size() == b.best_x.size() &&
          std::memcmp(a.best_x.data(), b.best_x.data(), a.best_x.size() * sizeof(double)) == 0 &&

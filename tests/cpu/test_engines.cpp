@@ -49,10 +49,7 @@ TEST(Engines, IdenticalAcrossEnginesAndThreadCounts) {
   const Repair repairs[] = {Repair::reinit, Repair::midpoint, Repair::clip, Repair::reflect};
   int k = 0;
   for (const std::string& name : list_strategies()) {
-    const Strategy st = parse_strategy(name);
-    DEConfig de;
-    de.mutation = st.mutation;
-    de.crossover = st.crossover;
+    DEConfig de = with_strategy(name);
     de.np = 64;  // NP x D above the size under which the threads engine stays on one thread
     de.repair = repairs[k++ % 4];
     de.F = {0.4, 0.9};  // dithered per individual: exercises the dither stream too
@@ -103,10 +100,7 @@ TEST(Engines, EveryStrategyConverges) {
   // stagnate on sphere, in scipy as here.
   const Problem p = classic("sphere", 10, ShiftSpec{ShiftSpec::Kind::random, 5, {}});
   for (const std::string& name : list_strategies()) {
-    const Strategy st = parse_strategy(name);
-    DEConfig de;
-    de.mutation = st.mutation;
-    de.crossover = st.crossover;
+    DEConfig de = with_strategy(name);
     de.np = 50;
     de.F = {0.5, 1.0};
     StopCriteria stop;

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "../cec_points.hpp"
+#include "cpu_test_util.hpp"
 #include "degpu/masw.hpp"
 #include "degpu/run.hpp"
 #include "degpu/schedule.hpp"
@@ -140,10 +141,7 @@ std::vector<Case> cases() {
     const Repair repairs[] = {Repair::reinit, Repair::midpoint, Repair::clip, Repair::reflect};
     int k = 0;
     for (const std::string& name : list_strategies()) {
-      const Strategy st = parse_strategy(name);
-      DEConfig de;
-      de.mutation = st.mutation;
-      de.crossover = st.crossover;
+      DEConfig de = with_strategy(name);
       de.np = 24;
       de.repair = repairs[k++ % 4];
       de.F = {0.4, 0.9};
@@ -160,8 +158,8 @@ std::vector<Case> cases() {
       de.repair = rp;
       de.np = 20;
       const std::string id = "repair " + std::string(repair_name(rp)) + " " + std::string(precision_name(prec));
-      out.push_back(de_case(id, [] { return problem("sphere", 8, kRandomShift, std::nullopt, "", ""); }, de,
-                            evals(2000), prec, false, {}));
+      out.push_back(de_case(id, [] { return problem("sphere", 8, kRandomShift); }, de,
+                            evals(2000), prec));
     }
   // Dither per generation and per individual, f32 and f64, with current-to-pbest (the ranking).
   for (Dither d : {Dither::generation, Dither::individual})
@@ -178,21 +176,15 @@ std::vector<Case> cases() {
     }
   // f32 on every strategy with rand and best mutations, and NEC.
   for (const char* name : {"rand/1/bin", "best/2/exp", "current-to-best/1/nec", "rand-to-best/1/bin"}) {
-    const Strategy st = parse_strategy(name);
-    DEConfig de;
-    de.mutation = st.mutation;
-    de.crossover = st.crossover;
+    DEConfig de = with_strategy(name);
     de.np = 20;
     out.push_back(de_case(std::string("f32 ") + name, ras, de, evals(2000), Precision::f32));
   }
   // jDE, f64 and f32, two strategies.
   for (Precision prec : {Precision::f64, Precision::f32})
     for (const char* name : {"rand/1/bin", "current-to-pbest/1/exp"}) {
-      const Strategy st = parse_strategy(name);
-      DEConfig de;
+      DEConfig de = with_strategy(name);
       de.algorithm = Algorithm::jde;
-      de.mutation = st.mutation;
-      de.crossover = st.crossover;
       de.np = 24;
       out.push_back(de_case("jde " + std::string(name) + " " + std::string(precision_name(prec)), ras, de, evals(3000),
                             prec));

@@ -18,8 +18,8 @@ while IFS= read -r -d '' f; do
   [[ -n "${rank[$from]:-}" ]] || { echo "$f: src/$from is no known layer"; bad=1; continue; }
   while IFS= read -r to; do
     [[ "$to" == "$from" ]] && continue
-    if [[ -z "${rank[$to]:-}" ]]; then continue; fi
-    if (( rank[$to] > rank[$from] )) || { (( rank[$to] == rank[$from] )) && [[ "$to" != "$from" ]]; }; then
+    [[ -n "${rank[$to]:-}" ]] || continue
+    if (( rank[$to] >= rank[$from] )); then  # $to is not $from: a higher layer, or the other engines' layer
       echo "$f includes $to/ (layer ${rank[$to]}) from $from/ (layer ${rank[$from]})"
       bad=1
     fi
