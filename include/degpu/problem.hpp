@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "degpu/functions/classic.hpp"
+#include "degpu/problem_model.hpp"
 
 namespace degpu {
 
@@ -91,9 +92,18 @@ class Problem {
   static Problem schedule(ScheduleData data, std::vector<double> lower, std::vector<double> upper, Objective objective);
   const ScheduleData* schedule_data() const { return schedule_ ? &*schedule_ : nullptr; }
 
-  // Whether the CUDA engines evaluate this problem: a built-in, a CEC 2017 / 2014 function or a schedule
-  // (a user objective, or CEC 2010 outside ma-sw-chains, runs on the CPU engines).
-  bool on_gpu() const { return is_builtin() || cec_ || schedule_; }
+  // A problem evaluated by a model (problem_model.hpp): degpu::device_problem (device_problem.hpp) makes
+  // one from a user's functor. `optimum_f` / `optimum_x` as for a user objective.
+  static Problem from_model(std::string name, std::vector<double> lower, std::vector<double> upper,
+                            std::shared_ptr<const ProblemModel> model, std::optional<double> optimum_f = std::nullopt,
+                            std::optional<std::vector<double>> optimum_x = std::nullopt);
+  // The model (nullptr for the other kinds of problem).
+  const ProblemModel* model() const { return model_.get(); }
+
+  // Whether the CUDA engines evaluate this problem: a built-in, a CEC 2017 / 2014 function, a schedule or
+  // a model compiled for the device (a user objective, or CEC 2010 outside ma-sw-chains, runs on the CPU
+  // engines).
+  bool on_gpu() const { return is_builtin() || cec_ || schedule_ || (model_ && model_->on_gpu()); }
 
   // f(x) for x of length dim(). Built-ins compute their terms in T and accumulate in double.
   template <class T>
@@ -123,6 +133,7 @@ class Problem {
   std::vector<float> shift_f_;
   double bias_ = 0.0;
   Objective objective_;
+  std::shared_ptr<const ProblemModel> model_;
 };
 
 // Builds a problem from its name and options (validating them: ConfigError / DataError).

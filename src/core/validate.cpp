@@ -85,7 +85,8 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
   const Engine engine = resolve_engine(options.engine, problem, de);
   if (is_cuda_engine(engine) && !problem.on_gpu())
     throw ConfigError("--engine " + std::string(engine_name(engine)) + ": problem " + problem.name() +
-                      (problem.name().rfind("cec2010:", 0) == 0
+                      (problem.model() ? ": " + problem.model()->not_on_gpu()
+                       : problem.name().rfind("cec2010:", 0) == 0
                            ? " (CEC 2010) is evaluated on the CPU only so far: use --engine serial, threads or matrix"
                            : " is a user objective, which runs on the CPU engines (serial, threads, matrix)"));
   if (engine == Engine::gpu_fused && problem.schedule_data())

@@ -201,8 +201,6 @@ struct CecOnDevice {
       fused_args.Ds = Ds;
       m_shared = fused_m_shared<T>(D);
       const std::size_t smem = fused_smem_bytes<T>(D, m_shared);
-      if (smem > 48 * 1024)
-        DEGPU_CUDA_TRY(cudaFuncSetAttribute(rotate_evaluate_one<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
       DEGPU_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fused_per_sm, rotate_evaluate_one<T>, kFusedThreads, smem));
       polynomial = polynomial_terms(c);
     }
@@ -237,6 +235,14 @@ struct CecOnDevice {
     if (how == CecRotation::per_thread) {
       evaluate_cec_rows<T><<<(n + kBlock - 1) / kBlock, kBlock, 0, stream>>>(view, x, n, f, work.ptr);
     } else if (fused(n)) {
+      // The attribute is set here, beside the launch, not in the constructor: nvcc 13 gives kernels internal
+      // linkage, so each translation unit that includes this header has its own rotate_evaluate_one, while
+      // this class's members are merged across them by the linker; a constructor from one unit and an
+      // evaluate() from another would configure one kernel and launch another (seen: "invalid argument"
+      // once a user's .cu file, device_problem.hpp, included the engines).
+      const std::size_t smem = fused_smem_bytes<T>(view.D, m_shared);
+      if (smem > 48 * 1024)
+        DEGPU_CUDA_TRY(cudaFuncSetAttribute(rotate_evaluate_one<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
       rotate_evaluate_one<T><<<(n + kFusedRows - 1) / kFusedRows, kFusedThreads, fused_smem_bytes<T>(view.D, m_shared), stream>>>(
           fused_args, x, n, f, m_shared);
     } else {

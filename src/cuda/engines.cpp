@@ -42,20 +42,35 @@ struct GpuEvalTrials {
 };
 
 template <class T>
-Result run_gpu_eval(const Problem& problem, const Resolved& r, const RunOptions& o) {
+Result run_gpu_eval(const Problem& problem, const Resolved& r, const RunOptions& o, std::shared_ptr<BatchEvaluator<T>> gpu) {
   const driver::PoolExec exec{o.threads, true};
-  GpuEvalTrials<T> trials{exec, std::make_shared<BatchEvaluator<T>>(problem, r.de.np),
-                          std::make_shared<std::vector<T>>()};
+  GpuEvalTrials<T> trials{exec, std::move(gpu), std::make_shared<std::vector<T>>()};
   return driver::run_generational<T>(problem, r, o, exec, trials);
+}
+template <class T>
+Result run_gpu_eval(const Problem& problem, const Resolved& r, const RunOptions& o) {
+  return run_gpu_eval<T>(problem, r, o, std::make_shared<BatchEvaluator<T>>(problem, r.de.np));
 }
 
 }  // namespace
+
+template <class T>
+Result minimize_gpu_eval_rows(const Problem& problem, const Resolved& r, const RunOptions& o,
+                              std::shared_ptr<const RowsEvaluator<T>> rows) {
+  return run_gpu_eval<T>(problem, r, o, std::make_shared<BatchEvaluator<T>>(problem.dim(), r.de.np, std::move(rows)));
+}
+template Result minimize_gpu_eval_rows<float>(const Problem&, const Resolved&, const RunOptions&,
+                                              std::shared_ptr<const RowsEvaluator<float>>);
+template Result minimize_gpu_eval_rows<double>(const Problem&, const Resolved&, const RunOptions&,
+                                               std::shared_ptr<const RowsEvaluator<double>>);
 
 Result minimize_cuda(const Problem& problem, const Resolved& r, const RunOptions& o) {
   return minimize_cuda_trials(problem, r, o, 1).front();
 }
 
 std::vector<Result> minimize_cuda_trials(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
+  // a model's own kernels, instantiated where its objective is known (device_problem.hpp)
+  if (const ProblemModel* model = problem.model()) return model->run_gpu(problem, r, o, n);
 #if defined(DEGPU_HAVE_CUDA)
   if (o.engine == Engine::gpu) return minimize_gpu(problem, r, o, n);
 #endif

@@ -24,7 +24,7 @@
 #include "cuda/gpu_resident.cuh"
 #include "degpu/errors.hpp"
 
-namespace degpu::cuda {
+namespace degpu::cuda::gpu_engine {
 namespace {
 
 int ceil_pow2(long long v) {
@@ -145,10 +145,10 @@ bool fit_resident(const ops::Params& p, int n, int cluster, int group, const Dev
 template <class Fn, class T>
 void plan_global(const ops::Params& p, const DeviceLimits& dev, bool wide, int threads, int per_individual, GpuPlan& plan) {
   const void* kernel = reinterpret_cast<const void*>(run_grid<Fn, T, 32>);
-  if constexpr (!is_cec_function<Fn> && !is_schedule_function<Fn>) {  // CEC functions and schedules take the grid path
+  if constexpr (has_terms<Fn>) {  // CEC functions, schedules and row functions take the grid path
     if (wide) kernel = reinterpret_cast<const void*>(run_wide<Fn, T>);
   } else if (wide) {
-    throw ConfigError("gpu engine: CEC functions and schedules do not take the wide path (use grid,B)");
+    throw ConfigError("gpu engine: CEC functions, schedules and a user's row functions do not take the wide path (use grid,B)");
   }
   plan.path = wide ? GpuPlan::Path::wide : GpuPlan::Path::grid;
   plan.group = 32;
@@ -207,7 +207,8 @@ GpuPlan make_plan(const ops::Params& p, int n, const ResidentCec& cec) {
   // which pack four individuals into a warp's instructions.
   if (dev.cc >= 9) {
     // (a schedule: whole warps, which find a chunk's tasks on the same machine together)
-    const int group = is_schedule_function<Fn> ? 32 : n == 1 ? (blocks_per_row > 8 ? 32 : 8) : (blocks_per_row > 64 ? 32 : 8);
+    // (a row function: lane 0 of each group evaluates, so groups of 8 keep four lanes of a warp at work)
+    const int group = is_schedule_function<Fn> ? 32 : is_row_function<Fn> ? 8 : n == 1 ? (blocks_per_row > 8 ? 32 : 8) : (blocks_per_row > 64 ? 32 : 8);
     const int want = n == 1 ? ceil_div(static_cast<long long>(p.np) * group, 256) : std::max(1, dev.sms / n);
     int lowest = 0;  // the smallest cluster that holds the population
     for (int c = 1; c <= 16 && !lowest; ++c) {
@@ -230,7 +231,7 @@ GpuPlan make_plan(const ops::Params& p, int n, const ResidentCec& cec) {
   }
   // Rows in global memory: a group of 32 lanes per individual over the whole device, or, for large D
   // with too few individuals to give each SM 16 warps, several CTAs per individual.
-  const bool wide = !is_cec_function<Fn> && !is_schedule_function<Fn> && p.D >= 2048 && static_cast<long long>(p.np) * 32 < static_cast<long long>(dev.sms) * 512;
+  const bool wide = has_terms<Fn> && p.D >= 2048 && static_cast<long long>(p.np) * 32 < static_cast<long long>(dev.sms) * 512;
   plan.why = std::string("the population does not fit a cluster's shared memory") + (dev.cc < 9 ? " (or no clusters: sm < 90)" : "") +
              ": rows in global memory, the whole device" + (n > 1 ? ", one trial after another" : "") + "; " +
              (wide ? "D >= 2048 and too few individuals to fill the SMs: several CTAs of 512 threads per individual. "
@@ -270,20 +271,21 @@ DeviceArray<T> padded(const std::vector<double>& v, std::size_t n) {
   return d;
 }
 
-template <class T>
-std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
+// n trials of the gpu engine for the kernel function Fn (fn: its value; a built-in's is empty).
+template <class T, class Fn>
+std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOptions& o, int n, const Fn& fn) {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
   if (!problem.on_gpu())
     throw ConfigError("problem " + problem.name() + ": user objectives run on the CPU engines (serial, threads, matrix)");
   use_device(0);
   const ops::Params p = ops::make_params(problem, r, o);
-  const GpuPlan plan = plan_for<T>(problem, p, n);
+  const GpuPlan plan = make_plan<Fn, T>(p, n, resident_cec(problem));
   const bool resident = plan.path == GpuPlan::Path::resident;
   if (!resident && n > 1) {  // the global paths take the whole device: one trial per launch
     std::vector<Result> out;
     RunOptions ot = o;
-    for (int k = 0; k < n; ++k, ++ot.trial) out.push_back(run<T>(problem, r, ot, 1).front());
+    for (int k = 0; k < n; ++k, ++ot.trial) out.push_back(run<T>(problem, r, ot, 1, fn).front());
     return out;
   }
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np), nt = static_cast<std::size_t>(n);
@@ -368,20 +370,20 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   s.rk = round_keys(p.seed);
 
   const double launched = std::chrono::duration<double>(clock::now() - t0).count();
-  visit_problem(problem, [&](auto fun) {
-    using Fn = decltype(fun);
+  {
     ops::Params pp = p;
-    void* args[] = {&pp, &s};
+    Fn fv = fn;
+    void* args[] = {&pp, &s, &fv};
     if (resident) {  // attributes set by the plan
       const ClusterLaunch cl(plan, n);
       DEGPU_CUDA_TRY(cudaLaunchKernelExC(&cl.cfg, resident_kernel<Fn, T>(plan.group), args));
     } else {
       const void* k = reinterpret_cast<const void*>(run_grid<Fn, T, 32>);
-      if constexpr (!is_cec_function<Fn> && !is_schedule_function<Fn>)
+      if constexpr (has_terms<Fn>)
         if (plan.path == GpuPlan::Path::wide) k = reinterpret_cast<const void*>(run_wide<Fn, T>);
       DEGPU_CUDA_TRY(cudaLaunchCooperativeKernel(k, dim3(plan.blocks), dim3(plan.threads), args, 0, 0));
     }
-  });
+  }
   DEGPU_CUDA_TRY(cudaGetLastError());
   DEGPU_CUDA_TRY(cudaDeviceSynchronize());
 
@@ -444,5 +446,13 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   return out;
 }
 
+// n trials of the gpu engine on a built-in problem.
+template <class T>
+std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
+  std::vector<Result> out;
+  visit_problem(problem, [&](auto fun) { out = run<T>(problem, r, o, n, fun); });
+  return out;
+}
+
 }  // namespace
-}  // namespace degpu::cuda
+}  // namespace degpu::cuda::gpu_engine

@@ -5,11 +5,11 @@
 namespace degpu::cuda {
 
 std::vector<Result> minimize_gpu_f32(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
-  return run<float>(problem, r, o, n);
+  return gpu_engine::run<float>(problem, r, o, n);
 }
 
 GpuPlan plan_gpu_f32(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
-  return plan_for<float>(problem, ops::make_params(problem, r, o), n);
+  return gpu_engine::plan_for<float>(problem, ops::make_params(problem, r, o), n);
 }
 
 }  // namespace degpu::cuda

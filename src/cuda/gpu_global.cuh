@@ -105,7 +105,8 @@ __device__ TrialIn<T> trial_in(const ops::Params& p, const State<T>& s, const Gl
 
 // Grid path: a group of G lanes per individual.
 template <class F, class T, int G>
-__global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __grid_constant__ State<T> s) {
+__global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __grid_constant__ State<T> s,
+                                                    const __grid_constant__ F fn) {
   const Group<G> grp;
   GridTeam team(s);
   const unsigned ranks = GridTeam::ranks(), rank = GridTeam::rank();
@@ -124,7 +125,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
     T* xi = s.x[0] + i * Ds;
     init_blocks(p, s, xi, s.x[1] + i * Ds, i, grp.lane, G);
     grp.sync();
-    const T fi = static_cast<T>(group_value<F, T, G>(s, i, xi, s.shift, p.D, grp) + s.bias);
+    const T fi = static_cast<T>(group_value<F, T, G>(s, fn, i, xi, s.shift, p.D, grp) + s.bias);
     if (grp.lane == 0) {
       f[0][i] = fi;
       s.side[0][i] = 0;
@@ -165,7 +166,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
         value = acc.finish<F>(grp, p.D);
       } else {
         grp.sync();
-        value = group_value<F, T, G>(s, i, a.ui, s.shift, p.D, grp);
+        value = group_value<F, T, G>(s, fn, i, a.ui, s.shift, p.D, grp);
       }
       const T ft = static_cast<T>(value + s.bias), fi = __ldcg(f[cur] + i);
       const bool take = ops::no_worse(ft, fi);
@@ -273,9 +274,11 @@ __device__ double cta_evaluate_prefix(const T* u, const T* o, int D) {
 
 // Wide path: K = s.per_individual CTAs per individual (CTA c of individual i takes the blocks
 // c x blockDim + thread, stepping by K x blockDim); their partial sums go to s.partials, and CTA 0 of the
-// individual adds them in order, selects and flips the side flag.
+// individual adds them in order, selects and flips the side flag. (fn is not read: F has terms, and
+// such a type is empty; the parameter keeps the three paths' launches alike.)
 template <class F, class T>
-__global__ void __launch_bounds__(kMaxThreads) run_wide(ops::Params p, const __grid_constant__ State<T> s) {
+__global__ void __launch_bounds__(kMaxThreads) run_wide(ops::Params p, const __grid_constant__ State<T> s,
+                                                    const __grid_constant__ F fn) {
   GridTeam team(s);
   const int K = s.per_individual, c = static_cast<int>(blockIdx.x) % K;
   const int first = static_cast<int>(blockIdx.x) / K, stride = static_cast<int>(gridDim.x) / K;

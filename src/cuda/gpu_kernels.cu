@@ -10,13 +10,11 @@
 #include <vector>
 
 #include "core/params.hpp"
+#include "cuda/batch_evaluator.hpp"
 #include "cuda/check.hpp"
 #include "cuda/device_array.cuh"
 #include "cuda/de_blocks.cuh"
 #include "cuda/engines_cuda.hpp"
-#include "cuda/cec_device.cuh"
-#include "cuda/evaluate_rows.cuh"
-#include "cuda/schedule_device.cuh"
 #include "degpu/errors.hpp"
 
 namespace degpu::cuda {
@@ -43,17 +41,16 @@ __global__ void find_best(int np, const T* __restrict__ f, std::uint32_t* best, 
   block_find_best<kBestThreads>(np, f, best, best_f);
 }
 
+// One trial, the populations' values from `eval`.
 template <class T>
-Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
+Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const RowsEvaluator<T>& eval) {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - t0).count(); };
   const ops::Params p = ops::make_params(problem, r, o);
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np);
-  const CecInstance* cec_data = problem.cec_data();
   use_device((2 * np * D + 2 * np + 1) * sizeof(T) + ProblemOnDevice<T>::bytes(problem) + np * sizeof(std::uint32_t) + 64 +
-             (p.jde ? 4 * np * sizeof(double) : 0) +
-             (cec_data ? CecOnDevice<T>::bytes(*cec_data, p.np) : 0) + (problem.schedule_data() ? ScheduleOnDevice<T>::bytes(problem) : 0));
+             (p.jde ? 4 * np * sizeof(double) : 0));
   DeviceArray<T> x(np * D), trial(np * D), f(np), ftrial(np), best_f(1);
   DeviceArray<std::uint32_t> best(1), ranking(np);
   DeviceArray<unsigned long long> nan_count(1);
@@ -65,18 +62,11 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
     upload_jde_start(p, jde.Fi, jde.CRi, np);
   }
   const ProblemOnDevice<T> box(problem);
-  const T* o_dev = box.shift;
-  std::unique_ptr<const CecOnDevice<T>> cec;
-  if (cec_data) cec = std::make_unique<const CecOnDevice<T>>(*cec_data, p.np);
-  std::unique_ptr<const ScheduleOnDevice<T>> sched;
-  if (problem.schedule_data()) sched = std::make_unique<const ScheduleOnDevice<T>>(problem);
   cudaStream_t stream = 0;
-  // the np rows at rows into values (a warp per row; CEC functions: a thread per row; schedules: a CTA per
-  // row, a thread per task)
+  // the np rows at rows into values (built-ins: a warp per row; CEC functions: a thread per row;
+  // schedules: a CTA per row, a thread per task; a model: its own)
   const auto evaluate = [&](const T* rows, T* values) {
-    if (cec) cec->evaluate(rows, p.np, values, stream);
-    else if (sched) sched->evaluate(rows, p.np, values, stream);
-    else launch_evaluate_rows<T>(problem.function(), rows, o_dev, p.D, p.np, problem.bias(), values, stream);
+    eval.evaluate(rows, p.np, values, stream);
     DEGPU_CUDA_TRY(cudaGetLastError());
   };
   DEGPU_CUDA_TRY(cudaMemset(nan_count.ptr, 0, sizeof(unsigned long long)));
@@ -150,10 +140,23 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
   return res;
 }
 
+template <class T>
+Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
+  const ops::Params p = ops::make_params(problem, r, o);
+  return run<T>(problem, r, o, *builtin_rows<T>(problem, p.np));
+}
+
 }  // namespace
 
 Result minimize_gpu_kernels(const Problem& problem, const Resolved& r, const RunOptions& o) {
   return o.precision == Precision::f32 ? run<float>(problem, r, o) : run<double>(problem, r, o);
 }
+
+template <class T>
+Result minimize_gpu_kernels_rows(const Problem& problem, const Resolved& r, const RunOptions& o, const RowsEvaluator<T>& rows) {
+  return run<T>(problem, r, o, rows);
+}
+template Result minimize_gpu_kernels_rows<float>(const Problem&, const Resolved&, const RunOptions&, const RowsEvaluator<float>&);
+template Result minimize_gpu_kernels_rows<double>(const Problem&, const Resolved&, const RunOptions&, const RowsEvaluator<double>&);
 
 }  // namespace degpu::cuda

@@ -75,7 +75,8 @@ __device__ __forceinline__ std::uint32_t pack_ref(std::uint32_t k, int P) {
 // (calls into the math library's slow paths, a large body) to 64 with 1.3 KB of spills a thread, and the
 // H100 spent most of the run on local memory (ncu: 81% of local requests were spill overhead).
 template <class F, class T, int G>
-__global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, const __grid_constant__ State<T> s) {
+__global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, const __grid_constant__ State<T> s,
+                                                             const __grid_constant__ F fn) {
   extern __shared__ __align__(16) unsigned char smem[];
   const cg::cluster_group cluster = cg::this_cluster();
   const unsigned C = cluster.num_blocks(), rank = cluster.block_rank(), t = blockIdx.x / C;
@@ -145,7 +146,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       if (j >= D) x1[j] = T(0);  // the padding, read (never used) by the 4-wide loads
     }
     grp.sync();
-    const T fi = static_cast<T>(group_value<F, T, G>(s, static_cast<std::size_t>(t) * p.np + i, x0, o, D, grp) + s.bias);
+    const T fi = static_cast<T>(group_value<F, T, G>(s, fn, static_cast<std::size_t>(t) * p.np + i, x0, o, D, grp) + s.bias);
     if (grp.lane == 0) {
       fv[k] = fi;
       if (fi != fi) atomicAdd(nans, 1ull);
@@ -279,7 +280,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
           value = acc.finish<F>(grp, D);
         } else {
           grp.sync();
-          value = group_value<F, T, G>(s, static_cast<std::size_t>(t) * p.np + base + k, own(nxt, k), o, D, grp);
+          value = group_value<F, T, G>(s, fn, static_cast<std::size_t>(t) * p.np + base + k, own(nxt, k), o, D, grp);
           grp.sync();  // every lane has read the trial (neighbours' coordinates too) before a loss overwrites it
         }
         select(k, value);

@@ -332,10 +332,14 @@ __device__ __forceinline__ double* cta_schedule_scratch() {
 
 // f(u) by one group, every lane gets it: group_evaluate for the built-in functions (without the bias), a
 // CEC function with its suite's bias (State::bias is 0 then; `slot` is the individual's scratch slot), a
-// schedule's fitness.
+// schedule's fitness, a user's row function (fn: its value) by lane 0.
 template <class F, class T, int G>
-__device__ double group_value(const State<T>& s, std::size_t slot, const T* u, const T* o, int D, const Group<G>& grp) {
-  if constexpr (is_schedule_function<F>) {
+__device__ double group_value(const State<T>& s, const F& fn, std::size_t slot, const T* u, const T* o, int D, const Group<G>& grp) {
+  if constexpr (is_row_function<F>) {
+    double v = 0;
+    if (grp.lane == 0) v = static_cast<double>(fn.f(u, D));
+    return __shfl_sync(grp.mask, v, 0, G);
+  } else if constexpr (is_schedule_function<F>) {
     if constexpr (G == 32) return schedule_group_value<T>(s.sched, u, grp, cta_schedule_scratch());
     __trap();  // the plan gives a schedule groups of 32 lanes
     return 0.0;

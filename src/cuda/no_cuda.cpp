@@ -25,6 +25,10 @@ BatchEvaluator<T>::BatchEvaluator(const Problem&, int, CecRotation) {
   throw NotCompiled("this build of degpu has no CUDA engines; use --engine serial, threads or matrix");
 }
 template <class T>
+BatchEvaluator<T>::BatchEvaluator(int, int, std::shared_ptr<const RowsEvaluator<T>>) {
+  throw NotCompiled("this build of degpu has no CUDA engines; use --engine serial, threads or matrix");
+}
+template <class T>
 BatchEvaluator<T>::~BatchEvaluator() = default;
 template <class T>
 void BatchEvaluator<T>::evaluate(const T*, int, T*) {}

@@ -10,6 +10,7 @@
 
 #include "degpu/errors.hpp"
 #include "degpu/problem.hpp"
+#include "degpu/result.hpp"
 #include "degpu/rng.hpp"
 #include "problems/cec2010.hpp"
 #include "problems/cec_data.hpp"
@@ -135,6 +136,30 @@ Problem Problem::cec(std::shared_ptr<const CecInstance> data, std::string name, 
   return p;
 }
 
+Problem Problem::from_model(std::string name, std::vector<double> lower, std::vector<double> upper,
+                           std::shared_ptr<const ProblemModel> model, std::optional<double> optimum_f,
+                           std::optional<std::vector<double>> optimum_x) {
+  if (!model) throw ConfigError("problem " + name + ": no model given");
+  if (lower.empty()) throw ConfigError("problem " + name + ": lower: no dimensions");
+  Problem p;
+  p.name_ = std::move(name);
+  p.lower_ = std::move(lower);
+  p.upper_ = std::move(upper);
+  check_box(p.lower_, p.upper_);
+  if (optimum_f && !std::isfinite(*optimum_f)) throw ConfigError("problem " + p.name_ + ": optimum_f " + num(*optimum_f) + " is not finite");
+  if (optimum_x && optimum_x->size() != p.lower_.size())
+    throw ConfigError("problem " + p.name_ + ": optimum_x has " + std::to_string(optimum_x->size()) + " values for " +
+                      std::to_string(p.lower_.size()) + " dimensions");
+  p.optimum_f_ = optimum_f;
+  p.optimum_x_ = std::move(optimum_x);
+  p.model_ = std::move(model);
+  return p;
+}
+
+std::vector<Result> ProblemModel::run_gpu(const Problem& problem, const Resolved&, const RunOptions&, int) const {
+  throw NotCompiled("problem " + problem.name() + ": " + not_on_gpu());
+}
+
 template <class T>
 const T* Problem::shift_in() const {
   if (shift_.empty()) return nullptr;
@@ -144,6 +169,7 @@ const T* Problem::shift_in() const {
 
 template <class T>
 T Problem::evaluate(const T* x) const {
+  if (model_) return model_->evaluate(x, dim());
   if (cec_) return evaluate_cec<T>(*cec_, x);
   if (builtin_) {
     const T* o = shift_in<T>();

@@ -1,4 +1,5 @@
-// Shared by the CPU tests of runs: a built-in problem by name, and bit-for-bit equality of two results.
+// Shared by the CPU tests of runs: a built-in problem by name, a generation stop, a strategy, and
+// bit-for-bit equality of two results.
 #pragma once
 #include <cstring>
 #include <optional>
@@ -12,6 +13,13 @@ inline degpu::Problem classic(const std::string& name, int dim, std::optional<de
   s.dim = dim;
   s.shift = shift;
   return degpu::make_problem(s);
+}
+
+// Stop after g generations.
+inline degpu::StopCriteria gens(long long g) {
+  degpu::StopCriteria s;
+  s.max_gens = g;
+  return s;
 }
 
 // A configuration with strategy `name` ("rand/1/bin" ...), the rest default.

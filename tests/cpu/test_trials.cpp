@@ -25,11 +25,6 @@ DEConfig de64() {
   de.dither = Dither::individual;
   return de;
 }
-StopCriteria gens(long long g) {
-  StopCriteria s;
-  s.max_gens = g;
-  return s;
-}
 
 }  // namespace
 

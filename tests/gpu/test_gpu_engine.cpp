@@ -24,19 +24,6 @@ Problem shifted(const std::string& name, int dim) {
   return make_problem(s);
 }
 
-void expect_same_run(const Result& a, const Result& b, double tol, const std::string& what) {
-  EXPECT_EQ(a.evals, b.evals) << what;
-  EXPECT_EQ(a.stop_reason, b.stop_reason) << what;
-  EXPECT_NEAR(b.best_f, a.best_f, tol * (1 + std::fabs(a.best_f))) << what;
-  ASSERT_EQ(a.best_x.size(), b.best_x.size()) << what;
-  int reported = 0;  // the first few differing coordinates
-  for (std::size_t j = 0; j < a.best_x.size() && reported < 5; ++j) {
-    const bool near = std::fabs(b.best_x[j] - a.best_x[j]) <= tol * (1 + std::fabs(a.best_x[j]));
-    EXPECT_TRUE(near) << what << " coordinate " << j << ": " << b.best_x[j] << " vs " << a.best_x[j];
-    reported += !near;
-  }
-}
-
 }  // namespace
 
 TEST(GpuEngine, TrialsRunTogetherAndEachIsTheSingleRun) {
@@ -118,13 +105,7 @@ TEST(GpuEngine, EveryLaunchPathMatchesTheSerialEngine) {
   for (const Case& c : cases) {
     for (Precision prec : {Precision::f64, Precision::f32}) {
       const Problem p = shifted(c.function, c.dim);
-      DEConfig de;
-      de.np = c.np;
-      de.mutation = c.mutation;
-      de.crossover = c.crossover;
-      de.F = {0.3, 0.9};
-      de.dither = Dither::individual;
-      de.repair = Repair::reflect;
+      const DEConfig de = path_config(c.np, c.mutation, c.crossover);
       StopCriteria stop;
       stop.max_gens = 40;
       RunOptions cpu, gpu;

@@ -183,10 +183,18 @@ TEST(GpuEval, CecFusedMatchesTheUnfused) {
       s.name = info.name;
       s.dim = D;
       const Problem p = make_problem(s);
-      cuda::BatchEvaluator<double>(p, n).evaluate(x.data(), n, a.data());
-      cuda::BatchEvaluator<double>(p, n, cuda::CecRotation::unfused).evaluate(x.data(), n, b.data());
-      cuda::BatchEvaluator<float>(p, n).evaluate(xf.data(), n, af.data());
-      cuda::BatchEvaluator<float>(p, n, cuda::CecRotation::unfused).evaluate(xf.data(), n, bf.data());
+      int step = 0;
+      try {
+        cuda::BatchEvaluator<double>(p, n).evaluate(x.data(), n, a.data());
+        ++step;
+        cuda::BatchEvaluator<double>(p, n, cuda::CecRotation::unfused).evaluate(x.data(), n, b.data());
+        ++step;
+        cuda::BatchEvaluator<float>(p, n).evaluate(xf.data(), n, af.data());
+        ++step;
+        cuda::BatchEvaluator<float>(p, n, cuda::CecRotation::unfused).evaluate(xf.data(), n, bf.data());
+      } catch (const Error& e) {
+        FAIL() << info.name << " D " << D << " evaluator " << step << ": " << e.what();
+      }
       int differ = 0;
       for (int k = 0; k < n; ++k) differ += (a[k] != b[k]) + (af[k] != bf[k]);
       EXPECT_EQ(differ, 0) << info.name << " D " << D;

@@ -1,0 +1,35 @@
+// ProblemModel: a problem's evaluation, made where the objective's type is known, behind a Problem
+// (problem.hpp). The CPU engines call evaluate() on rows; the CUDA engines call run_gpu(), which a model
+// defines only where its objective was compiled for the device (device_problem.hpp, in a .cu file), so the
+// engines' kernels are instantiated for the objective in the translation unit that knows it.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace degpu {
+
+class Problem;
+struct Resolved;
+struct RunOptions;
+struct Result;
+
+class ProblemModel {
+ public:
+  virtual ~ProblemModel() = default;
+
+  // f(x) for x of length dim, in the precision of the run.
+  virtual double evaluate(const double* x, int dim) const = 0;
+  virtual float evaluate(const float* x, int dim) const = 0;
+
+  // Whether the CUDA engines run this problem (run_gpu below); where not, why not, in one line that says
+  // what to do (the engines' refusal names the engine and the problem before it).
+  virtual bool on_gpu() const { return false; }
+  virtual std::string not_on_gpu() const { return "it runs on the CPU engines (serial, threads, matrix)"; }
+
+  // trials o.trial .. o.trial + trials - 1 of the CUDA engine o.engine (gpu, gpu-fused, gpu-kernels,
+  // gpu-eval; never auto) on `problem`, whose model this is; `r` is checked and resolved. Called only where
+  // on_gpu(); the default throws NotCompiled.
+  virtual std::vector<Result> run_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int trials) const;
+};
+
+}  // namespace degpu

@@ -1,0 +1,60 @@
+// A user's row function on every CUDA engine: what degpu::device_problem (device_problem.hpp) compiles in
+// the user's own .cu file, so that the engines' kernels are instantiated there for the user's functor F:
+//   - gpu and gpu-fused: their kernels (gpu_engine.cuh, gpu_fused.cuh) for RowFunction<F>;
+//   - gpu-kernels and gpu-eval: the library's engines with a RowsEvaluator whose kernel is instantiated
+//     here (a thread per row).
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "cuda/batch_evaluator.hpp"
+#include "cuda/gpu_engine.cuh"
+#include "cuda/gpu_fused.cuh"
+#include "cuda/kernel_function.cuh"
+#include "degpu/errors.hpp"
+#include "degpu/run.hpp"
+
+namespace degpu::cuda::row_problem {
+
+// f[k] = fn.f(row k) for k < n, a thread per row.
+template <class Fn, class T>
+__global__ void evaluate_rows(const __grid_constant__ Fn fn, const T* __restrict__ x, int D, int n, T* __restrict__ f) {
+  const long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k < n) f[k] = static_cast<T>(fn.f(x + static_cast<std::size_t>(k) * D, D));
+}
+
+template <class Fn, class T>
+class Rows final : public RowsEvaluator<T> {
+ public:
+  Rows(const Fn& fn, int D) : fn_(fn), D_(D) {}
+  void evaluate(const T* rows, int n, T* f, CUstream_st* stream) const override {
+    if (n < 1) return;
+    constexpr int kThreads = 128;
+    evaluate_rows<Fn, T><<<static_cast<unsigned>((n + kThreads - 1) / kThreads), kThreads, 0, stream>>>(fn_, rows, D_, n, f);
+    DEGPU_CUDA_TRY(cudaGetLastError());
+  }
+
+ private:
+  Fn fn_;
+  int D_;
+};
+
+// n trials o.trial .. of the CUDA engine o.engine on `problem`, whose objective is fn.
+template <class T, class Fn>
+std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOptions& o, int n, const Fn& fn) {
+  if (o.engine == Engine::gpu) return gpu_engine::run<T>(problem, r, o, n, fn);
+  std::vector<Result> out;
+  RunOptions ot = o;
+  const auto rows = std::make_shared<const Rows<Fn, T>>(fn, problem.dim());
+  for (int t = 0; t < n; ++t, ++ot.trial) {
+    switch (o.engine) {
+      case Engine::gpu_fused: out.push_back(fused::run<T>(problem, r, ot, fn)); break;
+      case Engine::gpu_kernels: out.push_back(minimize_gpu_kernels_rows<T>(problem, r, ot, *rows)); break;
+      case Engine::gpu_eval: out.push_back(minimize_gpu_eval_rows<T>(problem, r, ot, rows)); break;
+      default: throw ConfigError("--engine " + std::string(engine_name(o.engine)) + ": not a CUDA engine");
+    }
+  }
+  return out;
+}
+
+}  // namespace degpu::cuda::row_problem

@@ -1,0 +1,135 @@
+// degpu::device_problem compiled by nvcc, as a user's .cu file is: the functor runs on every CUDA engine
+// (gpu-eval, gpu-kernels, gpu-fused and each path of gpu) in f32 and f64 and gives the serial engine's run,
+// bit for bit (the functor's arithmetic is the same on both sides, and the test compiles with --fmad=false).
+// The functor reads its shift from managed memory, which the host (CPU engines) and the device both read.
+// Skipped with a message where no CUDA device exists.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "degpu/device_problem.hpp"
+#include "degpu/errors.hpp"
+#include "degpu/run.hpp"
+#include "gpu_test_util.hpp"
+
+using namespace degpu;
+
+namespace {
+
+// Styblinski-Tang with a coupling term, shifted by o (managed memory): no built-in function. Only +, -
+// and *, so that host and device (--fmad=false) compute the same bits.
+struct Coupled {
+  const double* o;
+  template <class T>
+  __host__ __device__ T operator()(const T* x, int dim) const {
+    T s = 0, c = 0;
+    for (int j = 0; j < dim; ++j) {
+      const T z = x[j] - static_cast<T>(o[j]);
+      s += (z * z * z * z - T(16) * z * z + T(5) * z) / T(2);
+      c += z;
+    }
+    return s + T(0.1) * c * c;
+  }
+};
+
+// A shift of D values in managed memory, freed at the end of the test.
+struct ManagedShift {
+  double* o = nullptr;
+  explicit ManagedShift(int D) {
+    if (cudaMallocManaged(&o, static_cast<std::size_t>(D) * sizeof(double)) != cudaSuccess) throw CudaError("cudaMallocManaged");
+    for (int j = 0; j < D; ++j) o[j] = 0.3 * std::sin(1.0 + j);
+  }
+  ~ManagedShift() { cudaFree(o); }
+};
+
+Problem coupled(const ManagedShift& s, int D) {
+  return device_problem(Coupled{s.o}, std::vector<double>(D, -5), std::vector<double>(D, 5), "coupled");
+}
+
+}  // namespace
+
+TEST(DeviceProblemGpu, EveryCudaEngineGivesTheSerialRun) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const int D = 37;
+  const ManagedShift shift(D);
+  const Problem p = coupled(shift, D);
+  EXPECT_TRUE(p.on_gpu());
+  struct Case {
+    Engine engine;
+    const char* plan;  // the gpu engine's forced launch (nullptr: its own choice)
+    Mutation mutation;
+    Crossover crossover;
+  };
+  const Case cases[] = {
+      {Engine::gpu_eval, nullptr, Mutation::rand1, Crossover::bin},
+      {Engine::gpu_kernels, nullptr, Mutation::current_to_pbest1, Crossover::exp},
+      {Engine::gpu_fused, nullptr, Mutation::best2, Crossover::bin},
+      {Engine::gpu, nullptr, Mutation::rand_to_best1, Crossover::nec},
+      {Engine::gpu, "resident,4,0,8", Mutation::current_to_pbest1, Crossover::bin},
+      {Engine::gpu, "resident,2,0,32", Mutation::rand2, Crossover::exp},
+      {Engine::gpu, "resident,1,0,8", Mutation::best1, Crossover::bin},
+      {Engine::gpu, "grid,128", Mutation::current_to_best1, Crossover::bin},
+  };
+  for (const Case& c : cases) {
+    for (Precision prec : {Precision::f64, Precision::f32}) {
+      const DEConfig de = path_config(40, c.mutation, c.crossover);
+      StopCriteria stop;
+      stop.max_gens = 50;
+      RunOptions cpu, gpu;
+      cpu.engine = Engine::serial;
+      gpu.engine = c.engine;
+      cpu.precision = gpu.precision = prec;
+      const std::string what = std::string(engine_name(c.engine)) + " " + (c.plan ? c.plan : "(own plan)") + " " +
+                               std::string(precision_name(prec));
+      std::unique_ptr<PlanOverride> plan;
+      if (c.plan) plan = std::make_unique<PlanOverride>(c.plan);
+      expect_same_run(minimize(p, de, stop, cpu), minimize(p, de, stop, gpu), 0.0, what);  // the same bits
+    }
+  }
+}
+
+TEST(DeviceProblemGpu, JdeTrialsAndATargetOnTheGpuEngine) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const int D = 10;
+  const ManagedShift shift(D);
+  const Problem p = coupled(shift, D);
+  DEConfig de;
+  de.np = 30;
+  de.algorithm = Algorithm::jde;
+  StopCriteria stop;
+  stop.max_gens = 80;
+  RunOptions o;
+  o.engine = Engine::gpu;
+  const TrialsResult all = minimize_trials(p, de, stop, o, 4);  // resident, the trials side by side
+  ASSERT_EQ(all.trials.size(), 4u);
+  for (int t = 0; t < 4; ++t) {
+    RunOptions s = o;
+    s.engine = Engine::serial;
+    s.trial = static_cast<std::uint32_t>(t);
+    expect_same_run(minimize(p, de, stop, s), all.trials[t], 0.0, "jde trial " + std::to_string(t));
+  }
+  EXPECT_NE(all.trials[0].best_f, all.trials[1].best_f);
+}
+
+TEST(DeviceProblemGpu, LargeDimensionTakesTheGridPathNotTheWideOne) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const int D = 3001;
+  const ManagedShift shift(D);
+  const Problem p = coupled(shift, D);
+  DEConfig de;
+  de.np = 8;
+  StopCriteria stop;
+  stop.max_gens = 5;
+  RunOptions cpu, gpu;
+  cpu.engine = Engine::serial;
+  gpu.engine = Engine::gpu;
+  expect_same_run(minimize(p, de, stop, cpu), minimize(p, de, stop, gpu), 0.0, "D 3001");
+  {
+    PlanOverride wide("wide,2,256");
+    EXPECT_THROW(minimize(p, de, stop, gpu), ConfigError);
+  }
+}
