@@ -140,6 +140,16 @@ DEGPU_HD_INLINE void for_each_bin(const Stream& s, const CrossoverDraw& c, int D
   }
 }
 
+// Whether coordinate j of the trial comes from the mutant, decided on its own (the GPU engines' thread per
+// coordinate): bin, word 4 + j of the crossover stream (for_each_bin's) below the threshold, or j = jrand;
+// exp and nec, j inside the cyclic run.
+DEGPU_HD_INLINE bool crossed_at(const Params& p, const Stream& cs, const CrossoverDraw& c, int j) {
+  if (p.crossover == Crossover::bin)
+    return cs.word(4 + static_cast<std::uint64_t>(j)) < c.threshold || static_cast<std::uint32_t>(j) == c.first;
+  const std::uint32_t offset = (static_cast<std::uint32_t>(j) + p.D - c.first) % static_cast<std::uint32_t>(p.D);
+  return offset < c.length;
+}
+
 // The crossover mask of one individual (m[j] = 1 where coordinate j comes from the mutant), as the
 // matrix engine makes it: bin draws every coordinate; exp and nec fill one cyclic run.
 DEGPU_HD_INLINE void crossover_mask(const Params& p, const Stream& cs, const CrossoverDraw& c, std::uint8_t* m) {

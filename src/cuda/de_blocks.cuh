@@ -58,14 +58,7 @@ __device__ void block_make_trial(const ops::Params& p, std::uint32_t g, std::uin
   const ops::Stream rs(p.seed, p.trial, ops::Purpose::repair, g, i);
   T* u = trial + static_cast<std::size_t>(i) * D;
   for (int j = threadIdx.x; j < D; j += blockDim.x) {
-    bool crossed;
-    if (p.crossover == Crossover::bin) {
-      crossed = cs.word(4 + static_cast<std::uint64_t>(j)) < sc.threshold || static_cast<std::uint32_t>(j) == sc.first;
-    } else {
-      const std::uint32_t offset = (static_cast<std::uint32_t>(j) + D - sc.first) % static_cast<std::uint32_t>(D);
-      crossed = offset < sc.length;
-    }
-    u[j] = crossed ? ops::repair(p.repair, ops::mutate(p.mutation, sF, R, j), R.xi[j], lo[j], hi[j], rs, j) : R.xi[j];
+    u[j] = ops::crossed_at(p, cs, sc, j) ? ops::repair(p.repair, ops::mutate(p.mutation, sF, R, j), R.xi[j], lo[j], hi[j], rs, j) : R.xi[j];
   }
   __syncthreads();  // the shared draws may be reused for the block's next individual
 }

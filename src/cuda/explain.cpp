@@ -5,6 +5,7 @@
 #include "cuda/engines_cuda.hpp"
 #include "cuda/gpu_plan.hpp"
 #include "degpu/devices.hpp"
+#include "degpu/errors.hpp"
 
 namespace degpu {
 
@@ -13,6 +14,8 @@ std::vector<LaunchExplanation> explain_launch(const Problem& problem, const DECo
   RunOptions o = options;
   o.engine = Engine::gpu;
   validate(problem, de, stop, o);
+  if (problem.model())
+    throw ConfigError("problem " + problem.name() + ": the launches of a device_problem are not explained yet (the built-in problems' are)");
   const Resolved r = resolve(problem, de, stop);
   cuda::use_device(0);  // CudaError without a device
   const int D = problem.dim(), np = r.de.np;

@@ -56,6 +56,7 @@
 #include "cuda/check.hpp"
 #include "cuda/de_blocks.cuh"
 #include "cuda/device_array.cuh"
+#include "cuda/device_loop.cuh"
 #include "cuda/engines_cuda.hpp"
 #include "cuda/evaluate_rows.cuh"
 #include "degpu/errors.hpp"
@@ -230,14 +231,7 @@ __device__ __forceinline__ void group_make_trial(const ops::Params& p, std::uint
   const ops::CrossoverDraw c = dr.crossover;
   ops::visit_mutation(p.mutation, [&](auto M) {  // one switch per individual, not per coordinate
     for (int j = q.lane; j < D; j += q.G) {
-      bool crossed;
-      if (p.crossover == Crossover::bin) {
-        crossed = cs.word(4 + static_cast<std::uint64_t>(j)) < c.threshold || static_cast<std::uint32_t>(j) == c.first;
-      } else {
-        const std::uint32_t offset = (static_cast<std::uint32_t>(j) + D - c.first) % static_cast<std::uint32_t>(D);
-        crossed = offset < c.length;
-      }
-      u[j] = crossed ? ops::repair(p.repair, ops::mutate<decltype(M)::value>(F, R, j), R.xi[j], lo[j], hi[j], rs, j)
+      u[j] = ops::crossed_at(p, cs, c, j) ? ops::repair(p.repair, ops::mutate<decltype(M)::value>(F, R, j), R.xi[j], lo[j], hi[j], rs, j)
                      : R.xi[j];
     }
   });
@@ -290,11 +284,6 @@ __global__ void kernel_mcer(ops::Params p, std::uint32_t g, int G, const Draw* _
   }
 }
 
-constexpr int kBestThreads = 1024;
-template <class T>
-__global__ void find_best(int np, const T* __restrict__ f, std::uint32_t* best, T* best_f) {
-  block_find_best<kBestThreads>(np, f, best, best_f);
-}
 
 inline int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b); }
 
@@ -372,9 +361,7 @@ struct CudaEvent {
 template <class T, class Fn>
 Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const Fn& fn) {
   static_assert(!is_schedule_function<Fn>, "gpu-fused does not run schedules (kNoSchedule)");
-  using clock = std::chrono::steady_clock;
-  const auto t0 = clock::now();
-  const auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - t0).count(); };
+  const auto t0 = std::chrono::steady_clock::now();
   const ops::Params p = ops::make_params(problem, r, o);
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np);
   const auto ie = kernel_ie<Fn, T>;
@@ -389,9 +376,8 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
   use_device(fixed);
   const Launch L = choose_launch(ie, mcer, p.D, p.np, sizeof(T));
   if (!L.shared_rows) use_device(fixed + np * D * sizeof(T));
-  DeviceArray<T> xa(np * D), xb(np * D), fa(np), fb(np), best_f(1), trial_rows(L.shared_rows ? 0 : np * D);
+  DeviceArray<T> xa(np * D), xb(np * D), fa(np), fb(np), trial_rows(L.shared_rows ? 0 : np * D);
   DeviceArray<Draw> draws_a(np), draws_b(np);
-  DeviceArray<std::uint32_t> best(1), ranking(np);
   DeviceArray<unsigned long long> nan_count(1);
   const ProblemOnDevice<T> box(problem);
   const T* o_dev = box.shift;
@@ -425,81 +411,35 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
   // The box and shift were copied on the legacy stream, which the non-blocking streams do not wait for.
   DEGPU_CUDA_TRY(cudaDeviceSynchronize());
 
-  Result res;
-  T bf = 0;
-  std::vector<T> f_h;
-  std::vector<std::uint32_t> rank_h;
   const auto launch_p = [&](long long gen) {
     kernel_p<<<p_blocks, static_cast<unsigned>(p_threads), 0, sp>>>(p, static_cast<std::uint32_t>(gen), draws[gen % 2]);
     DEGPU_CUDA_TRY(cudaGetLastError());
     DEGPU_CUDA_TRY(cudaEventRecord(p_done[gen % 2].e, sp));
   };
   int cur = 0;  // xs[cur], fs[cur]: the population
-  const auto read_best = [&] {
-    find_best<T><<<1, kBestThreads, 0, sm>>>(p.np, fs[cur], best.ptr, best_f.ptr);
-    DEGPU_CUDA_TRY(cudaGetLastError());
-    DEGPU_CUDA_TRY(cudaMemcpyAsync(&bf, best_f.ptr, sizeof(T), cudaMemcpyDeviceToHost, sm));
-    DEGPU_CUDA_TRY(cudaStreamSynchronize(sm));
-  };
-  const auto record = [&](long long g) { res.history.push_back({g, res.evals, static_cast<double>(bf), elapsed()}); };
-
-  ie<<<static_cast<unsigned>(L.blocks), static_cast<unsigned>(L.threads), L.smem, sm>>>(
-      p, L.G, xs[cur], fs[cur], box.lo.ptr, box.hi.ptr, o_dev, bias, nan_count.ptr, cec_group, fn);
-  DEGPU_CUDA_TRY(cudaGetLastError());
-  launch_p(1);  // overlaps IE
-  read_best();
-  res.evals = p.np;
-  if (o.history_every > 0) record(0);
-  const bool pbest = p.mutation == Mutation::current_to_pbest1;
-  long long g = 0;
-  std::optional<StopReason> reason = check_stop(r.stop, problem.optimum_f(), static_cast<double>(bf), res.evals, p.np, 0, elapsed());
-  while (!reason) {
-    ++g;
-    if (pbest) {  // the ranking on the host, as the CPU engines make it (MCER of g-1 is done: read_best waited)
-      f_h.resize(np);
-      rank_h.resize(np);
-      DEGPU_CUDA_TRY(cudaMemcpyAsync(f_h.data(), fs[cur], np * sizeof(T), cudaMemcpyDeviceToHost, sm));
-      DEGPU_CUDA_TRY(cudaStreamSynchronize(sm));
-      std::iota(rank_h.begin(), rank_h.end(), 0u);
-      std::stable_sort(rank_h.begin(), rank_h.end(), [&](std::uint32_t a, std::uint32_t b) { return ops::better(f_h[a], f_h[b]); });
-      DEGPU_CUDA_TRY(cudaMemcpyAsync(ranking.ptr, rank_h.data(), np * sizeof(std::uint32_t), cudaMemcpyHostToDevice, sm));
-      // a pageable source is staged before the call returns, and the copy precedes MCER on sm; wait anyway
-      // so that rank_h may be reused whatever the copy path
-      DEGPU_CUDA_TRY(cudaStreamSynchronize(sm));
-    }
-    DEGPU_CUDA_TRY(cudaStreamWaitEvent(sm, p_done[g % 2].e, 0));  // draws[g % 2] are generation g's
-    mcer<<<static_cast<unsigned>(L.blocks), static_cast<unsigned>(L.threads), L.smem, sm>>>(
-        p, static_cast<std::uint32_t>(g), L.G, draws[g % 2], xs[cur], fs[cur], xs[cur ^ 1], fs[cur ^ 1], best.ptr,
-        pbest ? ranking.ptr : nullptr, box.lo.ptr, box.hi.ptr, o_dev, bias, trial_global, nan_count.ptr, cec_group, jde, fn);
-    DEGPU_CUDA_TRY(cudaGetLastError());
-    DEGPU_CUDA_TRY(cudaEventRecord(mcer_done[g % 2].e, sm));
-    // P of g+1 overwrites draws[(g+1) % 2], last read by MCER of g-1 (done already: the host waited for the
-    // best after it; the event keeps the order explicit on the device). It runs alongside MCER of g.
-    if (g >= 2) DEGPU_CUDA_TRY(cudaStreamWaitEvent(sp, mcer_done[(g + 1) % 2].e, 0));
-    launch_p(g + 1);
-    cur ^= 1;
-    read_best();
-    res.evals += p.np;
-    reason = check_stop(r.stop, problem.optimum_f(), static_cast<double>(bf), res.evals, p.np, g, elapsed());
-    if (o.history_every > 0 && (g % o.history_every == 0 || reason)) record(g);
-    if (o.progress) o.progress(Progress{g, res.evals, static_cast<double>(bf), elapsed()});
-  }
-  std::uint32_t b = 0;
-  unsigned long long nans = 0;
+  Result res = device_loop::run<T>(
+      problem, r, o, p, sm, t0, nan_count.ptr,
+      [&] {
+        ie<<<static_cast<unsigned>(L.blocks), static_cast<unsigned>(L.threads), L.smem, sm>>>(
+            p, L.G, xs[cur], fs[cur], box.lo.ptr, box.hi.ptr, o_dev, bias, nan_count.ptr, cec_group, fn);
+        DEGPU_CUDA_TRY(cudaGetLastError());
+        launch_p(1);  // overlaps IE
+      },
+      [&](long long g, const std::uint32_t* best, const std::uint32_t* ranking) {
+        DEGPU_CUDA_TRY(cudaStreamWaitEvent(sm, p_done[g % 2].e, 0));  // draws[g % 2] are generation g's
+        mcer<<<static_cast<unsigned>(L.blocks), static_cast<unsigned>(L.threads), L.smem, sm>>>(
+            p, static_cast<std::uint32_t>(g), L.G, draws[g % 2], xs[cur], fs[cur], xs[cur ^ 1], fs[cur ^ 1], best, ranking,
+            box.lo.ptr, box.hi.ptr, o_dev, bias, trial_global, nan_count.ptr, cec_group, jde, fn);
+        DEGPU_CUDA_TRY(cudaGetLastError());
+        DEGPU_CUDA_TRY(cudaEventRecord(mcer_done[g % 2].e, sm));
+        // P of g+1 overwrites draws[(g+1) % 2], last read by MCER of g-1 (done already: the host waited for
+        // the best after it; the event keeps the order explicit on the device). It runs alongside MCER of g.
+        if (g >= 2) DEGPU_CUDA_TRY(cudaStreamWaitEvent(sp, mcer_done[(g + 1) % 2].e, 0));
+        launch_p(g + 1);
+        cur ^= 1;
+      },
+      [&] { return device_loop::Rows<T>{xs[cur], fs[cur]}; });
   DEGPU_CUDA_TRY(cudaStreamSynchronize(sp));  // the last P (unused) before its buffers go
-  DEGPU_CUDA_TRY(cudaMemcpyAsync(&b, best.ptr, sizeof(b), cudaMemcpyDeviceToHost, sm));
-  DEGPU_CUDA_TRY(cudaMemcpyAsync(&nans, nan_count.ptr, sizeof(nans), cudaMemcpyDeviceToHost, sm));
-  DEGPU_CUDA_TRY(cudaStreamSynchronize(sm));  // b is needed on the host for the next copy
-  std::vector<T> bx(D);
-  DEGPU_CUDA_TRY(cudaMemcpyAsync(bx.data(), xs[cur] + static_cast<std::size_t>(b) * D, D * sizeof(T), cudaMemcpyDeviceToHost, sm));
-  DEGPU_CUDA_TRY(cudaStreamSynchronize(sm));
-  res.generations = g;
-  res.stop_reason = *reason;
-  res.best_f = static_cast<double>(bf);
-  res.best_x.assign(bx.begin(), bx.end());
-  res.nan_evals = static_cast<long long>(nans);
-  if (problem.optimum_f()) res.best_error = res.best_f - *problem.optimum_f();
-  res.wall_s = elapsed();
   return res;
 }
 
