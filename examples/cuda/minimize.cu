@@ -9,22 +9,13 @@
 #include <string>
 #include <vector>
 
-// Styblinski-Tang: f(x) = sum_j (x_j^4 - 16 x_j^2 + 5 x_j) / 2, minimum -39.16616570377142 D at
-// x_j = -2.903534. The row form: one individual's row x of `dim` values, in float or double.
-struct StyblinskiTang {
-  template <class T>
-  __host__ __device__ T operator()(const T* x, int dim) const {
-    T s = 0;
-    for (int j = 0; j < dim; ++j) s += (x[j] * x[j] * x[j] * x[j] - T(16) * x[j] * x[j] + T(5) * x[j]) / T(2);
-    return s;
-  }
-};
+#include "styblinski_tang.hpp"
 
 int main(int argc, char** argv) {
   try {
     const int D = 20;
     const degpu::Problem problem = degpu::device_problem(StyblinskiTang{}, std::vector<double>(D, -5.0), std::vector<double>(D, 5.0),
-                                                         "styblinski-tang", -39.16616570377142 * D);
+                                                         "styblinski-tang", StyblinskiTang::kMinimumPerCoordinate * D);
     degpu::RunOptions o;
     o.seed = 3;
     if (argc > 1) o.engine = degpu::parse_engine(argv[1]);

@@ -16,6 +16,7 @@
 #include "degpu/errors.hpp"
 #include "degpu/run.hpp"
 #include "gpu_test_util.hpp"
+#include "../../examples/cuda/styblinski_tang.hpp"
 
 using namespace degpu;
 
@@ -133,5 +134,28 @@ TEST(DeviceProblemGpu, LargeDimensionTakesTheGridPathNotTheWideOne) {
   {
     PlanOverride wide("wide,2,256");
     EXPECT_THROW(minimize(p, de, stop, gpu), ConfigError);
+  }
+}
+
+// The functor of examples/cuda on every CUDA engine, in f32 and f64: the serial engine's run, bit for bit.
+TEST(DeviceProblemGpu, TheExamplesFunctorOnEveryEngine) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const int D = 20;
+  const Problem p = device_problem(StyblinskiTang{}, std::vector<double>(D, -5.0), std::vector<double>(D, 5.0), "styblinski-tang",
+                                   StyblinskiTang::kMinimumPerCoordinate * D);
+  DEConfig de;
+  de.np = 60;
+  StopCriteria stop;
+  stop.max_gens = 100;
+  for (Precision prec : {Precision::f64, Precision::f32}) {
+    RunOptions cpu;
+    cpu.engine = Engine::serial;
+    cpu.precision = prec;
+    const Result serial = minimize(p, de, stop, cpu);
+    for (Engine e : {Engine::gpu_eval, Engine::gpu_kernels, Engine::gpu_fused, Engine::gpu}) {
+      RunOptions gpu = cpu;
+      gpu.engine = e;
+      expect_same_run(serial, minimize(p, de, stop, gpu), 0.0, std::string(engine_name(e)) + " " + std::string(precision_name(prec)));
+    }
   }
 }
