@@ -1,7 +1,7 @@
 // What the row form of a user's functor (degpu/device_problem.hpp: one thread per individual evaluates
 // the whole row) costs against the built-in functions' term form (a group of lanes per individual), on
-// each CUDA engine: Rastrigin written as a functor beside the built-in rastrigin, same D, NP, strategy and
-// generations. Prints a Markdown table of wall times (the median of 3 runs after a warm-up run).
+// each CUDA engine: Rastrigin written as a functor in the row form, and in the term form (the built-in's
+// terms as a user's type), beside the built-in rastrigin, same D, NP, strategy and generations. Prints a Markdown table of wall times (the median of 3 runs after a warm-up run).
 //   degpu_device_problem_gpu [GENS_D100 [GENS_D1000]]      (defaults 2000 and 200)
 #include <algorithm>
 #include <cmath>
@@ -32,18 +32,22 @@ double median_wall(const degpu::Problem& p, const degpu::DEConfig& de, const deg
   return w[1];
 }
 
+// The term form (degpu/device_problem.hpp): the built-in rastrigin's terms as a user's type.
+struct TermRastrigin : degpu::fn::Rastrigin {};
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const long long gens100 = argc > 1 ? std::atoll(argv[1]) : 2000, gens1000 = argc > 2 ? std::atoll(argv[2]) : 200;
-  std::printf("| engine | D | generations | built-in rastrigin s | functor (row form) s | functor / built-in |\n");
-  std::printf("|---|---|---|---|---|---|\n");
+  std::printf("| engine | D | generations | built-in rastrigin s | functor, row form s | row / built-in | functor, term form s | term / built-in |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
   for (int D : {100, 1000}) {
     degpu::ProblemSpec spec;
     spec.name = "rastrigin";
     spec.dim = D;
     const degpu::Problem builtin = degpu::make_problem(spec);
     const degpu::Problem functor = degpu::device_problem(Rastrigin{}, builtin.lower(), builtin.upper(), "rastrigin-functor");
+    const degpu::Problem terms = degpu::device_problem(TermRastrigin{}, builtin.lower(), builtin.upper(), "rastrigin-terms");
     degpu::DEConfig de;
     de.np = 250;
     de.CR = {0.3, 0.3};
@@ -53,8 +57,9 @@ int main(int argc, char** argv) {
       degpu::RunOptions o;
       o.engine = e;
       o.precision = degpu::Precision::f32;
-      const double b = median_wall(builtin, de, stop, o), f = median_wall(functor, de, stop, o);
-      std::printf("| %s | %d | %lld | %.4f | %.4f | %.2f |\n", std::string(degpu::engine_name(e)).c_str(), D, *stop.max_gens, b, f, f / b);
+      const double b = median_wall(builtin, de, stop, o), f = median_wall(functor, de, stop, o), t = median_wall(terms, de, stop, o);
+      std::printf("| %s | %d | %lld | %.4f | %.4f | %.2f | %.4f | %.2f |\n", std::string(degpu::engine_name(e)).c_str(), D,
+                  *stop.max_gens, b, f, f / b, t, t / b);
       std::fflush(stdout);
     }
   }

@@ -15,6 +15,13 @@
 // and by the CUDA engines by one thread per individual (the gpu engine's and gpu-fused's groups of lanes
 // leave the row to their first lane).
 //
+// The term form, the fast path on the GPU: a stateless struct written as the built-in functions are
+// (functions/evaluate.hpp: pattern, sums, product, static term<T>(z, znext, i, D) and finish<A>(s0, s1, p,
+// D), with z = x here). The engines then spread an individual's terms over a group of lanes, as for the
+// built-ins, and the CPU engines evaluate it as they evaluate a built-in (bench/device_problem_gpu.cu: the
+// row form is 4-7x slower where the evaluation is the work). device_problem() tells the forms apart by
+// whether F has `pattern`.
+//
 // In a .cu file compiled by nvcc (and a degpu built with CUDA), device_problem() instantiates the CUDA
 // engines' kernels for F right there (as CUB's algorithms are instantiated where they are called), so the
 // problem runs on serial, threads, matrix, gpu-eval, gpu-kernels, gpu-fused and gpu. In a .cpp file (no
@@ -34,6 +41,7 @@
 #include <utility>
 #include <vector>
 
+#include "degpu/functions/evaluate.hpp"
 #include "degpu/problem.hpp"
 
 #if !defined(__CUDACC__)
@@ -58,19 +66,31 @@ namespace degpu {
 
 namespace detail {
 
+// Whether F is written in the term form (the built-ins', functions/evaluate.hpp), not the row form.
+template <class F, class = void>
+struct HasTerms : std::false_type {};
+template <class F>
+struct HasTerms<F, std::void_t<decltype(F::pattern), decltype(F::sums), decltype(F::product)>> : std::true_type {};
+
 // The model of a functor problem (problem_model.hpp).
 template <class F>
 class FunctorModel final : public ProblemModel {
  public:
+  static constexpr bool kTerms = HasTerms<F>::value;
   explicit FunctorModel(F f) : f_(std::move(f)) {}
-  double evaluate(const double* x, int dim) const override { return static_cast<double>(f_(x, dim)); }
-  float evaluate(const float* x, int dim) const override { return static_cast<float>(f_(x, dim)); }
+  double evaluate(const double* x, int dim) const override {
+    if constexpr (kTerms) return fn::evaluate<F, double, double>(x, nullptr, dim);
+    else return static_cast<double>(f_(x, dim));
+  }
+  float evaluate(const float* x, int dim) const override {
+    if constexpr (kTerms) return static_cast<float>(fn::evaluate<F, float, double>(x, nullptr, dim));
+    else return static_cast<float>(f_(x, dim));
+  }
 #if DEGPU_DEVICE_PROBLEM_ON_GPU
   bool on_gpu() const override { return true; }
   std::vector<Result> run_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int trials) const override {
-    const cuda::RowFunction<F> fn{f_};
-    return o.precision == Precision::f32 ? cuda::row_problem::run<float>(problem, r, o, trials, fn)
-                                         : cuda::row_problem::run<double>(problem, r, o, trials, fn);
+    if constexpr (kTerms) return run<F>(problem, r, o, trials, F{});  // the kernels' type, as a built-in's
+    else return run<cuda::RowFunction<F>>(problem, r, o, trials, cuda::RowFunction<F>{f_});
   }
 #endif
   std::string not_on_gpu() const override {
@@ -83,6 +103,13 @@ class FunctorModel final : public ProblemModel {
   }
 
  private:
+#if DEGPU_DEVICE_PROBLEM_ON_GPU
+  template <class Fn>
+  static std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOptions& o, int trials, const Fn& fn) {
+    return o.precision == Precision::f32 ? cuda::row_problem::run<float>(problem, r, o, trials, fn)
+                                         : cuda::row_problem::run<double>(problem, r, o, trials, fn);
+  }
+#endif
   F f_;
 };
 
@@ -95,8 +122,14 @@ template <class F>
 Problem device_problem(F f, std::vector<double> lower, std::vector<double> upper, std::string name = "user",
                        std::optional<double> optimum_f = std::nullopt,
                        std::optional<std::vector<double>> optimum_x = std::nullopt) {
-  static_assert(std::is_invocable_r_v<double, const F&, const double*, int> && std::is_invocable_r_v<float, const F&, const float*, int>,
-                "device_problem: F needs `template <class T> __host__ __device__ T operator()(const T* x, int dim) const`");
+  if constexpr (detail::HasTerms<F>::value) {
+    static_assert(std::is_empty_v<F>, "device_problem: a functor in the term form is stateless (static term and finish)");
+    static_assert(F::pattern != fn::Pattern::whole, "device_problem: the term form needs a pattern other than whole");
+  } else {
+    static_assert(std::is_invocable_r_v<double, const F&, const double*, int> && std::is_invocable_r_v<float, const F&, const float*, int>,
+                  "device_problem: F needs `template <class T> __host__ __device__ T operator()(const T* x, int dim) const` "
+                  "(the row form) or the built-ins' term form");
+  }
 #if DEGPU_DEVICE_PROBLEM_ON_GPU
   static_assert(std::is_trivially_copyable_v<F>,
                 "device_problem: F is copied to the GPU as a kernel parameter, so it must be trivially copyable "

@@ -2,12 +2,14 @@
 // the user's own .cu file, so that the engines' kernels are instantiated there for the user's functor F:
 //   - gpu and gpu-fused: their kernels (gpu_engine.cuh, gpu_fused.cuh) for RowFunction<F>;
 //   - gpu-kernels and gpu-eval: the library's engines with a RowsEvaluator whose kernel is instantiated
-//     here (a thread per row).
+//     here (a thread per row; a warp per row for a functor in the term form).
+// Fn is RowFunction<F> for the row form, F itself for the term form (as a built-in function's type).
 #pragma once
 #include <memory>
 #include <vector>
 
 #include "cuda/batch_evaluator.hpp"
+#include "cuda/evaluate_rows.cuh"
 #include "cuda/gpu_engine.cuh"
 #include "cuda/gpu_fused.cuh"
 #include "cuda/kernel_function.cuh"
@@ -16,9 +18,9 @@
 
 namespace degpu::cuda::row_problem {
 
-// f[k] = fn.f(row k) for k < n, a thread per row.
+// f[k] = fn.f(row k) for k < n, a thread per row (a RowFunction).
 template <class Fn, class T>
-__global__ void evaluate_rows(const __grid_constant__ Fn fn, const T* __restrict__ x, int D, int n, T* __restrict__ f) {
+__global__ void evaluate_row_function(const __grid_constant__ Fn fn, const T* __restrict__ x, int D, int n, T* __restrict__ f) {
   const long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (k < n) f[k] = static_cast<T>(fn.f(x + static_cast<std::size_t>(k) * D, D));
 }
@@ -29,8 +31,14 @@ class Rows final : public RowsEvaluator<T> {
   Rows(const Fn& fn, int D) : fn_(fn), D_(D) {}
   void evaluate(const T* rows, int n, T* f, CUstream_st* stream) const override {
     if (n < 1) return;
-    constexpr int kThreads = 128;
-    evaluate_rows<Fn, T><<<static_cast<unsigned>((n + kThreads - 1) / kThreads), kThreads, 0, stream>>>(fn_, rows, D_, n, f);
+    if constexpr (has_terms<Fn>) {  // the term form: a warp per row, as the built-ins (evaluate_rows.cuh)
+      constexpr int kThreads = 256;
+      const long long threads = static_cast<long long>(n) * kWarpSize;
+      cuda::evaluate_rows<Fn, T><<<static_cast<unsigned>((threads + kThreads - 1) / kThreads), kThreads, 0, stream>>>(rows, nullptr, D_, n, 0.0, f);
+    } else {
+      constexpr int kThreads = 128;
+      evaluate_row_function<Fn, T><<<static_cast<unsigned>((n + kThreads - 1) / kThreads), kThreads, 0, stream>>>(fn_, rows, D_, n, f);
+    }
     DEGPU_CUDA_TRY(cudaGetLastError());
   }
 

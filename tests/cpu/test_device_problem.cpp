@@ -40,6 +40,9 @@ struct Sphere1 {  // (x - 1)^2 summed: f* = 0 at x = 1
   }
 };
 
+// The built-in sphere's terms, as a user's functor in the term form.
+struct TermSphere : fn::Sphere {};
+
 Problem coupled(int dim) { return device_problem(Coupled{}, std::vector<double>(dim, -5), std::vector<double>(dim, 5), "coupled"); }
 
 DEConfig small_de() {
@@ -135,4 +138,23 @@ TEST(DeviceProblem, BadInputIsRefused) {
   EXPECT_THROW(device_problem(Coupled{}, {0.0}, {INFINITY}, "infinite"), ConfigError);
   EXPECT_THROW(device_problem(Coupled{}, {0.0, 0.0}, {1.0, 1.0}, "x", 0.0, std::vector<double>{0.5}), ConfigError);
   EXPECT_THROW(device_problem(Coupled{}, {0.0}, {1.0}, "f", NAN), ConfigError);
+}
+
+TEST(DeviceProblem, TheTermFormRunsAsTheBuiltInDoes) {
+  // a functor in the term form is evaluated as the built-ins are: the same formula gives the same run
+  const int D = 30;
+  const Problem builtin = classic("sphere", D);
+  const Problem mine = device_problem(TermSphere{}, builtin.lower(), builtin.upper(), "mine");
+  EXPECT_FALSE(mine.on_gpu());
+  for (Precision prec : {Precision::f64, Precision::f32}) {
+    for (Engine e : {Engine::serial, Engine::threads, Engine::matrix}) {
+      RunOptions o;
+      o.engine = e;
+      o.precision = prec;
+      EXPECT_TRUE(same_bits(minimize(mine, small_de(), gens(50), o), minimize(builtin, small_de(), gens(50), o)))
+          << engine_name(e) << " " << precision_name(prec);
+    }
+  }
+  const std::vector<float> x(D, 1.5f);
+  EXPECT_EQ(mine.evaluate<float>(x.data()), builtin.evaluate<float>(x.data()));
 }

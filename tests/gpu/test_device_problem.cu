@@ -137,6 +137,23 @@ TEST(DeviceProblemGpu, LargeDimensionTakesTheGridPathNotTheWideOne) {
   }
 }
 
+// Runs p on the serial engine and on each CUDA engine, in f64 and f32: check(serial, gpu run, "engine
+// precision", gpu options).
+template <class Check>
+void on_every_cuda_engine(const Problem& p, const DEConfig& de, const StopCriteria& stop, Check check) {
+  for (Precision prec : {Precision::f64, Precision::f32}) {
+    RunOptions cpu;
+    cpu.engine = Engine::serial;
+    cpu.precision = prec;
+    const Result serial = minimize(p, de, stop, cpu);
+    for (Engine e : {Engine::gpu_eval, Engine::gpu_kernels, Engine::gpu_fused, Engine::gpu}) {
+      RunOptions gpu = cpu;
+      gpu.engine = e;
+      check(serial, minimize(p, de, stop, gpu), std::string(engine_name(e)) + " " + std::string(precision_name(prec)), gpu);
+    }
+  }
+}
+
 // The functor of examples/cuda on every CUDA engine, in f32 and f64: the serial engine's run, bit for bit.
 TEST(DeviceProblemGpu, TheExamplesFunctorOnEveryEngine) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
@@ -147,15 +164,29 @@ TEST(DeviceProblemGpu, TheExamplesFunctorOnEveryEngine) {
   de.np = 60;
   StopCriteria stop;
   stop.max_gens = 100;
-  for (Precision prec : {Precision::f64, Precision::f32}) {
-    RunOptions cpu;
-    cpu.engine = Engine::serial;
-    cpu.precision = prec;
-    const Result serial = minimize(p, de, stop, cpu);
-    for (Engine e : {Engine::gpu_eval, Engine::gpu_kernels, Engine::gpu_fused, Engine::gpu}) {
-      RunOptions gpu = cpu;
-      gpu.engine = e;
-      expect_same_run(serial, minimize(p, de, stop, gpu), 0.0, std::string(engine_name(e)) + " " + std::string(precision_name(prec)));
-    }
-  }
+  on_every_cuda_engine(p, de, stop, [](const Result& serial, const Result& r, const std::string& what, const RunOptions&) {
+    expect_same_run(serial, r, 0.0, what);
+  });
+}
+
+// A functor in the term form (here the built-in rastrigin's terms, as a user's type) takes the built-ins'
+// kernels: on each CUDA engine the built-in's run bit for bit, and the serial engine's within the sums'
+// order (as the built-ins).
+struct TermRastrigin : fn::Rastrigin {};
+
+TEST(DeviceProblemGpu, TheTermFormTakesTheBuiltInsKernels) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const int D = 50;
+  ProblemSpec spec;
+  spec.name = "rastrigin";
+  spec.dim = D;
+  const Problem builtin = make_problem(spec);
+  const Problem mine = device_problem(TermRastrigin{}, builtin.lower(), builtin.upper(), "mine");
+  const DEConfig de = path_config(40, Mutation::rand1, Crossover::bin);
+  StopCriteria stop;
+  stop.max_gens = 60;
+  on_every_cuda_engine(mine, de, stop, [&](const Result& serial, const Result& r, const std::string& what, const RunOptions& gpu) {
+    expect_same_run(minimize(builtin, de, stop, gpu), r, 0.0, what + " vs the built-in");
+    expect_same_run(serial, r, gpu.precision == Precision::f64 ? 1e-9 : 1e-4, what + " vs serial");
+  });
 }
