@@ -27,8 +27,10 @@
 // problem runs on serial, threads, matrix, gpu-eval, gpu-kernels, gpu-fused and gpu. In a .cpp file (no
 // nvcc) the same call gives a problem for the CPU engines only, and a CUDA engine refuses it with one line.
 // Under nvcc, F is copied to the device as a kernel parameter: it must be trivially copyable (hold device
-// pointers to any data, never containers) and at most 4 KiB. For the serial engine's bits on the GPU,
-// compile the .cu file with --fmad=false (degpu's own kernels are; examples/cuda does).
+// pointers to any data, never containers) and at most 4 KiB; the CPU engines call it on the host, so data
+// that both read belongs in managed memory (cudaMallocManaged). Compile the .cu file for sm_90 (the gpu
+// engine's thread-block clusters), and with --fmad=false for the serial engine's bits on the GPU (degpu's
+// own kernels are; examples/cuda does both).
 //
 // Outside nvcc this header defines __host__ and __device__ as nothing where they are not defined, so that
 // the same functor compiles in a .cpp file.
