@@ -117,8 +117,8 @@ class FunctorModel final : public ProblemModel {
 
 }  // namespace detail
 
-// A problem on the box [lower, upper] whose objective is f (the row form above). `optimum_f`, when given,
-// enables target-error stops and best_error in results; `optimum_x` (D values), distance_to_optimum.
+// A problem on the box [lower, upper] whose objective is f (the row form or the term form above).
+// `optimum_f`, when given, enables target-error stops and best_error in results; `optimum_x` (D values), distance_to_optimum.
 // ConfigError on a bad box (as Problem's constructor).
 template <class F>
 Problem device_problem(F f, std::vector<double> lower, std::vector<double> upper, std::string name = "user",

@@ -103,8 +103,7 @@ void BatchEvaluator<T>::evaluate(const T* rows, int n, T* f) {
   if (n > m.max_rows) throw ConfigError("BatchEvaluator: more rows than allocated");
   const std::size_t D = static_cast<std::size_t>(m.D);
   DEGPU_CUDA_TRY(cudaMemcpyAsync(m.rows, rows, static_cast<std::size_t>(n) * D * sizeof(T), cudaMemcpyHostToDevice, m.stream));
-  m.eval->evaluate(m.rows, n, m.f, m.stream);
-  DEGPU_CUDA_TRY(cudaGetLastError());
+  m.eval->evaluate(m.rows, n, m.f, m.stream);  // checks its launches
   DEGPU_CUDA_TRY(cudaMemcpyAsync(f, m.f, static_cast<std::size_t>(n) * sizeof(T), cudaMemcpyDeviceToHost, m.stream));
   DEGPU_CUDA_TRY(cudaStreamSynchronize(m.stream));
 }

@@ -7,23 +7,26 @@
 namespace degpu::cuda {
 namespace {
 
+// f(fun) with the problem's kernel function type; a schedule is refused (gpu-fused does not run one).
+template <class Fn>
+void visit_fused(const Problem& problem, Fn&& f) {
+  visit_problem(problem, [&](auto fun) {
+    if constexpr (is_schedule_function<decltype(fun)>) throw ConfigError(fused::kNoSchedule);
+    else f(fun);
+  });
+}
+
 template <class T>
 Result run_fused(const Problem& problem, const Resolved& r, const RunOptions& o) {
   Result res;
-  visit_problem(problem, [&](auto fun) {
-    if constexpr (is_schedule_function<decltype(fun)>) throw ConfigError(fused::kNoSchedule);
-    else res = fused::run<T>(problem, r, o, fun);
-  });
+  visit_fused(problem, [&](auto fun) { res = fused::run<T>(problem, r, o, fun); });
   return res;
 }
 
 template <class T>
 std::string explain_fused(const Problem& problem, const Resolved& r, const RunOptions& o) {
   std::string s;
-  visit_problem(problem, [&](auto fun) {
-    if constexpr (is_schedule_function<decltype(fun)>) throw ConfigError(fused::kNoSchedule);
-    else s = fused::explain<T, decltype(fun)>(problem, r, o);
-  });
+  visit_fused(problem, [&](auto fun) { s = fused::explain<T, decltype(fun)>(problem, r, o); });
   return s;
 }
 

@@ -2,8 +2,9 @@
 // operation: initialise (a block per individual, a thread per coordinate), evaluate (a warp per
 // individual), make trials (donors and crossover drawn by one thread, then a thread per coordinate:
 // mutation where crossed, repair), select, find the best. The host reads the best value after each
-// generation to decide whether to stop (device_loop.cuh, shared with gpu-fused). The operators are those of the CPU engines (core/de_ops.hpp),
-// on the same counter-based streams, so the GPU takes the same decisions for the same seed.
+// generation to decide whether to stop (device_loop.cuh, shared with gpu-fused). The operators are those
+// of the CPU engines (core/de_ops.hpp), on the same counter-based streams, so the GPU takes the same
+// decisions for the same seed.
 #include <chrono>
 #include <cstdint>
 
@@ -55,12 +56,9 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
   const ProblemOnDevice<T> box(problem);
   const DeviceArray<T> initial = upload_initial<T>(o);
   cudaStream_t stream = 0;
-  // the np rows at rows into values (built-ins: a warp per row; CEC functions: a thread per row;
-  // schedules: a CTA per row, a thread per task; a model: its own)
-  const auto evaluate = [&](const T* rows, T* values) {
-    eval.evaluate(rows, p.np, values, stream);
-    DEGPU_CUDA_TRY(cudaGetLastError());
-  };
+  // the np rows at rows into values, launches checked (built-ins: a warp per row; CEC functions: a thread
+  // per row; schedules: a CTA per row, a thread per task; a model: its own)
+  const auto evaluate = [&](const T* rows, T* values) { eval.evaluate(rows, p.np, values, stream); };
   DEGPU_CUDA_TRY(cudaMemset(nan_count.ptr, 0, sizeof(unsigned long long)));
   const int tpb = gpu_kernels_threads(p.D);
   const unsigned grid = static_cast<unsigned>(np);

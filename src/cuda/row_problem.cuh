@@ -32,9 +32,7 @@ class Rows final : public RowsEvaluator<T> {
   void evaluate(const T* rows, int n, T* f, CUstream_st* stream) const override {
     if (n < 1) return;
     if constexpr (has_terms<Fn>) {  // the term form: a warp per row, as the built-ins (evaluate_rows.cuh)
-      constexpr int kThreads = 256;
-      const long long threads = static_cast<long long>(n) * kWarpSize;
-      cuda::evaluate_rows<Fn, T><<<static_cast<unsigned>((threads + kThreads - 1) / kThreads), kThreads, 0, stream>>>(rows, nullptr, D_, n, 0.0, f);
+      launch_evaluate_rows<Fn, T>(rows, nullptr, D_, n, 0.0, f, stream);
     } else {
       constexpr int kThreads = 128;
       evaluate_row_function<Fn, T><<<static_cast<unsigned>((n + kThreads - 1) / kThreads), kThreads, 0, stream>>>(fn_, rows, D_, n, f);

@@ -37,6 +37,13 @@ void check_box(const std::vector<double>& lo, const std::vector<double>& hi) {
   }
 }
 
+// A user's optimum_x, where given, has D values.
+void check_optimum_x(const std::string& name, const std::optional<std::vector<double>>& optimum_x, std::size_t D) {
+  if (optimum_x && optimum_x->size() != D)
+    throw ConfigError("problem " + name + ": optimum_x has " + std::to_string(optimum_x->size()) + " values for " +
+                      std::to_string(D) + " dimensions");
+}
+
 bool inside_box(const std::vector<double>& x, const std::vector<double>& lo, const std::vector<double>& hi) {
   for (std::size_t j = 0; j < x.size(); ++j)
     if (!(x[j] >= lo[j] && x[j] <= hi[j])) return false;
@@ -85,9 +92,7 @@ Problem::Problem(std::string name, std::vector<double> lower, std::vector<double
       optimum_x_(std::move(optimum_x)), objective_(std::move(objective)) {
   check_box(lower_, upper_);
   if (!objective_) throw ConfigError("problem " + name_ + ": no objective given");
-  if (optimum_x_ && optimum_x_->size() != lower_.size())
-    throw ConfigError("problem " + name_ + ": optimum_x has " + std::to_string(optimum_x_->size()) + " values for " +
-                      std::to_string(lower_.size()) + " dimensions");
+  check_optimum_x(name_, optimum_x_, lower_.size());
 }
 
 Problem Problem::builtin(fn::Classic function, int dim, std::vector<double> lower, std::vector<double> upper,
@@ -147,9 +152,7 @@ Problem Problem::from_model(std::string name, std::vector<double> lower, std::ve
   p.upper_ = std::move(upper);
   check_box(p.lower_, p.upper_);
   if (optimum_f && !std::isfinite(*optimum_f)) throw ConfigError("problem " + p.name_ + ": optimum_f " + num(*optimum_f) + " is not finite");
-  if (optimum_x && optimum_x->size() != p.lower_.size())
-    throw ConfigError("problem " + p.name_ + ": optimum_x has " + std::to_string(optimum_x->size()) + " values for " +
-                      std::to_string(p.lower_.size()) + " dimensions");
+  check_optimum_x(p.name_, optimum_x, p.lower_.size());
   p.optimum_f_ = optimum_f;
   p.optimum_x_ = std::move(optimum_x);
   p.model_ = std::move(model);

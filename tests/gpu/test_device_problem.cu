@@ -94,7 +94,7 @@ TEST(DeviceProblemGpu, EveryCudaEngineGivesTheSerialRun) {
   }
 }
 
-TEST(DeviceProblemGpu, JdeTrialsAndATargetOnTheGpuEngine) {
+TEST(DeviceProblemGpu, JdeTrialsSideBySideOnTheGpuEngine) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
   const int D = 10;
   const ManagedShift shift(D);
