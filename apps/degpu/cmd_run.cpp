@@ -180,8 +180,14 @@ MaswConfig masw_config(const RunArgs& a) {
 int run(const RunArgs& a) {
   const Problem problem = make_problem(a.problem.spec());
   const bool masw = a.algorithm == "ma-sw-chains";
-  if (!masw && a.algorithm != "de" && a.algorithm != "jde")
-    throw ConfigError("--algorithm " + a.algorithm + ": unknown algorithm (known: de, jde, ma-sw-chains)");
+  if (!masw) {
+    const auto de_family = list_algorithms();
+    if (std::find(de_family.begin(), de_family.end(), a.algorithm) == de_family.end()) {
+      std::string known;
+      for (std::string_view n : de_family) known += std::string(n) + ", ";
+      throw ConfigError("--algorithm " + a.algorithm + ": unknown algorithm (known: " + known + "ma-sw-chains)");
+    }
+  }
   DEConfig de;
   MaswConfig mc;
   if (masw) {

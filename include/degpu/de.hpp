@@ -91,6 +91,7 @@ std::string_view dither_name(Dither d);
 std::vector<std::string> list_strategies();
 Algorithm parse_algorithm(std::string_view name);
 std::string_view algorithm_name(Algorithm a);
+std::vector<std::string_view> list_algorithms();  // the DE family's --algorithm names
 
 // Distinct random indices besides i that mutation m reads (host and device).
 DEGPU_HD constexpr int donors_needed(Mutation m) {

@@ -26,8 +26,8 @@ struct Params {
   Repair repair;
   Dither dither;
   Range F, CR;
-  bool jde;   // jDE: F and CR per individual (jde_f_cr), the initial ones F.lo and CR.lo
-  Jde jde_p;
+  Algorithm algorithm;  // how F and CR are drawn and adapt (core/algorithms/registry.hpp)
+  Jde jde;              // --algorithm jde's settings
   int pbest_count;  // current-to-pbest: pb is drawn from the best pbest_count individuals
 };
 
@@ -42,15 +42,6 @@ DEGPU_HD_INLINE void draw_f_cr(const Params& p, std::uint32_t g, std::uint32_t i
   const rng::Block b = s.block(0);
   F = p.F.lo + rng::unit_from_word(b.w[0]) * (p.F.hi - p.F.lo);
   CR = p.CR.lo + rng::unit_from_word(b.w[1]) * (p.CR.hi - p.CR.lo);
-}
-
-// jDE: the F and CR of individual i's trial in generation g, from the individual's own Fi and CRi. Words
-// 0..3 of the dither stream of (g, i): F = F_l + u0 F_u if u1 < tau1, CR = u2 if u3 < tau2 (u = word / 2^32).
-DEGPU_HD_INLINE void jde_f_cr(const Params& p, std::uint32_t g, std::uint32_t i, double Fi, double CRi, double& F,
-                              double& CR) {
-  const rng::Block b = Stream(p.seed, p.trial, Purpose::dither, g, i).block(0);
-  F = rng::unit_from_word(b.w[1]) < p.jde_p.tau1 ? p.jde_p.F_l + rng::unit_from_word(b.w[0]) * p.jde_p.F_u : Fi;
-  CR = rng::unit_from_word(b.w[3]) < p.jde_p.tau2 ? rng::unit_from_word(b.w[2]) : CRi;
 }
 
 // Donor indices r[0..donors_needed) (distinct, != i) and, for current-to-pbest, the rank of pb among the

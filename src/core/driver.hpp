@@ -10,6 +10,7 @@
 #include <numeric>
 #include <vector>
 
+#include "core/algorithms/registry.hpp"
 #include "core/de_ops.hpp"
 #include "core/params.hpp"
 #include "core/thread_pool.hpp"
@@ -49,11 +50,14 @@ struct Population {
   std::vector<T> lo, hi;           // D
   std::uint32_t best = 0;
   std::vector<std::uint32_t> ranking;  // indices by fitness (current-to-pbest only)
-  std::vector<double> Fi, CRi, Ft, CRt;  // jDE: each individual's F and CR, and its trial's (np each)
+  // the algorithm's state of each individual and of its trial, word by word (core/algorithms): the trial's
+  // is what the individual's becomes if the trial replaces it
+  std::vector<double> state, trial_state;
   std::vector<T> initial;  // RunOptions::initial: the first rows of generation 0 (k x D)
   T* row(int i) { return buffer[side[i]].data() + static_cast<std::size_t>(i) * D; }
   const T* row(int i) const { return buffer[side[i]].data() + static_cast<std::size_t>(i) * D; }
   T* trial_row(int i) { return buffer[side[i] ^ 1].data() + static_cast<std::size_t>(i) * D; }
+  alg::Trials states() { return {state.data(), trial_state.data(), static_cast<std::size_t>(np), static_cast<int>(state.size() / np)}; }
 };
 
 // The rows read by the mutation of target i with donors d.
@@ -67,22 +71,19 @@ ops::MutationRows<T> mutation_rows(const Population<T>& P, std::uint32_t i, cons
   return R;
 }
 
-// F and CR of trial i in generation g: drawn (DE), or adapted from the individual's own (jDE, which keeps
-// them with the trial until selection).
+// The F and CR of trial i in generation g (the algorithm's draw); a stateful algorithm's state for the
+// trial is set aside, to become the individual's if the trial replaces it.
 template <class T>
-void trial_f_cr(const ops::Params& p, Population<T>& P, std::uint32_t g, std::uint32_t i, double& F, double& CR) {
-  if (!p.jde) return ops::draw_f_cr(p, g, i, F, CR);
-  ops::jde_f_cr(p, g, i, P.Fi[i], P.CRi[i], F, CR);
-  P.Ft[i] = F;
-  P.CRt[i] = CR;
+alg::Control trial_control(const ops::Params& p, Population<T>& P, std::uint32_t g, std::uint32_t i) {
+  return P.states().draw(p, g, i);
 }
 
 // Makes trial i of generation g into P.trial_row(i): mutation only where the crossover says, then repair.
 template <class T>
 void make_trial(const ops::Params& p, Population<T>& P, std::uint32_t g, std::uint32_t i) {
-  double Fd, CR;
-  trial_f_cr(p, P, g, i, Fd, CR);
-  const T F = static_cast<T>(Fd);
+  const alg::Control ctl = trial_control(p, P, g, i);
+  const double CR = ctl.CR;
+  const T F = static_cast<T>(ctl.F);
   const ops::Donors d = ops::draw_donors(p, g, i);
   const ops::MutationRows<T> R = mutation_rows(P, i, d, donors_needed(p.mutation));
   const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, i);
@@ -153,12 +154,8 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
   P.lo.assign(problem.lower().begin(), problem.lower().end());
   P.hi.assign(problem.upper().begin(), problem.upper().end());
   P.initial = ops::initial_rows<T>(o);
-  if (p.jde) {
-    P.Fi.assign(p.np, p.F.lo);
-    P.CRi.assign(p.np, p.CR.lo);
-    P.Ft.resize(p.np);
-    P.CRt.resize(p.np);
-  }
+  P.state = alg::initial_state(p, static_cast<std::size_t>(p.np));
+  P.trial_state.resize(P.state.size());
 
   Result res;
   const auto count_nan = [&](const std::vector<T>& f) {
@@ -212,7 +209,7 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
       if (ops::no_worse(P.ftrial[i], P.f[i])) {
         P.side[i] ^= 1;
         P.f[i] = P.ftrial[i];
-        if (p.jde) P.Fi[i] = P.Ft[i], P.CRi[i] = P.CRt[i];
+        P.states().take(static_cast<std::uint32_t>(i));
       }
     res.evals += p.np;
     res.nan_evals += count_nan(P.ftrial);

@@ -4,6 +4,9 @@
 #include <array>
 #include <string>
 #include <utility>
+#include <vector>
+
+#include "core/algorithms/registry.hpp"
 
 #include "degpu/de.hpp"
 #include "degpu/devices.hpp"
@@ -14,9 +17,8 @@
 namespace degpu {
 namespace {
 
-template <class E, std::size_t N>
-E parse_named(std::string_view name, const std::array<std::pair<E, std::string_view>, N>& table,
-              std::string_view what, std::string_view option) {
+template <class Table>
+auto parse_named(std::string_view name, const Table& table, std::string_view what, std::string_view option) {
   for (const auto& [e, n] : table)
     if (n == name) return e;
   std::string known;
@@ -25,8 +27,8 @@ E parse_named(std::string_view name, const std::array<std::pair<E, std::string_v
                     " (known: " + known + ")");
 }
 
-template <class E, std::size_t N>
-std::string_view name_of(E e, const std::array<std::pair<E, std::string_view>, N>& table) {
+template <class E, class Table>
+std::string_view name_of(E e, const Table& table) {
   for (const auto& [v, n] : table)
     if (v == e) return n;
   return "?";
@@ -45,7 +47,12 @@ constexpr std::array<std::pair<Crossover, std::string_view>, 3> kCrossovers{{
     {Crossover::bin, "bin"}, {Crossover::exp, "exp"}, {Crossover::nec, "nec"}}};
 constexpr std::array<std::pair<Repair, std::string_view>, 4> kRepairs{{
     {Repair::reinit, "reinit"}, {Repair::midpoint, "midpoint"}, {Repair::clip, "clip"}, {Repair::reflect, "reflect"}}};
-constexpr std::array<std::pair<Algorithm, std::string_view>, 2> kAlgorithms{{{Algorithm::de, "de"}, {Algorithm::jde, "jde"}}};
+// the algorithms' names are their headers' (core/algorithms/registry.hpp)
+const std::vector<std::pair<Algorithm, std::string_view>> kAlgorithms = [] {
+  std::vector<std::pair<Algorithm, std::string_view>> v;
+  alg::All::for_each([&](auto a) { v.emplace_back(decltype(a)::id, decltype(a)::name); });
+  return v;
+}();
 constexpr std::array<std::pair<Dither, std::string_view>, 3> kDithers{{
     {Dither::none, "none"}, {Dither::generation, "generation"}, {Dither::individual, "individual"}}};
 constexpr std::array<std::pair<Engine, std::string_view>, 8> kEngines{{
@@ -110,7 +117,14 @@ std::string_view repair_name(Repair r) { return name_of(r, kRepairs); }
 Repair parse_repair(std::string_view name) { return parse_named(name, kRepairs, "repair", "--repair"); }
 Dither parse_dither(std::string_view name) { return parse_named(name, kDithers, "dither mode", "--dither"); }
 std::string_view dither_name(Dither d) { return name_of(d, kDithers); }
-Algorithm parse_algorithm(std::string_view name) { return parse_named(name, kAlgorithms, "algorithm", "--algorithm"); }
+Algorithm parse_algorithm(std::string_view name) {
+  return parse_named(name, kAlgorithms, "algorithm", "--algorithm");
+}
+std::vector<std::string_view> list_algorithms() {
+  std::vector<std::string_view> out;
+  for (const auto& [a, n] : kAlgorithms) out.push_back(n);
+  return out;
+}
 std::string_view algorithm_name(Algorithm a) { return name_of(a, kAlgorithms); }
 
 Engine parse_engine(std::string_view name) { return parse_named(name, kEngines, "engine", "--engine"); }

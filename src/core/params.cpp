@@ -15,8 +15,8 @@ ops::Params make_params(const Problem& problem, const Resolved& r, const RunOpti
   p.crossover = r.de.crossover;
   p.repair = r.de.repair;
   p.dither = r.de.dither;
-  p.jde = r.de.algorithm == Algorithm::jde;
-  p.jde_p = r.de.jde;
+  p.algorithm = r.de.algorithm;
+  p.jde = r.de.jde;
   p.F = r.de.F;
   p.CR = r.de.CR;
   p.pbest_count = std::max(1, static_cast<int>(std::ceil(r.de.p * r.de.np)));

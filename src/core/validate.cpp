@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/algorithms/registry.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/rng.hpp"
 #include "degpu/run.hpp"
@@ -45,16 +46,7 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
   check_range(de.F, "--F", 0.0, 2.0, true);
   check_range(de.CR, "--CR", 0.0, 1.0, false);
   if (!(de.p > 0.0 && de.p <= 1.0)) throw ConfigError("--p " + num(de.p) + ": must be in (0, 1]");
-  if (de.algorithm == Algorithm::jde) {
-    if (!de.F.fixed() || !de.CR.fixed())
-      throw ConfigError("--algorithm jde: F and CR adapt per individual; --F and --CR give their initial values, not ranges");
-    if (de.dither != Dither::none)
-      throw ConfigError("--dither " + std::string(dither_name(de.dither)) + ": jDE adapts F and CR itself (--algorithm jde)");
-    const Jde& j = de.jde;
-    if (!(j.tau1 >= 0 && j.tau1 <= 1) || !(j.tau2 >= 0 && j.tau2 <= 1) || !(j.F_l > 0) || !(j.F_u >= 0) ||
-        !(j.F_l + j.F_u <= 2))
-      throw ConfigError("--algorithm jde: tau1, tau2 must be in [0, 1] and F_l + [0, F_u) within (0, 2]");
-  }
+  alg::check(de);
 
   const Resolved r = resolve(problem, de, stop);
   if (stop.max_evals) {

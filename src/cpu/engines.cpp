@@ -16,7 +16,7 @@ using driver::PoolExec;
 using driver::SerialExec;
 using driver::mutation_rows;
 using driver::run_generational;
-using driver::trial_f_cr;
+using driver::trial_control;
 
 namespace {
 
@@ -37,9 +37,9 @@ struct MatrixTrials {
     // Phase 1 and 2: F, donors and the crossover mask of every individual.
     exec.for_each(np, [&](int i) {
       const auto ui = static_cast<std::uint32_t>(i);
-      double Fd, CR;
-      trial_f_cr(p, P, g, ui, Fd, CR);
-      F[i] = static_cast<T>(Fd);
+      const alg::Control ctl = trial_control(p, P, g, ui);
+      const double CR = ctl.CR;
+      F[i] = static_cast<T>(ctl.F);
       donors[i] = ops::draw_donors(p, g, ui);
       const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, ui);
       const ops::CrossoverDraw c = ops::draw_crossover(p, cs, CR);

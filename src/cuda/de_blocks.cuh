@@ -3,18 +3,13 @@
 #pragma once
 #include <cstdint>
 
+#include "core/algorithms/registry.hpp"
 #include "core/de_ops.hpp"
 
 namespace degpu::cuda {
 
 // Block-level DE steps shared by the gpu-kernels kernels and the persistent gpu engine: each is run by
 // every thread of one block (for individual i where it takes one).
-
-// jDE's per-individual parameters on the device (np each; all null for DE): each individual's F and CR,
-// and those of its trial, which it takes when the trial survives (as cpu::Population's Fi, CRi, Ft, CRt).
-struct JdeArrays {
-  double *Fi = nullptr, *CRi = nullptr, *Ft = nullptr, *CRt = nullptr;
-};
 
 template <class T>
 __device__ void block_init(const ops::Params& p, std::uint32_t i, T* x, const T* lo, const T* hi, const T* initial, int ninitial) {
@@ -27,7 +22,7 @@ __device__ void block_init(const ops::Params& p, std::uint32_t i, T* x, const T*
 template <class T>
 __device__ void block_make_trial(const ops::Params& p, std::uint32_t g, std::uint32_t i, const T* __restrict__ x,
                                  const std::uint32_t* best, const std::uint32_t* ranking, const T* __restrict__ lo,
-                                 const T* __restrict__ hi, T* __restrict__ trial, JdeArrays jde = {}) {
+                                 const T* __restrict__ hi, T* __restrict__ trial, alg::Trials states = {}) {
   const int D = p.D;
   __shared__ T sF;
   __shared__ ops::Donors sd;
@@ -35,17 +30,10 @@ __device__ void block_make_trial(const ops::Params& p, std::uint32_t g, std::uin
   __shared__ std::uint32_t sbest, spbest;
   const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, i);
   if (threadIdx.x == 0) {
-    double F, CR;
-    if (p.jde) {
-      ops::jde_f_cr(p, g, i, jde.Fi[i], jde.CRi[i], F, CR);
-      jde.Ft[i] = F;
-      jde.CRt[i] = CR;
-    } else {
-      ops::draw_f_cr(p, g, i, F, CR);
-    }
-    sF = static_cast<T>(F);
+    const alg::Control c = states.draw(p, g, i);  // the algorithm's state in device memory (core/algorithms)
+    sF = static_cast<T>(c.F);
     sd = ops::draw_donors(p, g, i);
-    sc = ops::draw_crossover(p, cs, CR);
+    sc = ops::draw_crossover(p, cs, c.CR);
     sbest = *best;
     spbest = ranking ? ranking[sd.pbest_rank] : sbest;
   }
@@ -65,7 +53,7 @@ __device__ void block_make_trial(const ops::Params& p, std::uint32_t g, std::uin
 
 template <class T>
 __device__ void block_select(int D, std::uint32_t i, T* __restrict__ x, T* __restrict__ f, const T* __restrict__ trial,
-                             const T* __restrict__ ftrial, unsigned long long* nan_count, JdeArrays jde = {}) {
+                             const T* __restrict__ ftrial, unsigned long long* nan_count, alg::Trials states = {}) {
   const bool take = ops::no_worse(ftrial[i], f[i]);
   __syncthreads();  // every thread has read f[i] before thread 0 replaces it
   if (take) {
@@ -75,7 +63,7 @@ __device__ void block_select(int D, std::uint32_t i, T* __restrict__ x, T* __res
   }
   if (threadIdx.x == 0) {
     if (take) f[i] = ftrial[i];
-    if (take && jde.Fi != nullptr) jde.Fi[i] = jde.Ft[i], jde.CRi[i] = jde.CRt[i];
+    if (take) states.take(i);
     if (ftrial[i] != ftrial[i]) atomicAdd(nan_count, 1ull);
   }
   __syncthreads();

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "core/algorithms/registry.hpp"
 #include "core/de_ops.hpp"
 #include "core/params.hpp"
 #include "cuda/check.hpp"
@@ -39,12 +40,27 @@ DeviceArray<T> upload_initial(const RunOptions& o) {
   return d;
 }
 
-// jDE: n individuals' F and CR at Fi and CRi (device), each starting at the run's --F and --CR, as the
-// CPU driver's Population starts them.
-inline void upload_jde_start(const ops::Params& p, double* Fi, double* CRi, std::size_t n) {
-  upload_as(Fi, std::vector<double>(n, p.F.lo));
-  upload_as(CRi, std::vector<double>(n, p.CR.lo));
-}
+// The algorithm's state of n individuals on the device (core/algorithms), word by word, starting as the
+// host driver's; with `trials`, room for the trials' state beside it (alg::Trials). No allocation for a
+// stateless algorithm.
+struct AlgorithmState {
+  std::size_t n;
+  int words;
+  bool with_trials;
+  DeviceArray<double> store;
+  static std::size_t bytes(const ops::Params& p, std::size_t n, bool trials) {
+    return (trials ? 2 : 1) * static_cast<std::size_t>(alg::state_words(p)) * n * sizeof(double);
+  }
+  AlgorithmState(const ops::Params& p, std::size_t n, bool trials)
+      : n(n), words(alg::state_words(p)), with_trials(trials), store((trials ? 2 : 1) * words * n) {
+    if (words) upload_as(store.ptr, alg::initial_state(p, n));
+  }
+  double* state() const { return words ? store.ptr : nullptr; }
+  alg::Trials trials() const {
+    if (!words) return {};
+    return alg::Trials{store.ptr, with_trials ? store.ptr + words * n : nullptr, n, words};
+  }
+};
 
 // A problem's box and (built-in functions) shift on the device; CEC functions keep their data in
 // CecOnDevice (cec_device.cuh). ConfigError for a user objective (CPU engines only).

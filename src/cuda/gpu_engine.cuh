@@ -306,7 +306,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const std::size_t partials = plan.path == GpuPlan::Path::wide ? np * plan.per_individual * 3 : 0;
   const CecInstance* cec = problem.cec_data();
   const std::size_t cec_slots = cec ? (resident ? nt : 1) * np : 0;  // a scratch slot per individual
-  use_device((2 * rows + 2 * fs + nt * (D + 2 + nhist + nhist_x * D) + 3 * Ds) * sizeof(T) + 2 * fs + (partials + (p.jde ? 2 * nt * np : 0)) * sizeof(double) +
+  use_device((2 * rows + 2 * fs + nt * (D + 2 + nhist + nhist_x * D) + 3 * Ds) * sizeof(T) + 2 * fs + partials * sizeof(double) + AlgorithmState::bytes(p, nt * np, false) +
              2 * ranks * sizeof(Slot<T>) + nt * (static_cast<std::size_t>(p.pbest_count) * 4 + 40) + 64 +
              (cec ? CecGroupOnDevice<T>::bytes(*cec, cec_slots) : 0) + (problem.schedule_data() ? ScheduleOnDevice<T>::bytes(problem) : 0));
   std::unique_ptr<const ScheduleOnDevice<T>> sched;
@@ -330,10 +330,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   DeviceArray<int> reason(nt);
   const DeviceArray<T> lo = padded<T>(problem.lower(), Ds), hi = padded<T>(problem.upper(), Ds);
   const DeviceArray<T> shift = padded<T>(problem.shift(), problem.shift().empty() ? 1 : Ds);
-  // jDE: every individual's F and CR, starting at --F and --CR (trials x np each)
-  const std::size_t njde = p.jde ? nt * np : 0;
-  DeviceArray<double> jde_F(njde), jde_CR(njde);
-  if (p.jde) upload_jde_start(p, jde_F.ptr, jde_CR.ptr, njde);
+  const AlgorithmState alg_state(p, nt * np, false);  // trials x np individuals, as the host driver's Population's
   DEGPU_CUDA_TRY(cudaMemset(arrivals.ptr, 0, sizeof(unsigned long long)));
   DEGPU_CUDA_TRY(cudaMemset(nans.ptr, 0, nt * sizeof(unsigned long long)));
 
@@ -346,7 +343,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   s.history_ns = history_ns.ptr;
   s.history_x = nhist_x ? history_x.ptr : nullptr;
   s.nhist_x = static_cast<long long>(nhist_x);
-  s.jde_F = jde_F.ptr, s.jde_CR = jde_CR.ptr;
+  s.algo = alg::State{alg_state.state(), nt * np};
   s.bias = kernel_bias(problem);
   if (cec) s.cec = cec_dev->group;
   if (sched) s.sched = sched->view();

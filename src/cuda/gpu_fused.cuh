@@ -202,11 +202,11 @@ __global__ void kernel_p(ops::Params p, std::uint32_t g, Draw* __restrict__ out)
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= static_cast<unsigned>(p.np)) return;
   Draw d;
-  double CR;
-  ops::draw_f_cr(p, g, i, d.F, CR);
+  const alg::Control c = alg::draw_ahead(p, g, i);
+  d.F = c.F;
   d.donors = ops::draw_donors(p, g, i);
   const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, i);
-  d.crossover = ops::draw_crossover(p, cs, CR);
+  d.crossover = ops::draw_crossover(p, cs, c.CR);
   out[i] = d;
 }
 
@@ -245,7 +245,7 @@ __global__ void kernel_mcer(ops::Params p, std::uint32_t g, int G, const Draw* _
                             T* __restrict__ fn_next, const std::uint32_t* __restrict__ best,
                             const std::uint32_t* __restrict__ ranking, const T* __restrict__ lo,
                             const T* __restrict__ hi, const T* __restrict__ o, double bias, T* __restrict__ trial_rows,
-                            unsigned long long* nan_count, const __grid_constant__ CecGroup<T> cec, JdeArrays jde,
+                            unsigned long long* nan_count, const __grid_constant__ CecGroup<T> cec, alg::State state,
                             const __grid_constant__ F fn) {
   const Member q = group_of(G, p.np);
   const int D = p.D;
@@ -254,15 +254,17 @@ __global__ void kernel_mcer(ops::Params p, std::uint32_t g, int G, const Draw* _
   int* take = reinterpret_cast<int*>(fused_smem + l.take);
   T* u = trial_rows ? trial_rows + static_cast<std::size_t>(q.active ? q.i : 0) * D
                     : reinterpret_cast<T*>(fused_smem) + static_cast<std::size_t>(q.k) * D;
-  // jDE: the trial's F and CR from the individual's own and P's counters (as the CPU's trial_f_cr), made
-  // here and not in P, which runs beside the MCER that updates them; the crossover drawn for that CR.
-  double jF = 0, jCR = 0;
+  // A stateful algorithm (core/algorithms): the trial's F and CR from the individual's state (as the CPU
+  // driver's trial_control), drawn here and not in P, which runs beside the MCER that updates the state;
+  // the crossover drawn for that CR.
+  const bool stateful = alg::stateful(p);
+  alg::Control ctl{};
   if (q.active) {
     Draw dr = draws[q.i];
-    if (p.jde) {
-      ops::jde_f_cr(p, g, q.i, jde.Fi[q.i], jde.CRi[q.i], jF, jCR);
-      dr.F = jF;
-      dr.crossover = ops::draw_crossover(p, ops::Stream(p.seed, p.trial, ops::Purpose::crossover, g, q.i), jCR);
+    if (stateful) {
+      ctl = alg::draw_stateful(p, g, q.i, state + q.i);
+      dr.F = ctl.F;
+      dr.crossover = ops::draw_crossover(p, ops::Stream(p.seed, p.trial, ops::Purpose::crossover, g, q.i), ctl.CR);
     }
     group_make_trial(p, g, q, dr, x, *best, ranking, lo, hi, u);
   }
@@ -274,7 +276,7 @@ __global__ void kernel_mcer(ops::Params p, std::uint32_t g, int G, const Draw* _
     take[q.k] = t;
     fn_next[q.i] = t ? ft : fi;
     if (ft != ft) atomicAdd(nan_count, 1ull);
-    if (p.jde && t) jde.Fi[q.i] = jF, jde.CRi[q.i] = jCR;
+    if (stateful && t) alg::keep(p, ctl, state + q.i);
   }
   __syncthreads();  // take[k], written by the group's lane 0
   if (q.active) {
@@ -371,7 +373,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
 
   // The trial rows' fallback buffer is only known after the launch is chosen; count it in the check.
   const std::size_t fixed = (2 * np * D + 2 * np + 1) * sizeof(T) + 2 * np * sizeof(Draw) +
-                            ProblemOnDevice<T>::bytes(problem) + np * sizeof(std::uint32_t) + 64 + (p.jde ? 2 * np * sizeof(double) : 0) +
+                            ProblemOnDevice<T>::bytes(problem) + np * sizeof(std::uint32_t) + 64 + AlgorithmState::bytes(p, np, false) +
                             (cec ? CecGroupOnDevice<T>::bytes(*cec, np) : 0);
   use_device(fixed);
   const Launch L = choose_launch(ie, mcer, p.D, p.np, sizeof(T));
@@ -388,13 +390,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
   T* fs[2] = {fa.ptr, fb.ptr};
   Draw* draws[2] = {draws_a.ptr, draws_b.ptr};
   T* const trial_global = L.shared_rows ? nullptr : trial_rows.ptr;
-  // jDE: every individual's F and CR, starting at --F and --CR
-  DeviceArray<double> jde_store(p.jde ? 2 * np : 0);
-  JdeArrays jde;
-  if (p.jde) {
-    jde.Fi = jde_store.ptr, jde.CRi = jde_store.ptr + np;
-    upload_jde_start(p, jde.Fi, jde.CRi, np);
-  }
+  const AlgorithmState alg_state(p, np, false);  // the algorithm's state, as the host driver's Population's
 
   int p_threads = 0, p_min_grid = 0, device = 0, sms = 0;
   DEGPU_CUDA_TRY(cudaOccupancyMaxPotentialBlockSize(&p_min_grid, &p_threads, kernel_p, 0, 0));
@@ -429,7 +425,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
         DEGPU_CUDA_TRY(cudaStreamWaitEvent(sm, p_done[g % 2].e, 0));  // draws[g % 2] are generation g's
         mcer<<<static_cast<unsigned>(L.blocks), static_cast<unsigned>(L.threads), L.smem, sm>>>(
             p, static_cast<std::uint32_t>(g), L.G, draws[g % 2], xs[cur], fs[cur], xs[cur ^ 1], fs[cur ^ 1], best, ranking,
-            box.lo.ptr, box.hi.ptr, o_dev, bias, trial_global, nan_count.ptr, cec_group, jde, fn);
+            box.lo.ptr, box.hi.ptr, o_dev, bias, trial_global, nan_count.ptr, cec_group, alg::State{alg_state.state(), np}, fn);
         DEGPU_CUDA_TRY(cudaGetLastError());
         DEGPU_CUDA_TRY(cudaEventRecord(mcer_done[g % 2].e, sm));
         // P of g+1 overwrites draws[(g+1) % 2], last read by MCER of g-1 (done already: the host waited for

@@ -146,6 +146,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
     if (bin) ahead = philox_block(s.rk, 1u + grp.lane, group, 1u, tag);
   }
 
+  const bool stateful = alg::stateful(p);
   long long g = 1;
   int why = 0;
   std::uint32_t best = 0;
@@ -158,7 +159,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
     bf = nan, bi = 0xffffffffu;
     for (std::uint32_t i = group; i < np; i += groups) {
       WinDraw<T> w = single ? wa : make_win<T>(p, gu, i);
-      if (p.jde) jde_trial(p, gu, i, s.jde_F + i, s.jde_CR + i, w);
+      if (stateful) stateful_trial(p, gu, i, s.algo + i, w);
       const TrialIn<T> a = trial_in<F>(p, s, rows, w, gu, i, best, s.ranking);
       Partial acc = trial_blocks<F, T, true>(a, s.rk, grp.lane, G, single && bin, ahead);
       double value;
@@ -172,7 +173,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
       const bool take = ops::no_worse(ft, fi);
       if (grp.lane == 0) {
         record_selection(s, cur, i, take, ft, fi);
-        if (p.jde && take) jde_keep(p, gu, i, s.jde_F + i, s.jde_CR + i);
+        if (stateful && take) stateful_keep(p, gu, i, s.algo + i);
       }
       if (s.need_best) keep_best(bf, bi, take ? ft : fi, i);
     }
@@ -337,6 +338,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_wide(ops::Params p, const __g
   if (s.need_best) publish_best(bf, bi, &s.slots[rank], rank == 0 && time_up());
   team.arrive();
 
+  const bool stateful = alg::stateful(p);
   long long g = 1;
   int why = 0;
   std::uint32_t best = 0;
@@ -348,7 +350,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_wide(ops::Params p, const __g
     const GlobalRows<T> rows{s.x[0], s.x[1], s.side[cur], Ds};
     for (int i = first; i < p.np; i += stride) {
       WinDraw<T> w = make_win<T>(p, gu, static_cast<std::uint32_t>(i));
-      if (p.jde) jde_trial(p, gu, static_cast<std::uint32_t>(i), s.jde_F + i, s.jde_CR + i, w);
+      if (stateful) stateful_trial(p, gu, static_cast<std::uint32_t>(i), s.algo + i, w);
       const TrialIn<T> a = trial_in<F>(p, s, rows, w, gu, static_cast<std::uint32_t>(i), best, s.ranking);
       const Partial acc = trial_blocks<F, T, true>(a, s.rk, b0, bstep, false, rng::Block{});
       if constexpr (kElementwise) put(i, cta_partial(acc));
@@ -361,7 +363,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_wide(ops::Params p, const __g
         const T ft = static_cast<T>(total(i) + s.bias), fi = __ldcg(f[cur] + i);
         const bool take = ops::no_worse(ft, fi);
         record_selection(s, cur, static_cast<std::uint32_t>(i), take, ft, fi);
-        if (p.jde && take) jde_keep(p, gu, static_cast<std::uint32_t>(i), s.jde_F + i, s.jde_CR + i);
+        if (stateful && take) stateful_keep(p, gu, static_cast<std::uint32_t>(i), s.algo + i);
         keep_best(bf, bi, take ? ft : fi, static_cast<std::uint32_t>(i));
       }
     if (s.need_best) publish_best(bf, bi, &s.slots[nxt * ranks + rank], rank == 0 && time_up());

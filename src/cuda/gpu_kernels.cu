@@ -27,13 +27,13 @@ __global__ void init_population(ops::Params p, T* x, const T* lo, const T* hi, c
 template <class T>
 __global__ void make_trials(ops::Params p, std::uint32_t g, const T* __restrict__ x, const std::uint32_t* best,
                             const std::uint32_t* ranking, const T* __restrict__ lo, const T* __restrict__ hi,
-                            T* __restrict__ trial, JdeArrays jde) {
-  block_make_trial(p, g, blockIdx.x, x, best, ranking, lo, hi, trial, jde);
+                            T* __restrict__ trial, alg::Trials states) {
+  block_make_trial(p, g, blockIdx.x, x, best, ranking, lo, hi, trial, states);
 }
 template <class T>
 __global__ void select_survivors(int D, T* __restrict__ x, T* __restrict__ f, const T* __restrict__ trial,
-                                 const T* __restrict__ ftrial, unsigned long long* nan_count, JdeArrays jde) {
-  block_select(D, blockIdx.x, x, f, trial, ftrial, nan_count, jde);
+                                 const T* __restrict__ ftrial, unsigned long long* nan_count, alg::Trials states) {
+  block_select(D, blockIdx.x, x, f, trial, ftrial, nan_count, states);
 }
 
 // One trial, the populations' values from `eval`.
@@ -43,16 +43,10 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
   const ops::Params p = ops::make_params(problem, r, o);
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np);
   use_device((2 * np * D + 2 * np + 1) * sizeof(T) + ProblemOnDevice<T>::bytes(problem) + np * sizeof(std::uint32_t) + 64 +
-             (p.jde ? 4 * np * sizeof(double) : 0));
+             AlgorithmState::bytes(p, np, true));
   DeviceArray<T> x(np * D), trial(np * D), f(np), ftrial(np);
   DeviceArray<unsigned long long> nan_count(1);
-  // jDE: every individual starts at F.lo, CR.lo (as the CPU driver's Population)
-  DeviceArray<double> jde_store(p.jde ? 4 * np : 0);
-  JdeArrays jde;
-  if (p.jde) {
-    jde = JdeArrays{jde_store.ptr, jde_store.ptr + np, jde_store.ptr + 2 * np, jde_store.ptr + 3 * np};
-    upload_jde_start(p, jde.Fi, jde.CRi, np);
-  }
+  const AlgorithmState alg_state(p, np, true);  // the algorithm's state, as the host driver's Population's
   const ProblemOnDevice<T> box(problem);
   const DeviceArray<T> initial = upload_initial<T>(o);
   cudaStream_t stream = 0;
@@ -71,10 +65,10 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
       },
       [&](long long g, const std::uint32_t* best, const std::uint32_t* ranking) {
         make_trials<T><<<grid, tpb, 0, stream>>>(p, static_cast<std::uint32_t>(g), x.ptr, best, ranking, box.lo.ptr, box.hi.ptr,
-                                                 trial.ptr, jde);
+                                                 trial.ptr, alg_state.trials());
         DEGPU_CUDA_TRY(cudaGetLastError());
         evaluate(trial.ptr, ftrial.ptr);
-        select_survivors<T><<<grid, tpb, 0, stream>>>(p.D, x.ptr, f.ptr, trial.ptr, ftrial.ptr, nan_count.ptr, jde);
+        select_survivors<T><<<grid, tpb, 0, stream>>>(p.D, x.ptr, f.ptr, trial.ptr, ftrial.ptr, nan_count.ptr, alg_state.trials());
         DEGPU_CUDA_TRY(cudaGetLastError());
       },
       [&] { return device_loop::Rows<T>{x.ptr, f.ptr}; });

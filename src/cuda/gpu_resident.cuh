@@ -99,7 +99,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   const int gid = static_cast<int>(threadIdx.x) / G, ngroups = static_cast<int>(blockDim.x) / G;
   const int base = static_cast<int>(rank) * P;
   const int mine = p.np - base < P ? (p.np - base > 0 ? p.np - base : 0) : P;
-  const std::size_t jslot0 = static_cast<std::size_t>(t) * p.np + base;  // jDE: this CTA's first individual's F, CR
+  const std::size_t jslot0 = static_cast<std::size_t>(t) * p.np + base;  // this CTA's first individual's algorithm state
+  const bool stateful = alg::stateful(p);
   std::uint32_t* ranking = s.ranking + static_cast<std::size_t>(t) * p.pbest_count;
   unsigned long long* nans = s.nans + t;
   const unsigned long long start = global_ns();
@@ -205,7 +206,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       const std::uint32_t i = static_cast<std::uint32_t>(base + k);
       const ResidentDraw<T>& d = win[k * W + static_cast<int>((gu - 1) & wmask)];
       WinDraw<T> w = d.w;
-      if (p.jde) jde_trial(p, gu, i, s.jde_F + jslot0 + k, s.jde_CR + jslot0 + k, w);
+      if (stateful) stateful_trial(p, gu, i, s.algo + (jslot0 + k), w);
       const T* xi = own(cur, k);
       const T* xpb = pbest ? row_at(cur, __ldcg(ranking + w.pbest_rank)) : nullptr;
       const TrialIn<T> a = make_trial<T>(p, mutation_form<T>(m, kSlots, xi, xb, xpb, [&](std::uint32_t q) { return d.rows[q]; }),
@@ -224,7 +225,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       if (grp.lane == 0) {
         fv[nxt * P + k] = take ? ft : fi;
         if (ft != ft) atomicAdd(nans, 1ull);
-        if (p.jde && take) jde_keep(p, gu, i, s.jde_F + jslot0 + k, s.jde_CR + jslot0 + k);
+        if (stateful && take) stateful_keep(p, gu, i, s.algo + (jslot0 + k));
       }
       if (s.need_best) keep_best(bf, bi, take ? ft : fi, i);
     };

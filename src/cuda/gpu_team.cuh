@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "core/algorithms/registry.hpp"
 #include "core/de_ops.hpp"
 #include "cuda/cec_group.cuh"
 #include "cuda/schedule_device.cuh"
@@ -182,7 +183,7 @@ struct State {
   RoundKeys rk;
   CecGroup<T> cec;  // a CEC problem's data and scratch (a slot per individual of each trial); bias is then 0
   ResidentCec rcec; // resident path: what of the CEC data its CTAs keep in shared memory
-  double *jde_F, *jde_CR;  // jDE: each individual's F and CR (trials x np); nullptr otherwise
+  alg::State algo;  // the algorithm's state of individual 0 of trial 0 (trials x np individuals; core/algorithms)
   ScheduleView sched;      // the scheduling problem's instance
   const T* initial;        // RunOptions::initial: the first rows of generation 0 (ninitial x D), every trial's
   int ninitial;

@@ -24,8 +24,8 @@ struct WinDraw {
 template <class T>
 __device__ WinDraw<T> make_win(const ops::Params& p, std::uint32_t g, std::uint32_t i) {
   WinDraw<T> w;
-  double F, CR;
-  ops::draw_f_cr(p, g, i, F, CR);
+  const alg::Control ctl = alg::draw_ahead(p, g, i);
+  const double F = ctl.F, CR = ctl.CR;
   const ops::Donors d = ops::draw_donors(p, g, i);
 #pragma unroll
   for (int k = 0; k < 5; ++k) w.r[k] = d.r[k];
@@ -39,29 +39,25 @@ __device__ WinDraw<T> make_win(const ops::Params& p, std::uint32_t g, std::uint3
   return w;
 }
 
-// jDE (Brest et al. 2006; the CPU driver's trial_f_cr): the trial's F and CR from its individual's own,
-// Fi and CRi (read through L2: the individual's group wrote them last generation), and generation g's draws
-// (ops::jde_f_cr); the crossover drawn for that CR replaces the window's (which was drawn for the initial
-// CR: its first coordinate is the same, its threshold or length not).
+// A stateful algorithm (core/algorithms; the CPU driver's trial_control): the trial's F and CR from its
+// individual's state (read through L2: the individual's group wrote it last generation) and generation g's
+// draws; the crossover drawn for that CR replaces the window's (which was drawn for the initial CR: its
+// first coordinate is the same, its threshold or length not).
 template <class T>
-__device__ __forceinline__ void jde_trial(const ops::Params& p, std::uint32_t g, std::uint32_t i, const double* Fi,
-                                          const double* CRi, WinDraw<T>& w) {
-  double F, CR;
-  ops::jde_f_cr(p, g, i, __ldcg(Fi), __ldcg(CRi), F, CR);
+__device__ __forceinline__ void stateful_trial(const ops::Params& p, std::uint32_t g, std::uint32_t i, alg::State st,
+                                               WinDraw<T>& w) {
+  const alg::Control c = alg::draw_stateful(p, g, i, st);
   const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, i);
-  const ops::CrossoverDraw c = ops::draw_crossover(p, cs, CR);
-  w.F = static_cast<T>(F);
-  w.first = c.first;
-  w.length = c.length;
-  w.threshold = c.threshold;
+  const ops::CrossoverDraw x = ops::draw_crossover(p, cs, c.CR);
+  w.F = static_cast<T>(c.F);
+  w.first = x.first;
+  w.length = x.length;
+  w.threshold = x.threshold;
 }
-// jDE after a trial of generation g won: its F and CR become the individual's (the same draws again; one
+// ... after a trial of generation g won: the state it was drawn from takes it (the same draw again; one
 // thread of the individual's group calls it).
-__device__ __forceinline__ void jde_keep(const ops::Params& p, std::uint32_t g, std::uint32_t i, double* Fi, double* CRi) {
-  double F, CR;
-  ops::jde_f_cr(p, g, i, __ldcg(Fi), __ldcg(CRi), F, CR);
-  __stcg(Fi, F);
-  __stcg(CRi, CR);
+__device__ __forceinline__ void stateful_keep(const ops::Params& p, std::uint32_t g, std::uint32_t i, alg::State st) {
+  alg::keep(p, alg::draw_stateful(p, g, i, st), st);
 }
 
 // Every mutation is base + F (a - b) [+ F (c - d)], evaluated in that order, as ops::mutate does.

@@ -43,6 +43,22 @@ struct Sphere1 {  // (x - 1)^2 summed: f* = 0 at x = 1
 // The built-in sphere's terms, as a user's functor in the term form.
 struct TermSphere : fn::Sphere {};
 
+// docs/ARCHITECTURE.md's example of a problem family: weighted spheres in the term form.
+struct WeightedSphere {  // the term form of include/degpu/functions/evaluate.hpp
+  static constexpr degpu::fn::Pattern pattern = degpu::fn::Pattern::elementwise;  // term i reads x_i
+  static constexpr int sums = 1;         // uses Terms::s0
+  static constexpr bool product = false;  // not Terms::p
+  template <class T>
+  __host__ __device__ static degpu::fn::Terms<T> term(T x, T, int i, int) { return {static_cast<T>(i + 1) * x * x}; }
+  template <class A>
+  __host__ __device__ static A finish(A s0, A, A, int) { return s0; }
+};
+
+degpu::Problem weighted_sphere(int dim) {
+  return degpu::device_problem(WeightedSphere{}, std::vector<double>(dim, -100.0), std::vector<double>(dim, 100.0),
+                               "weighted-sphere", 0.0, std::vector<double>(dim, 0.0));
+}
+
 Problem coupled(int dim) { return device_problem(Coupled{}, std::vector<double>(dim, -5), std::vector<double>(dim, 5), "coupled"); }
 
 DEConfig small_de() {
@@ -157,4 +173,25 @@ TEST(DeviceProblem, TheTermFormRunsAsTheBuiltInDoes) {
   }
   const std::vector<float> x(D, 1.5f);
   EXPECT_EQ(mine.evaluate<float>(x.data()), builtin.evaluate<float>(x.data()));
+}
+
+// The documented family: its value is sum_j (j + 1) x_j^2, and every CPU engine solves it alike.
+TEST(DeviceProblem, TheDocumentedFamilyRuns) {
+  const Problem p = weighted_sphere(5);
+  const std::vector<double> x{1, -2, 0.5, 0, 3};
+  EXPECT_DOUBLE_EQ(p.evaluate<double>(x.data()), 1 * 1 + 2 * 4 + 3 * 0.25 + 0 + 5 * 9);
+  EXPECT_EQ(p.name(), "weighted-sphere");
+  StopCriteria stop;
+  stop.max_evals = 20000;
+  RunOptions o;
+  o.engine = Engine::serial;
+  const Result serial = minimize(p, small_de(), stop, o);
+  EXPECT_LT(serial.best_f, 1e-3);
+  ASSERT_TRUE(serial.best_error.has_value());
+  for (Engine e : {Engine::threads, Engine::matrix}) {
+    o.engine = e;
+    const Result r = minimize(p, small_de(), stop, o);
+    EXPECT_EQ(r.best_f, serial.best_f) << engine_name(e);
+    EXPECT_EQ(r.best_x, serial.best_x) << engine_name(e);
+  }
 }

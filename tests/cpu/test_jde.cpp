@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
+#include <utility>
 
-#include "core/de_ops.hpp"
+#include "core/algorithms/jde.hpp"
 #include "cpu_test_util.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/run.hpp"
@@ -17,9 +19,15 @@ ops::Params jde_params(double tau1, double tau2) {
   ops::Params p{};
   p.seed = 11;
   p.np = 100;
-  p.jde = true;
-  p.jde_p = Jde{tau1, tau2, 0.1, 0.9};
+  p.algorithm = Algorithm::jde;
+  p.jde = Jde{tau1, tau2, 0.1, 0.9};
   return p;
+}
+
+// F and CR of trial (g, i) from an individual's Fi and CRi
+std::pair<double, double> draw(const ops::Params& p, std::uint32_t g, std::uint32_t i, double Fi, double CRi) {
+  const alg::Control c = alg::Jde::draw_from(p, g, i, Fi, CRi);
+  return {c.F, c.CR};
 }
 
 }  // namespace
@@ -33,7 +41,7 @@ TEST(Jde, UpdateRuleStatistics) {
   double sumF = 0, sumCR = 0, minF = 10, maxF = -10;
   for (int k = 0; k < n; ++k) {
     double F, CR;
-    ops::jde_f_cr(p, 1u + static_cast<std::uint32_t>(k / 100), static_cast<std::uint32_t>(k % 100), -1.0, -1.0, F, CR);
+    std::tie(F, CR) = draw(p, 1u + static_cast<std::uint32_t>(k / 100), static_cast<std::uint32_t>(k % 100), -1.0, -1.0);
     const bool f = F != -1.0, c = CR != -1.0;
     newF += f, newCR += c, both += f && c;
     if (f) sumF += F, minF = std::min(minF, F), maxF = std::max(maxF, F);
@@ -53,14 +61,14 @@ TEST(Jde, UpdateRuleStatistics) {
   EXPECT_NEAR(sumCR / newCR, 0.5, 0.01);
   // the same counters give the same draws; tau 0 never redraws, tau 1 always does
   double F1, CR1, F2, CR2;
-  ops::jde_f_cr(p, 5, 7, 0.5, 0.9, F1, CR1);
-  ops::jde_f_cr(p, 5, 7, 0.5, 0.9, F2, CR2);
+  std::tie(F1, CR1) = draw(p, 5, 7, 0.5, 0.9);
+  std::tie(F2, CR2) = draw(p, 5, 7, 0.5, 0.9);
   EXPECT_EQ(F1, F2);
   EXPECT_EQ(CR1, CR2);
-  ops::jde_f_cr(jde_params(0, 0), 5, 7, 0.5, 0.9, F1, CR1);
+  std::tie(F1, CR1) = draw(jde_params(0, 0), 5, 7, 0.5, 0.9);
   EXPECT_EQ(F1, 0.5);
   EXPECT_EQ(CR1, 0.9);
-  ops::jde_f_cr(jde_params(1, 1), 5, 7, 0.5, 0.9, F1, CR1);
+  std::tie(F1, CR1) = draw(jde_params(1, 1), 5, 7, 0.5, 0.9);
   EXPECT_NE(F1, 0.5);
   EXPECT_NE(CR1, 0.9);
 }
