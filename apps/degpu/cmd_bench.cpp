@@ -86,7 +86,7 @@ std::vector<Config> read_configs(const std::string& path) {
       }
       parse_strategy_and_np(strategy, np, c.de);
     } catch (const ConfigError& e) {
-      throw DataError(where + e.what());
+      throw DataError(where + cli_message(e));
     }
     out.push_back(std::move(c));
   }
@@ -165,7 +165,7 @@ int bench_janssen(const BenchArgs& a) {
       try {
         validate(p, c.de, stop, c.o);
       } catch (const ConfigError& e) {
-        throw DataError(a.configs + ":" + std::to_string(c.line) + ": " + c.name + ": " + e.what());
+        throw DataError(a.configs + ":" + std::to_string(c.line) + ": " + c.name + ": " + cli_message(e));
       }
     }
   }

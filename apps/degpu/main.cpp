@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "parse.hpp"
 #include "degpu/errors.hpp"
 
 int main(int argc, char** argv) {
@@ -41,16 +42,16 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("plot")) return plot();
     return list();
   } catch (const degpu::ConfigError& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
+    std::fprintf(stderr, "error: %s\n", degpu::cli::cli_message(e).c_str());
     return 2;
   } catch (const degpu::DataError& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
+    std::fprintf(stderr, "error: %s\n", degpu::cli::cli_message(e).c_str());
     return 2;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "error: out of memory: use a smaller --np or --dim\n");
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
+    std::fprintf(stderr, "error: %s\n", degpu::cli::cli_message(e).c_str());
     return 1;
   }
 }

@@ -9,6 +9,17 @@
 
 namespace degpu::cli {
 
+std::string flag_of(std::string_view parameter) {
+  std::string f = "--";
+  for (char c : parameter) f += c == '_' ? '-' : c;
+  return f;
+}
+
+std::string cli_message(const std::exception& e) {
+  if (const auto* d = dynamic_cast<const Error*>(&e)) return d->message(flag_of);
+  return e.what();
+}
+
 long long parse_integer(const std::string& option, const std::string& text) {
   char* end = nullptr;
   errno = 0;

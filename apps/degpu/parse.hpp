@@ -1,12 +1,19 @@
 // Parsing of option values into typed values, with "--option VALUE: why" errors (ConfigError).
 #pragma once
 #include <cstdint>
+#include <exception>
 #include <string>
+#include <string_view>
 
 #include "degpu/de.hpp"
 #include "degpu/problem.hpp"
 
 namespace degpu::cli {
+
+// The flag of a library parameter (errors.hpp): "--" and the name with '-' for '_' (max_evals: --max-evals).
+std::string flag_of(std::string_view parameter);
+// An exception's message as the command line says it: a degpu error's parameters as flags.
+std::string cli_message(const std::exception& e);
 
 long long parse_integer(const std::string& option, const std::string& text);
 std::uint64_t parse_seed(const std::string& option, const std::string& text);

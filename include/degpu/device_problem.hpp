@@ -97,10 +97,10 @@ class FunctorModel final : public ProblemModel {
 #endif
   std::string not_on_gpu() const override {
 #if defined(__CUDACC__)
-    return "made by degpu::device_problem, but this degpu was built without CUDA: use --engine serial, threads or matrix";
+    return "made by degpu::device_problem, but this degpu was built without CUDA: use {engine} serial, threads or matrix";
 #else
     return "made by degpu::device_problem in a file not compiled by nvcc: compile that file as CUDA (a .cu file) to run it "
-           "on the GPU engines, or use --engine serial, threads or matrix";
+           "on the GPU engines, or use {engine} serial, threads or matrix";
 #endif
   }
 

@@ -3,17 +3,80 @@
 #pragma once
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace degpu {
 
-// Base of every degpu exception.
+// The configuration parameters a message may name, by the library's names: the members of DEConfig
+// (strategy: mutation and crossover), StopCriteria (max_time: max_time_s), RunOptions, MaswConfig, a
+// problem's (problem, dim, bounds, shift, bias, cec_data, cec2014_data) and the schedule's (generate,
+// machines, lambda, heuristic).
+inline constexpr std::string_view kParameterNames[] = {
+    "algorithm", "alpha",        "bias",          "bounds",    "cec2014_data", "cec_data",   "CR",
+    "dim",       "dither",       "engine",        "F",         "generate",     "heuristic",  "history_every",
+    "lambda",    "ls_intensity", "ls_ratio",      "machines",  "max_evals",    "max_gens",   "max_time",
+    "mutation_rate", "nam",      "np",            "offspring", "p",            "precision",  "problem",
+    "repair",    "seed",         "shift",         "strategy",  "target_error", "threads",    "trial",
+    "trials"};
+
+inline bool is_parameter_name(std::string_view s) {
+  for (std::string_view n : kParameterNames)
+    if (n == s) return true;
+  return false;
+}
+
+// Base of every degpu exception. A message names the parameters it is about as {name} (a name of
+// kParameterNames), so that each front end writes them its own way:
+//   what()                 the library's names:   "np 3: rand/1 needs at least 4 individuals"
+//   message(name_of)       name_of(name) for each: the command line writes "--np 3: ...", the Python
+//                          package its keywords
+// parameter() is the first parameter a message names (the one it is about), or "" for none. Braces around
+// anything but a parameter's name are left as they are.
 class Error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit Error(const std::string& marked)
+      : std::runtime_error(scan(marked, [](std::string_view n) { return std::string(n); })), marked_(marked) {}
+
+  template <class NameOf>
+  std::string message(NameOf&& name_of) const {
+    return scan(marked_, name_of);
+  }
+  const std::string& marked() const { return marked_; }  // with the {name} marks
+  std::string parameter() const {
+    std::string first;
+    scan(marked_, [&](std::string_view n) {
+      if (first.empty()) first = std::string(n);
+      return std::string(n);
+    });
+    return first;
+  }
+
+ private:
+  template <class NameOf>
+  static std::string scan(const std::string& s, NameOf&& name_of) {
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (s[i] == '{') {
+        const std::size_t close = s.find('}', i + 1);
+        if (close != std::string::npos) {
+          const std::string_view n(s.data() + i + 1, close - i - 1);
+          if (is_parameter_name(n)) {
+            out += name_of(n);
+            i = close;
+            continue;
+          }
+        }
+      }
+      out += s[i];
+    }
+    return out;
+  }
+  std::string marked_;
 };
 
-// An invalid configuration value. `what()` names the option and the value, e.g.
-// "--np 3: rand/1 needs at least 4 individuals".
+// An invalid configuration value. The message names the parameter and the value, e.g.
+// "{np} 3: rand/1 needs at least 4 individuals" (what(): "np 3: ...").
 class ConfigError : public Error {
  public:
   using Error::Error;

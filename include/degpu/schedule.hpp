@@ -75,7 +75,7 @@ struct EtcSpec {
 };
 // "NxM:TxMyCz[:SEED]" (the paper's class names: ThMhCc, TlMhCi, ...), e.g. "512x16:ThMlCs" or
 // "512x16:ThMlCs:3"; the seed defaults to 0. ConfigError naming `option`.
-EtcSpec parse_etc_spec(const std::string& text, const std::string& option = "--generate");
+EtcSpec parse_etc_spec(const std::string& text, const std::string& option = "{generate}");
 std::string etc_spec_name(const EtcSpec& s);  // "512x16:ThMlCs:SEED"
 std::shared_ptr<const EtcInstance> generate_etc(const EtcSpec& s);
 
@@ -85,7 +85,7 @@ std::shared_ptr<const EtcInstance> generate_etc(const EtcSpec& s);
 // - Min-Min: of the tasks left, the one with the smallest earliest completion time goes to that machine;
 // - Max-Min: the same with the largest earliest completion time.
 enum class Heuristic { minmin, maxmin, mct, olb };
-Heuristic parse_heuristic(const std::string& name, const std::string& option = "--heuristic");
+Heuristic parse_heuristic(const std::string& name, const std::string& option = "{heuristic}");
 const char* heuristic_name(Heuristic h);
 struct HeuristicSchedule {
   std::vector<int> machine;  // each task's machine

@@ -40,41 +40,41 @@ void validate_masw(const Problem& problem, const MaswConfig& c, const StopCriter
     if (!s.empty() && s.back() == '.') s.pop_back();
     return s;
   };
-  if (c.np < 4) throw ConfigError("--np " + std::to_string(c.np) + ": ma-sw-chains needs a population of at least 4");
-  if (!(c.alpha > 0) || !std::isfinite(c.alpha)) throw ConfigError("--alpha " + num(c.alpha) + ": must be > 0");
+  if (c.np < 4) throw ConfigError("{np} " + std::to_string(c.np) + ": ma-sw-chains needs a population of at least 4");
+  if (!(c.alpha > 0) || !std::isfinite(c.alpha)) throw ConfigError("{alpha} " + num(c.alpha) + ": must be > 0");
   if (c.nam < 1 || c.nam > masw::kMaxNam || c.nam > c.np - 1)
-    throw ConfigError("--nam " + std::to_string(c.nam) + ": must be in [1, " +
+    throw ConfigError("{nam} " + std::to_string(c.nam) + ": must be in [1, " +
                       std::to_string(std::min(masw::kMaxNam, c.np - 1)) + "] (and below the population)");
   if (!(c.mutation_rate >= 0 && c.mutation_rate <= 1))
-    throw ConfigError("--mutation-rate " + num(c.mutation_rate) + ": must be in [0, 1]");
-  if (c.ls_intensity < 1) throw ConfigError("--ls-intensity " + std::to_string(c.ls_intensity) + ": must be >= 1");
-  if (!(c.ls_ratio > 0 && c.ls_ratio < 1)) throw ConfigError("--ls-ratio " + num(c.ls_ratio) + ": must be in (0, 1)");
-  if (c.offspring < 1) throw ConfigError("--offspring " + std::to_string(c.offspring) + ": must be >= 1");
+    throw ConfigError("{mutation_rate} " + num(c.mutation_rate) + ": must be in [0, 1]");
+  if (c.ls_intensity < 1) throw ConfigError("{ls_intensity} " + std::to_string(c.ls_intensity) + ": must be >= 1");
+  if (!(c.ls_ratio > 0 && c.ls_ratio < 1)) throw ConfigError("{ls_ratio} " + num(c.ls_ratio) + ": must be in (0, 1)");
+  if (c.offspring < 1) throw ConfigError("{offspring} " + std::to_string(c.offspring) + ": must be >= 1");
   const Engine e = resolve_masw_engine(o.engine, problem);
   if (e == Engine::gpu) {
     if (!problem.is_builtin() && !problem.cec2010_data())
-      throw ConfigError("--engine gpu: problem " + problem.name() +
-                        " runs ma-sw-chains on the CPU engines (use --engine serial or threads): the GPU engine "
+      throw ConfigError("{engine} gpu: problem " + problem.name() +
+                        " runs ma-sw-chains on the CPU engines (use {engine} serial or threads): the GPU engine "
                         "evaluates the built-in functions and CEC 2010's");
     if (problem.is_builtin() && !gpu_terms(problem.function()))
-      throw ConfigError("--engine gpu: " + problem.name() +
+      throw ConfigError("{engine} gpu: " + problem.name() +
                         "'s terms read a neighbouring coordinate, which ma-sw-chains' GPU engine does not evaluate "
-                        "(terms of one coordinate, or Schwefel 1.2's prefix sum): use --engine threads");
+                        "(terms of one coordinate, or Schwefel 1.2's prefix sum): use {engine} threads");
     if (c.np > kMaxGpuVectors || c.offspring * c.nam > kMaxGpuVectors)
-      throw ConfigError("--engine gpu: --np " + std::to_string(c.np) + " and --offspring " + std::to_string(c.offspring) +
-                        " x --nam " + std::to_string(c.nam) + " must each be at most " + std::to_string(kMaxGpuVectors));
+      throw ConfigError("{engine} gpu: {np} " + std::to_string(c.np) + " and {offspring} " + std::to_string(c.offspring) +
+                        " x {nam} " + std::to_string(c.nam) + " must each be at most " + std::to_string(kMaxGpuVectors));
   } else if (e != Engine::serial && e != Engine::threads) {
-    throw ConfigError("--engine " + std::string(engine_name(e)) + ": ma-sw-chains runs on the serial, threads and gpu engines");
+    throw ConfigError("{engine} " + std::string(engine_name(e)) + ": ma-sw-chains runs on the serial, threads and gpu engines");
   }
-  if (o.threads < 0) throw ConfigError("--threads " + std::to_string(o.threads) + ": must be >= 0");
+  if (o.threads < 0) throw ConfigError("{threads} " + std::to_string(o.threads) + ": must be >= 0");
   if (stop.max_evals && *stop.max_evals < c.np)
-    throw ConfigError("--max-evals " + std::to_string(*stop.max_evals) + ": below the initial population of " +
+    throw ConfigError("{max_evals} " + std::to_string(*stop.max_evals) + ": below the initial population of " +
                       std::to_string(c.np));
-  if (stop.max_gens && *stop.max_gens < 0) throw ConfigError("--max-gens " + std::to_string(*stop.max_gens) + ": must be >= 0");
-  if (stop.max_time_s && !(*stop.max_time_s > 0)) throw ConfigError("--max-time " + num(*stop.max_time_s) + ": must be > 0");
+  if (stop.max_gens && *stop.max_gens < 0) throw ConfigError("{max_gens} " + std::to_string(*stop.max_gens) + ": must be >= 0");
+  if (stop.max_time_s && !(*stop.max_time_s > 0)) throw ConfigError("{max_time} " + num(*stop.max_time_s) + ": must be > 0");
   if (stop.target_error && !problem.optimum_f())
-    throw ConfigError("--target-error: problem " + problem.name() + " has no known optimum");
-  if (o.trial >= rng::kMaxTrials) throw ConfigError("--trial " + std::to_string(o.trial) + ": too large");
+    throw ConfigError("{target_error}: problem " + problem.name() + " has no known optimum");
+  if (o.trial >= rng::kMaxTrials) throw ConfigError("{trial} " + std::to_string(o.trial) + ": too large");
 }
 
 Result minimize_masw(const Problem& problem, const MaswConfig& c, const StopCriteria& stop, const RunOptions& options) {

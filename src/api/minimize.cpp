@@ -29,14 +29,14 @@ RunOptions concrete(const Problem& problem, const DEConfig& de, const RunOptions
 namespace detail {
 void check_trial_count(int n) {
   if (n < 1 || static_cast<std::uint64_t>(n) > rng::kMaxTrials)
-    throw ConfigError("--trials " + std::to_string(n) + ": must be in [1, " + std::to_string(rng::kMaxTrials) + "]");
+    throw ConfigError("{trials} " + std::to_string(n) + ": must be in [1, " + std::to_string(rng::kMaxTrials) + "]");
 }
 void check_trial_range(std::uint32_t first, int n) {
   if (static_cast<std::uint64_t>(first) + static_cast<std::uint64_t>(n) > rng::kMaxTrials)
-    throw ConfigError("--trials " + std::to_string(n) + ": trials " + std::to_string(first) + " to " +
+    throw ConfigError("{trials} " + std::to_string(n) + ": trials " + std::to_string(first) + " to " +
                       std::to_string(static_cast<std::uint64_t>(first) + n - 1) + " pass the last trial index " +
                       std::to_string(rng::kMaxTrials - 1) + " (at most " + std::to_string(rng::kMaxTrials - first) +
-                      " trials from --trial " + std::to_string(first) + ")");
+                      " trials from {trial} " + std::to_string(first) + ")");
 }
 void choose_best(TrialsResult& out) {
   out.best = 0;

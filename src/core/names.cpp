@@ -84,7 +84,7 @@ Strategy parse_strategy(std::string_view name) {
     return s;
   };
   if (slash == std::string_view::npos)
-    throw ConfigError("--strategy " + std::string(name) + ": unknown strategy, expected x/y/z (known: " +
+    throw ConfigError("{strategy} " + std::string(name) + ": unknown strategy, expected x/y/z (known: " +
                       known() + ")");
   const std::string_view m = name.substr(0, slash), c = name.substr(slash + 1);
   for (const auto& [mv, mn] : kMutations)
@@ -95,10 +95,10 @@ Strategy parse_strategy(std::string_view name) {
   if (mutation_known) {
     std::string cs;
     for (const auto& [cv, cn] : kCrossovers) cs += (cs.empty() ? "" : ", ") + std::string(cn);
-    throw ConfigError("--strategy " + std::string(name) + ": unknown crossover '" + std::string(c) +
+    throw ConfigError("{strategy} " + std::string(name) + ": unknown crossover '" + std::string(c) +
                       "' (known: " + cs + ")");
   }
-  throw ConfigError("--strategy " + std::string(name) + ": unknown strategy (known: " + known() + ")");
+  throw ConfigError("{strategy} " + std::string(name) + ": unknown strategy (known: " + known() + ")");
 }
 
 std::vector<std::string> list_strategies() {
@@ -114,11 +114,11 @@ std::string strategy_name(Mutation m, Crossover c) {
 std::string_view mutation_name(Mutation m) { return name_of(m, kMutations); }
 std::string_view crossover_name(Crossover c) { return name_of(c, kCrossovers); }
 std::string_view repair_name(Repair r) { return name_of(r, kRepairs); }
-Repair parse_repair(std::string_view name) { return parse_named(name, kRepairs, "repair", "--repair"); }
-Dither parse_dither(std::string_view name) { return parse_named(name, kDithers, "dither mode", "--dither"); }
+Repair parse_repair(std::string_view name) { return parse_named(name, kRepairs, "repair", "{repair}"); }
+Dither parse_dither(std::string_view name) { return parse_named(name, kDithers, "dither mode", "{dither}"); }
 std::string_view dither_name(Dither d) { return name_of(d, kDithers); }
 Algorithm parse_algorithm(std::string_view name) {
-  return parse_named(name, kAlgorithms, "algorithm", "--algorithm");
+  return parse_named(name, kAlgorithms, "algorithm", "{algorithm}");
 }
 std::vector<std::string_view> list_algorithms() {
   std::vector<std::string_view> out;
@@ -127,7 +127,7 @@ std::vector<std::string_view> list_algorithms() {
 }
 std::string_view algorithm_name(Algorithm a) { return name_of(a, kAlgorithms); }
 
-Engine parse_engine(std::string_view name) { return parse_named(name, kEngines, "engine", "--engine"); }
+Engine parse_engine(std::string_view name) { return parse_named(name, kEngines, "engine", "{engine}"); }
 std::string_view engine_name(Engine e) { return name_of(e, kEngines); }
 std::vector<std::string_view> list_engines() {
   std::vector<std::string_view> out;
@@ -149,7 +149,7 @@ Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de) {
   return resolve_engine(e);
 }
 Precision parse_precision(std::string_view name) {
-  return parse_named(name, kPrecisions, "precision", "--precision");
+  return parse_named(name, kPrecisions, "precision", "{precision}");
 }
 std::string_view precision_name(Precision p) { return name_of(p, kPrecisions); }
 std::string_view stop_reason_name(StopReason r) { return name_of(r, kStopReasons); }

@@ -30,12 +30,12 @@ Resolved resolve(const Problem& problem, const DEConfig& de, const StopCriteria&
 }
 
 void validate(const Problem& problem, const DEConfig& de, const StopCriteria& stop, const RunOptions& options) {
-  if (problem.dim() < 1) throw ConfigError("--dim " + std::to_string(problem.dim()) + ": must be at least 1");
-  if (de.np < 0) throw ConfigError("--np " + std::to_string(de.np) + ": must be positive");
+  if (problem.dim() < 1) throw ConfigError("{dim} " + std::to_string(problem.dim()) + ": must be at least 1");
+  if (de.np < 0) throw ConfigError("{np} " + std::to_string(de.np) + ": must be positive");
   if (de.np != 0 && de.np < min_np(de.mutation))
-    throw ConfigError("--np " + std::to_string(de.np) + ": " + std::string(mutation_name(de.mutation)) +
+    throw ConfigError("{np} " + std::to_string(de.np) + ": " + std::string(mutation_name(de.mutation)) +
                       " needs at least " + std::to_string(min_np(de.mutation)) + " individuals");
-  if (de.np > 100'000'000) throw ConfigError("--np " + std::to_string(de.np) + ": at most 100000000");
+  if (de.np > 100'000'000) throw ConfigError("{np} " + std::to_string(de.np) + ": at most 100000000");
   const auto check_range = [](Range r, const char* opt, double lo, double hi, bool lo_open) {
     const bool bad_lo = lo_open ? !(r.lo > lo) : !(r.lo >= lo);
     if (!std::isfinite(r.lo) || !std::isfinite(r.hi) || bad_lo || !(r.hi <= hi))
@@ -43,55 +43,55 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
                         ", " + num(hi) + "]");
     if (r.lo > r.hi) throw ConfigError(std::string(opt) + " " + range(r) + ": LO must not exceed HI");
   };
-  check_range(de.F, "--F", 0.0, 2.0, true);
-  check_range(de.CR, "--CR", 0.0, 1.0, false);
-  if (!(de.p > 0.0 && de.p <= 1.0)) throw ConfigError("--p " + num(de.p) + ": must be in (0, 1]");
+  check_range(de.F, "{F}", 0.0, 2.0, true);
+  check_range(de.CR, "{CR}", 0.0, 1.0, false);
+  if (!(de.p > 0.0 && de.p <= 1.0)) throw ConfigError("{p} " + num(de.p) + ": must be in (0, 1]");
   alg::check(de);
 
   const Resolved r = resolve(problem, de, stop);
   if (stop.max_evals) {
     if (*stop.max_evals < r.de.np)
-      throw ConfigError("--max-evals " + std::to_string(*stop.max_evals) +
+      throw ConfigError("{max_evals} " + std::to_string(*stop.max_evals) +
                         ": below the population size " + std::to_string(r.de.np) +
                         " (the initial population alone takes NP evaluations)");
   }
   if (stop.max_gens && *stop.max_gens < 1)
-    throw ConfigError("--max-gens " + std::to_string(*stop.max_gens) + ": must be at least 1");
+    throw ConfigError("{max_gens} " + std::to_string(*stop.max_gens) + ": must be at least 1");
   if (stop.target_error) {
     if (!std::isfinite(*stop.target_error) || *stop.target_error < 0)
-      throw ConfigError("--target-error " + num(*stop.target_error) + ": must be a finite number >= 0");
+      throw ConfigError("{target_error} " + num(*stop.target_error) + ": must be a finite number >= 0");
     if (!problem.optimum_f())
-      throw ConfigError("--target-error " + num(*stop.target_error) + ": problem " + problem.name() +
+      throw ConfigError("{target_error} " + num(*stop.target_error) + ": problem " + problem.name() +
                         " has no known optimum inside its bounds");
   }
   if (stop.max_time_s && !(std::isfinite(*stop.max_time_s) && *stop.max_time_s > 0))
-    throw ConfigError("--max-time " + num(*stop.max_time_s) + ": must be a positive number of seconds");
+    throw ConfigError("{max_time} " + num(*stop.max_time_s) + ": must be a positive number of seconds");
   if (options.trial >= rng::kMaxTrials)
-    throw ConfigError("--trial " + std::to_string(options.trial) + ": must be in [0, " +
+    throw ConfigError("{trial} " + std::to_string(options.trial) + ": must be in [0, " +
                       std::to_string(rng::kMaxTrials - 1) + "]");
-  if (options.threads < 0) throw ConfigError("--threads " + std::to_string(options.threads) + ": must be >= 0");
+  if (options.threads < 0) throw ConfigError("{threads} " + std::to_string(options.threads) + ": must be >= 0");
   if (options.threads > 1 && options.engine == Engine::serial)
-    throw ConfigError("--threads " + std::to_string(options.threads) +
-                      ": the serial engine runs on one thread (use --engine threads or matrix)");
+    throw ConfigError("{threads} " + std::to_string(options.threads) +
+                      ": the serial engine runs on one thread (use {engine} threads or matrix)");
   // auto is checked as what it runs: never a CUDA engine for a user objective.
   const Engine engine = resolve_engine(options.engine, problem, de);
   if (is_cuda_engine(engine) && !problem.on_gpu())
-    throw ConfigError("--engine " + std::string(engine_name(engine)) + ": problem " + problem.name() +
+    throw ConfigError("{engine} " + std::string(engine_name(engine)) + ": problem " + problem.name() +
                       (problem.model() ? ": " + problem.model()->not_on_gpu()
                        : problem.name().rfind("cec2010:", 0) == 0
-                           ? " (CEC 2010) is evaluated on the CPU only so far: use --engine serial, threads or matrix"
+                           ? " (CEC 2010) is evaluated on the CPU only so far: use {engine} serial, threads or matrix"
                            : " is a user objective, which runs on the CPU engines (serial, threads, matrix)"));
   if (engine == Engine::gpu_fused && problem.schedule_data())
-    throw ConfigError("--engine gpu-fused: the schedule problem runs on gpu, gpu-kernels, gpu-eval and the CPU engines");  // as gpu_fused.cu says
+    throw ConfigError("{engine} gpu-fused: the schedule problem runs on gpu, gpu-kernels, gpu-eval and the CPU engines");  // as gpu_fused.cu says
   if (!options.initial.empty()) {
-    if (engine == Engine::gpu_fused) throw ConfigError("--engine gpu-fused: it takes no initial rows (a seeded population)");
+    if (engine == Engine::gpu_fused) throw ConfigError("{engine} gpu-fused: it takes no initial rows (a seeded population)");
     const int np = resolve(problem, de, stop).de.np;
     if (static_cast<long long>(options.initial.size()) > np)
-      throw ConfigError("initial population: " + std::to_string(options.initial.size()) + " rows for --np " + std::to_string(np));
+      throw ConfigError("initial population: " + std::to_string(options.initial.size()) + " rows for {np} " + std::to_string(np));
     for (std::size_t k = 0; k < options.initial.size(); ++k) {
       const std::vector<double>& x = options.initial[k];
       if (static_cast<int>(x.size()) != problem.dim())
-        throw ConfigError("initial population: row " + std::to_string(k) + " has " + std::to_string(x.size()) + " values for --dim " +
+        throw ConfigError("initial population: row " + std::to_string(k) + " has " + std::to_string(x.size()) + " values for {dim} " +
                           std::to_string(problem.dim()));
       for (int j = 0; j < problem.dim(); ++j)
         if (!(x[j] >= problem.lower()[j] && x[j] <= problem.upper()[j]))
@@ -100,7 +100,7 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
     }
   }
   if (options.history_every < 0)
-    throw ConfigError("--history-every " + std::to_string(options.history_every) + ": must be >= 1");
+    throw ConfigError("{history_every} " + std::to_string(options.history_every) + ": must be >= 1");
 }
 
 }  // namespace degpu

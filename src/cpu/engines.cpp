@@ -87,7 +87,7 @@ Result run_cpu(const Problem& problem, const Resolved& r, const RunOptions& o) {
     }
     default: break;
   }
-  throw ConfigError("--engine " + std::string(engine_name(o.engine)) + ": not a CPU engine");
+  throw ConfigError("{engine} " + std::string(engine_name(o.engine)) + ": not a CPU engine");
 }
 
 }  // namespace

@@ -224,8 +224,8 @@ Result minimize_masw_cpu(const Problem& problem, const MaswConfig& c, const Stop
     return MaswRun<double>(problem, c, stop, o).run();
   } catch (const std::bad_alloc&) {
     char what[200];
-    std::snprintf(what, sizeof what, "ma-sw-chains: out of memory: D = %d with --np %d and --offspring %d needs %.3g GB; "
-                  "use a smaller --np, --offspring or --dim, or --precision f32", problem.dim(), c.np, c.offspring, bytes / 1e9);
+    std::snprintf(what, sizeof what, "ma-sw-chains: out of memory: D = %d with {np} %d and {offspring} %d needs %.3g GB; "
+                  "use a smaller {np}, {offspring} or {dim}, or {precision} f32", problem.dim(), c.np, c.offspring, bytes / 1e9);
     throw Error(what);
   }
 }

@@ -45,13 +45,13 @@ void use_device(std::size_t bytes) {
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0)
     throw CudaError(std::string("no CUDA device: ") + (e != cudaSuccess ? cudaGetErrorString(e) : "none found") +
-                    "; use --engine serial, threads or matrix");
+                    "; use {engine} serial, threads or matrix");
   DEGPU_CUDA_TRY(cudaSetDevice(0));
   std::size_t free_bytes = 0, total = 0;
   DEGPU_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total));
   if (bytes > free_bytes)
     throw CudaError("out of GPU memory: " + std::to_string(bytes) + " bytes needed, " + std::to_string(free_bytes) +
-                    " available; use a smaller --np or --dim");
+                    " available; use a smaller {np} or {dim}");
 }
 
 }  // namespace degpu::cuda

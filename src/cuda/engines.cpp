@@ -95,7 +95,7 @@ std::vector<Result> minimize_cuda_trials(const Problem& problem, const Resolved&
       out.push_back(run_gpu_eval<float>(problem, r, ot));  // without CUDA: throws NotCompiled
       continue;
     }
-    throw NotCompiled("--engine " + std::string(engine_name(o.engine)) +
+    throw NotCompiled("{engine} " + std::string(engine_name(o.engine)) +
                       ": not a CUDA engine; the CUDA engines are gpu, gpu-fused, gpu-kernels and gpu-eval");
   }
   return out;

@@ -312,8 +312,8 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   std::unique_ptr<const ScheduleOnDevice<T>> sched;
   if (problem.schedule_data()) {
     if (problem.schedule_data()->etc->m > kScheduleGroupMachines)
-      throw ConfigError("--engine gpu: " + std::to_string(problem.schedule_data()->etc->m) + " machines; it schedules on at most " +
-                        std::to_string(kScheduleGroupMachines) + " (use --engine gpu-kernels, gpu-eval or threads)");
+      throw ConfigError("{engine} gpu: " + std::to_string(problem.schedule_data()->etc->m) + " machines; it schedules on at most " +
+                        std::to_string(kScheduleGroupMachines) + " (use {engine} gpu-kernels, gpu-eval or threads)");
     sched = std::make_unique<const ScheduleOnDevice<T>>(problem);
   }
   std::unique_ptr<const CecGroupOnDevice<T>> cec_dev;

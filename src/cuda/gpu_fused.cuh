@@ -64,7 +64,7 @@
 namespace degpu::cuda::fused {
 namespace {
 
-constexpr const char* kNoSchedule = "--engine gpu-fused: the schedule problem runs on gpu, gpu-kernels, gpu-eval and the CPU engines";
+constexpr const char* kNoSchedule = "{engine} gpu-fused: the schedule problem runs on gpu, gpu-kernels, gpu-eval and the CPU engines";
 
 // Kernel P's output for one individual and generation.
 struct Draw {

@@ -22,11 +22,11 @@ template <class T>
 struct BatchEvaluator<T>::Impl {};
 template <class T>
 BatchEvaluator<T>::BatchEvaluator(const Problem&, int, CecRotation) {
-  throw NotCompiled("this build of degpu has no CUDA engines; use --engine serial, threads or matrix");
+  throw NotCompiled("this build of degpu has no CUDA engines; use {engine} serial, threads or matrix");
 }
 template <class T>
 BatchEvaluator<T>::BatchEvaluator(int, int, std::shared_ptr<const RowsEvaluator<T>>) {
-  throw NotCompiled("this build of degpu has no CUDA engines; use --engine serial, threads or matrix");
+  throw NotCompiled("this build of degpu has no CUDA engines; use {engine} serial, threads or matrix");
 }
 template <class T>
 BatchEvaluator<T>::~BatchEvaluator() = default;
@@ -36,7 +36,7 @@ template class BatchEvaluator<float>;
 template class BatchEvaluator<double>;
 
 Result minimize_masw_gpu(const Problem&, const MaswConfig&, const StopCriteria&, const RunOptions&) {
-  throw NotCompiled("this build of degpu has no CUDA engines; use --engine serial or threads");
+  throw NotCompiled("this build of degpu has no CUDA engines; use {engine} serial or threads");
 }
 }  // namespace cuda
 

@@ -57,7 +57,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
       case Engine::gpu_fused: out.push_back(fused::run<T>(problem, r, ot, fn)); break;
       case Engine::gpu_kernels: out.push_back(minimize_gpu_kernels_rows<T>(problem, r, ot, *rows)); break;
       case Engine::gpu_eval: out.push_back(minimize_gpu_eval_rows<T>(problem, r, ot, rows)); break;
-      default: throw ConfigError("--engine " + std::string(engine_name(o.engine)) + ": not a CUDA engine");
+      default: throw ConfigError("{engine} " + std::string(engine_name(o.engine)) + ": not a CUDA engine");
     }
   }
   return out;

@@ -150,7 +150,7 @@ class ScheduleOnDevice {
     while (warps_ > 1 && smem(warps_) > kSmemLimit) --warps_;
     if (smem(warps_) > kSmemLimit)
       throw ConfigError("schedule: " + std::to_string(e.m) + " machines are more than the GPU engines evaluate (at most " +
-                        std::to_string((kSmemLimit / 8 - 33) / 2) + "); use --engine threads");
+                        std::to_string((kSmemLimit / 8 - 33) / 2) + "); use {engine} threads");
   }
   static std::size_t bytes(const Problem& problem) {
     const EtcInstance& e = *check(problem)->etc;

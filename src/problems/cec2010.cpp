@@ -164,7 +164,7 @@ namespace {
 void check_dim(int fn, int D) {
   if (fn < 1 || fn > 20) throw ConfigError("problem cec2010:f" + std::to_string(fn) + ": the suite has F1 .. F20");
   if (D < 2 * kM)
-    throw ConfigError("--dim " + std::to_string(D) + ": cec2010:f" + std::to_string(fn) + " needs D >= " +
+    throw ConfigError("{dim} " + std::to_string(D) + ": cec2010:f" + std::to_string(fn) + " needs D >= " +
                       std::to_string(2 * kM) + " (groups of " + std::to_string(kM) + " variables)");
 }
 
@@ -232,9 +232,9 @@ bool is_cec2010_name(const std::string& name) {
 
 Problem make_cec2010_problem(const ProblemSpec& spec) {
   const int fn = std::stoi(spec.name.substr(9));
-  if (spec.bias) throw ConfigError("--bias: problem " + spec.name + " has f* = 0 (the suite's)");
-  if (!spec.cec2014_data.empty()) throw ConfigError("--cec2014-data: problem " + spec.name + " is CEC 2010's (use --cec-data)");
-  const auto seed = cec_generator_seed(spec, spec.cec_data, "--cec-data ");
+  if (spec.bias) throw ConfigError("{bias}: problem " + spec.name + " has f* = 0 (the suite's)");
+  if (!spec.cec2014_data.empty()) throw ConfigError("{cec2014_data}: problem " + spec.name + " is CEC 2010's (use {cec_data})");
+  const auto seed = cec_generator_seed(spec, spec.cec_data, "{cec_data} ");
   const std::shared_ptr<const Cec2010Instance> c =
       seed ? generate_cec2010(fn, spec.dim, *seed) : load_cec2010(fn, spec.dim, spec.cec_data);
   const double ub = cec2010_bound(fn);
@@ -247,7 +247,7 @@ Problem Problem::cec2010(std::shared_ptr<const Cec2010Instance> data, std::strin
                          std::vector<double> upper) {
   if (!data) throw ConfigError("problem " + name + ": no data");
   if (static_cast<int>(lower.size()) != data->D || static_cast<int>(upper.size()) != data->D)
-    throw ConfigError("bounds: " + std::to_string(lower.size()) + " values for --dim " + std::to_string(data->D));
+    throw ConfigError("bounds: " + std::to_string(lower.size()) + " values for {dim} " + std::to_string(data->D));
   const std::shared_ptr<const Cec2010Instance> c = data;
   Problem p(std::move(name), std::move(lower), std::move(upper),
             [c](std::span<const double> x) { return evaluate_cec2010(*c, x.data()); }, 0.0, cec2010_optimum_x(*c));

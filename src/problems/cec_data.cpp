@@ -38,7 +38,7 @@ std::vector<double> read_rows(TokenFile& f, int rows, int D) {
     if (!f.next_line(tokens))
       f.fail("ends after " + std::to_string(r) + " lines, " + std::to_string(rows) + " needed (one per component)");
     if (static_cast<int>(tokens.size()) < D)
-      f.fail("holds " + std::to_string(tokens.size()) + " numbers, " + std::to_string(D) + " needed (--dim)");
+      f.fail("holds " + std::to_string(tokens.size()) + " numbers, " + std::to_string(D) + " needed ({dim})");
     for (int j = 0; j < D; ++j) out.push_back(f.number(tokens[j]));
   }
   return out;
@@ -69,7 +69,7 @@ std::vector<int> read_shuffles(TokenFile& f, int count, int D) {
 void check(cec::Suite suite, int fn, int D) {
   const std::string name = suite_name(suite) + ":f" + std::to_string(fn);
   if (!cec::defined(suite, fn)) throw ConfigError("problem " + name + ": not a function of the suite");
-  if (D < 2) throw ConfigError("--dim " + std::to_string(D) + ": " + name + " needs at least 2");
+  if (D < 2) throw ConfigError("{dim} " + std::to_string(D) + ": " + name + " needs at least 2");
 }
 
 void finish(CecInstance& c) {

@@ -95,19 +95,19 @@ std::string data_folder(const ProblemSpec& spec, Named f) {
   const bool mixed = spec.name.rfind("janssen:", 0) == 0;
   if (!mixed) {
     if (!spec.cec2014_data.empty() && f.suite == cec::Suite::cec2017)
-      throw ConfigError("--cec2014-data: problem " + spec.name + " is a CEC 2017 function (use --cec-data DIR)");
+      throw ConfigError("{cec2014_data}: problem " + spec.name + " is a CEC 2017 function (use {cec_data} DIR)");
     return f.suite == cec::Suite::cec2014 && !spec.cec2014_data.empty() ? spec.cec2014_data : spec.cec_data;
   }
   if (spec.cec_data.empty() != spec.cec2014_data.empty())
-    throw ConfigError(std::string(spec.cec_data.empty() ? "--cec2014-data" : "--cec-data") + ": the janssen:* problems mix " +
-                      "CEC 2017 and CEC 2014 functions: give both folders (--cec-data CEC2017_DIR --cec2014-data CEC2014_DIR) or neither");
+    throw ConfigError(std::string(spec.cec_data.empty() ? "{cec2014_data}" : "{cec_data}") + ": the janssen:* problems mix " +
+                      "CEC 2017 and CEC 2014 functions: give both folders ({cec_data} CEC2017_DIR {cec2014_data} CEC2014_DIR) or neither");
   return f.suite == cec::Suite::cec2014 ? spec.cec2014_data : spec.cec_data;
 }
 
 // The data folder's files are named by the function of the suite; the official data covers some D only.
 std::shared_ptr<const CecInstance> instance(const ProblemSpec& spec, Named f) {
   const std::string dir = data_folder(spec, f);
-  const auto seed = cec_generator_seed(spec, dir, dir == spec.cec_data ? "--cec-data " : "--cec2014-data ");
+  const auto seed = cec_generator_seed(spec, dir, dir == spec.cec_data ? "{cec_data} " : "{cec2014_data} ");
   return seed ? generate_cec(f.suite, f.fn, spec.dim, *seed) : load_cec(f.suite, f.fn, spec.dim, dir);
 }
 
@@ -117,11 +117,11 @@ std::optional<std::uint64_t> cec_generator_seed(const ProblemSpec& spec, const s
   if (dir.empty()) {
     if (!spec.shift) return 0;
     if (spec.shift->kind != ShiftSpec::Kind::random)
-      throw ConfigError("--shift: problem " + spec.name +
-                        " takes its shifts from --cec-data DIR or the generator (--shift random:SEED)");
+      throw ConfigError("{shift}: problem " + spec.name +
+                        " takes its shifts from {cec_data} DIR or the generator ({shift} random:SEED)");
     return spec.shift->seed;
   }
-  if (spec.shift) throw ConfigError("--shift: problem " + spec.name + " reads its shifts from " + opt + dir);
+  if (spec.shift) throw ConfigError("{shift}: problem " + spec.name + " reads its shifts from " + opt + dir);
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) throw ConfigError(opt + dir + ": not a folder");
   return std::nullopt;
@@ -133,7 +133,7 @@ Problem make_cec_problem(const ProblemSpec& spec) {
   const Named* f = find(spec.name);
   if (!f) throw ConfigError("problem " + spec.name + ": not a CEC problem");
   if (spec.bias)
-    throw ConfigError("--bias: problem " + spec.name + " has its suite's f* = " +
+    throw ConfigError("{bias}: problem " + spec.name + " has its suite's f* = " +
                       std::to_string(static_cast<int>(cec::optimum(f->suite, f->fn))));
   double lo = -100, hi = 100;  // the suites' search range
   if (spec.bounds) lo = spec.bounds->first, hi = spec.bounds->second;

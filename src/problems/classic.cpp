@@ -27,13 +27,13 @@ std::string num(double v) {
 }
 
 void check_box(const std::vector<double>& lo, const std::vector<double>& hi) {
-  if (lo.empty()) throw ConfigError("--dim 0: must be at least 1");
+  if (lo.empty()) throw ConfigError("{dim} 0: must be at least 1");
   if (lo.size() != hi.size()) throw ConfigError("bounds: lower and upper have different lengths");
   for (std::size_t j = 0; j < lo.size(); ++j) {
     if (!std::isfinite(lo[j]) || !std::isfinite(hi[j]))
-      throw ConfigError("--bounds " + num(lo[j]) + ":" + num(hi[j]) + ": bounds must be finite");
+      throw ConfigError("{bounds} " + num(lo[j]) + ":" + num(hi[j]) + ": bounds must be finite");
     if (!(lo[j] < hi[j]))
-      throw ConfigError("--bounds " + num(lo[j]) + ":" + num(hi[j]) + ": LO must be below HI");
+      throw ConfigError("{bounds} " + num(lo[j]) + ":" + num(hi[j]) + ": LO must be below HI");
   }
 }
 
@@ -97,15 +97,15 @@ Problem::Problem(std::string name, std::vector<double> lower, std::vector<double
 
 Problem Problem::builtin(fn::Classic function, int dim, std::vector<double> lower, std::vector<double> upper,
                          std::vector<double> shift, double bias, std::string name) {
-  if (dim < 1) throw ConfigError("--dim " + std::to_string(dim) + ": must be at least 1");
+  if (dim < 1) throw ConfigError("{dim} " + std::to_string(dim) + ": must be at least 1");
   if (static_cast<int>(lower.size()) != dim || static_cast<int>(upper.size()) != dim)
-    throw ConfigError("bounds: " + std::to_string(lower.size()) + " values for --dim " + std::to_string(dim));
+    throw ConfigError("bounds: " + std::to_string(lower.size()) + " values for {dim} " + std::to_string(dim));
   check_box(lower, upper);
   if (!shift.empty() && static_cast<int>(shift.size()) != dim)
-    throw ConfigError("--shift: " + std::to_string(shift.size()) + " values for --dim " + std::to_string(dim));
-  if (!std::isfinite(bias)) throw ConfigError("--bias " + num(bias) + ": must be finite");
+    throw ConfigError("{shift}: " + std::to_string(shift.size()) + " values for {dim} " + std::to_string(dim));
+  if (!std::isfinite(bias)) throw ConfigError("{bias} " + num(bias) + ": must be finite");
   for (double o : shift)
-    if (!std::isfinite(o)) throw ConfigError("--shift: a shift value is not finite");
+    if (!std::isfinite(o)) throw ConfigError("{shift}: a shift value is not finite");
   Problem p;
   p.builtin_ = function;
   p.name_ = name.empty() ? std::string(fn::visit(function, [](auto f) { return decltype(f)::name; })) : name;
@@ -127,7 +127,7 @@ Problem Problem::cec(std::shared_ptr<const CecInstance> data, std::string name, 
   if (!data) throw ConfigError("problem " + name + ": no data");
   const int D = data->D;
   if (static_cast<int>(lower.size()) != D || static_cast<int>(upper.size()) != D)
-    throw ConfigError("bounds: " + std::to_string(lower.size()) + " values for --dim " + std::to_string(D));
+    throw ConfigError("bounds: " + std::to_string(lower.size()) + " values for {dim} " + std::to_string(D));
   check_box(lower, upper);
   Problem p;
   p.name_ = std::move(name);
@@ -234,9 +234,9 @@ Problem make_problem(const ProblemSpec& spec) {
   if (is_cec_name(spec.name)) return make_cec_problem(spec);
   if (is_cec2010_name(spec.name)) return make_cec2010_problem(spec);
   if (!spec.cec_data.empty())
-    throw ConfigError("--cec-data " + spec.cec_data + ": problem " + spec.name + " reads no CEC data (cec2017:*, cec2014:*, janssen:*)");
+    throw ConfigError("{cec_data} " + spec.cec_data + ": problem " + spec.name + " reads no CEC data (cec2017:*, cec2014:*, janssen:*)");
   if (!spec.cec2014_data.empty())
-    throw ConfigError("--cec2014-data " + spec.cec2014_data + ": problem " + spec.name + " reads no CEC data");
+    throw ConfigError("{cec2014_data} " + spec.cec2014_data + ": problem " + spec.name + " reads no CEC data");
   std::optional<fn::Classic> id;
   double lo = 0, hi = 0, bias = 0;
   std::optional<ShiftSpec> shift;
@@ -257,13 +257,13 @@ Problem make_problem(const ProblemSpec& spec) {
   if (!id) {
     std::string known;
     for (const auto& p : list_problems()) known += (known.empty() ? "" : ", ") + p.name;
-    throw ConfigError("--problem " + spec.name + ": unknown problem (known: " + known + ")");
+    throw ConfigError("{problem} " + spec.name + ": unknown problem (known: " + known + ")");
   }
-  if (spec.dim < 1) throw ConfigError("--dim " + std::to_string(spec.dim) + ": must be at least 1");
+  if (spec.dim < 1) throw ConfigError("{dim} " + std::to_string(spec.dim) + ": must be at least 1");
   if (spec.bounds) std::tie(lo, hi) = *spec.bounds;
   if (!std::isfinite(lo) || !std::isfinite(hi))
-    throw ConfigError("--bounds " + num(lo) + ":" + num(hi) + ": bounds must be finite");
-  if (!(lo < hi)) throw ConfigError("--bounds " + num(lo) + ":" + num(hi) + ": LO must be below HI");
+    throw ConfigError("{bounds} " + num(lo) + ":" + num(hi) + ": bounds must be finite");
+  if (!(lo < hi)) throw ConfigError("{bounds} " + num(lo) + ":" + num(hi) + ": LO must be below HI");
   if (spec.bias) bias = *spec.bias;
   if (spec.shift) shift = spec.shift;
   const auto D = static_cast<std::size_t>(spec.dim);

@@ -17,7 +17,7 @@ void check_lambda(double lambda) {
   if (lambda >= 0 && lambda <= 1) return;
   char v[32];
   std::snprintf(v, sizeof v, "%.17g", lambda);
-  throw ConfigError(std::string("--lambda ") + v + ": must be in [0, 1]");
+  throw ConfigError(std::string("{lambda} ") + v + ": must be in [0, 1]");
 }
 
 namespace {
@@ -88,7 +88,7 @@ double etc_value(const TokenFile& f, const std::string& tok) {
 }  // namespace
 
 std::shared_ptr<const EtcInstance> load_etc(const std::string& path, int machines) {
-  if (machines < 0) throw ConfigError("--machines " + std::to_string(machines) + ": must be >= 1");
+  if (machines < 0) throw ConfigError("{machines} " + std::to_string(machines) + ": must be >= 1");
   TokenFile f(path);
   auto e = std::make_shared<EtcInstance>();
   e->source = path;
@@ -97,7 +97,7 @@ std::shared_ptr<const EtcInstance> load_etc(const std::string& path, int machine
   }
   if (tok.empty()) f.fail("empty file: expected a line 'n m' or one number per line");
   if (tok.size() == 2) {  // plain: "n m", then n lines of m numbers, then optionally "ready W_0 .. W_{m-1}"
-    if (machines) throw ConfigError("--machines: " + path + " gives its size on its first line ('n m')");
+    if (machines) throw ConfigError("{machines}: " + path + " gives its size on its first line ('n m')");
     const auto count = [&](const std::string& s, const char* what) {
       char* end = nullptr;
       const long v = std::strtol(s.c_str(), &end, 10);
@@ -139,7 +139,7 @@ std::shared_ptr<const EtcInstance> load_etc(const std::string& path, int machine
   }
   if (e->etc.size() % e->m != 0)
     throw DataError(path + ": " + std::to_string(e->etc.size()) + " numbers are not a whole number of tasks on " +
-                    std::to_string(e->m) + " machines (--machines)");
+                    std::to_string(e->m) + " machines ({machines})");
   e->n = static_cast<int>(e->etc.size() / e->m);
   e->ready.assign(e->m, 0.0);
   return e;
@@ -183,7 +183,7 @@ std::string etc_spec_name(const EtcSpec& s) {
 
 std::shared_ptr<const EtcInstance> generate_etc(const EtcSpec& s) {
   const std::uint64_t seed = s.seed;
-  if (s.n < 1 || s.m < 1) throw ConfigError("--generate: needs at least one task and one machine");
+  if (s.n < 1 || s.m < 1) throw ConfigError("{generate}: needs at least one task and one machine");
   auto e = std::make_shared<EtcInstance>();
   e->n = s.n, e->m = s.m;
   e->source = etc_spec_name(s);

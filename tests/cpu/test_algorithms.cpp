@@ -35,7 +35,7 @@ TEST(Algorithms, NamesFromTheRegistry) {
     parse_algorithm("shade");
     FAIL() << "no error for an unknown algorithm";
   } catch (const ConfigError& e) {
-    EXPECT_STREQ(e.what(), "--algorithm shade: unknown algorithm (known: de, jde)");
+    EXPECT_STREQ(e.what(), "algorithm shade: unknown algorithm (known: de, jde)");
   }
 }
 

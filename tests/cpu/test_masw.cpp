@@ -226,7 +226,7 @@ TEST(Masw, BadOptionsAreRefused) {
     minimize_masw(p, bad([](MaswConfig& c) { c.ls_ratio = 1.5; }), stop, o);
     FAIL();
   } catch (const ConfigError& e) {
-    EXPECT_EQ(std::string(e.what()), "--ls-ratio 1.5: must be in (0, 1)");
+    EXPECT_EQ(std::string(e.what()), "ls_ratio 1.5: must be in (0, 1)");
   }
   RunOptions g = o;
   g.engine = Engine::gpu_eval;  // not one of its engines
@@ -236,7 +236,7 @@ TEST(Masw, BadOptionsAreRefused) {
     minimize_masw(classic("rosenbrock", 5), MaswConfig{}, stop, g);
     FAIL();
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("--engine gpu: rosenbrock's terms read a neighbouring coordinate"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("engine gpu: rosenbrock's terms read a neighbouring coordinate"), std::string::npos)
         << e.what();
   }
   if (!cuda_compiled()) EXPECT_THROW(minimize_masw(p, MaswConfig{}, stop, g), NotCompiled);

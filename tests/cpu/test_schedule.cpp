@@ -168,7 +168,7 @@ TEST(Schedule, BadFilesSayTheFileAndLine) {
   EXPECT_EQ(data_error("1 2\n1 2\nready 1\n"), p + ":3: expected 'ready' and 2 prior loads, or the end of the file");
   EXPECT_EQ(data_error("1 2 3\n"), p + ":1: expected 'n m' (plain format) or one number (Braun format), got 3 values");
   EXPECT_EQ(data_error(""), p + ":0: empty file: expected a line 'n m' or one number per line");
-  EXPECT_EQ(data_error("1\n2\n3\n", 2), p + ": 3 numbers are not a whole number of tasks on 2 machines (--machines)");
+  EXPECT_EQ(data_error("1\n2\n3\n", 2), p + ": 3 numbers are not a whole number of tasks on 2 machines (machines)");
   EXPECT_EQ(data_error("1\n2 3\n", 2), p + ":2: expected one number per line (Braun format), got 2");
   EXPECT_EQ(data_error("1\nnan\n", 2), p + ":2: expected a number, got 'nan'");
   EXPECT_THROW(load_etc("/nonexistent/file.etc"), DataError);
@@ -194,7 +194,7 @@ TEST(Schedule, SpecNamesTheClasses) {
     FAIL();
   } catch (const ConfigError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "--generate 512x16:TxMhCc: the class must be T{h|l}M{h|l}C{c|i|s} (expected NxM:TxMyCz[:SEED], e.g. "
+              "generate 512x16:TxMhCc: the class must be T{h|l}M{h|l}C{c|i|s} (expected NxM:TxMyCz[:SEED], e.g. "
               "512x16:ThMhCc)");
   }
 }
@@ -532,9 +532,9 @@ TEST(Schedule, SeededPopulationStartsFromTheGivenRows) {
       EXPECT_NE(std::string(err.what()).find(what), std::string::npos) << err.what();
     }
   };
-  bad({std::vector<double>(5, 1.0)}, "row 0 has 5 values for --dim 128");
+  bad({std::vector<double>(5, 1.0)}, "row 0 has 5 values for dim 128");
   std::vector<double> out = row;
   out[7] = 8.5;
   bad({row, out}, "row 1, coordinate 7: 8.5 is outside the box [0, 8]");
-  bad(std::vector<std::vector<double>>(17, row), "17 rows for --np 16");
+  bad(std::vector<std::vector<double>>(17, row), "17 rows for np 16");
 }

@@ -107,15 +107,15 @@ TEST(Trials, BadCountsAndIndicesAreRefused) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
     }
   };
-  refuses(o, 0, "--trials 0: must be in [1, 16777216]");
-  refuses(o, -3, "--trials -3");
-  refuses(o, static_cast<int>(rng::kMaxTrials) + 1, "--trials 16777217");
+  refuses(o, 0, "trials 0: must be in [1, 16777216]");
+  refuses(o, -3, "trials -3");
+  refuses(o, static_cast<int>(rng::kMaxTrials) + 1, "trials 16777217");
   RunOptions last = o;
   last.trial = rng::kMaxTrials - 1;
-  refuses(last, 2, "--trials 2");
+  refuses(last, 2, "trials 2");
   RunOptions beyond = o;
   beyond.trial = rng::kMaxTrials;
-  refuses(beyond, 1, "--trial 16777216: must be in [0, 16777215]");
+  refuses(beyond, 1, "trial 16777216: must be in [0, 16777215]");
   EXPECT_THROW(minimize(p, DEConfig{}, gens(5), beyond), ConfigError);
   EXPECT_THROW(validate(p, DEConfig{}, gens(5), beyond), ConfigError);
 }

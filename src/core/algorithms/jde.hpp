@@ -18,13 +18,13 @@ struct Jde {
 
   static void check(const DEConfig& de) {
     if (!de.F.fixed() || !de.CR.fixed())
-      throw ConfigError("--algorithm jde: F and CR adapt per individual; --F and --CR give their initial values, not ranges");
+      throw ConfigError("{algorithm} jde: F and CR adapt per individual; {F} and {CR} give their initial values, not ranges");
     if (de.dither != Dither::none)
-      throw ConfigError("--dither " + std::string(dither_name(de.dither)) + ": jDE adapts F and CR itself (--algorithm jde)");
+      throw ConfigError("{dither} " + std::string(dither_name(de.dither)) + ": jDE adapts F and CR itself ({algorithm} jde)");
     const degpu::Jde& j = de.jde;
     if (!(j.tau1 >= 0 && j.tau1 <= 1) || !(j.tau2 >= 0 && j.tau2 <= 1) || !(j.F_l > 0) || !(j.F_u >= 0) ||
         !(j.F_l + j.F_u <= 2))
-      throw ConfigError("--algorithm jde: tau1, tau2 must be in [0, 1] and F_l + [0, F_u) within (0, 2]");
+      throw ConfigError("{algorithm} jde: tau1, tau2 must be in [0, 1] and F_l + [0, F_u) within (0, 2]");
   }
 
   DEGPU_HD_INLINE static void init(const ops::Params& p, State s) {
