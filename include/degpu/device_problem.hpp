@@ -94,6 +94,12 @@ class FunctorModel final : public ProblemModel {
     if constexpr (kTerms) return run<F>(problem, r, o, trials, F{});  // the kernels' type, as a built-in's
     else return run<cuda::RowFunction<F>>(problem, r, o, trials, cuda::RowFunction<F>{f_});
   }
+  std::vector<LaunchExplanation> explain_gpu(const Problem& problem, const Resolved& r, const RunOptions& o,
+                                             int trials) const override {
+    using Fn = std::conditional_t<kTerms, F, cuda::RowFunction<F>>;
+    return o.precision == Precision::f32 ? cuda::row_problem::explain<float, Fn>(problem, r, o, trials)
+                                         : cuda::row_problem::explain<double, Fn>(problem, r, o, trials);
+  }
 #endif
   std::string not_on_gpu() const override {
 #if defined(__CUDACC__)

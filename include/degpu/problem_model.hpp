@@ -12,6 +12,7 @@ class Problem;
 struct Resolved;
 struct RunOptions;
 struct Result;
+struct LaunchExplanation;
 
 class ProblemModel {
  public:
@@ -30,6 +31,11 @@ class ProblemModel {
   // gpu-eval; never auto) on `problem`, whose model this is; `r` is checked and resolved. Called only where
   // on_gpu(); the default throws NotCompiled.
   virtual std::vector<Result> run_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int trials) const;
+
+  // How each CUDA engine would launch for `problem` (trials trials; o.engine ignored), as
+  // degpu::explain_launch (devices.hpp) says it; called only where on_gpu(); the default throws NotCompiled.
+  virtual std::vector<LaunchExplanation> explain_gpu(const Problem& problem, const Resolved& r, const RunOptions& o,
+                                                     int trials) const;
 };
 
 }  // namespace degpu

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "degpu/devices.hpp"
 #include "degpu/run.hpp"
 
 namespace degpu::cuda {
@@ -30,6 +31,17 @@ struct GpuPlan {
   std::string why;             // the reasoning, in words
   const char* path_name() const { return path == Path::resident ? "resident" : path == Path::grid ? "grid" : "wide"; }
 };
+
+// How gpu-eval and gpu-kernels evaluate a population's rows: by `per_row` ("one warp") each, blocks of
+// `threads` threads holding `rows_per_block` rows.
+struct RowsLaunch {
+  std::string per_row;
+  int rows_per_block, threads;
+};
+// degpu::explain_launch's answer from what each engine chose: `rows` gpu-eval's and gpu-kernels'
+// evaluation, `fused` gpu-fused's launch in words, `plan` the gpu engine's for `trials` trials.
+std::vector<LaunchExplanation> describe_launches(const Problem& problem, const Resolved& r, int trials, const RowsLaunch& rows,
+                                                 const std::string& fused, const GpuPlan& plan);
 
 // Throws CudaError without a device; n trials.
 GpuPlan plan_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n);

@@ -12,6 +12,7 @@
 #include "cuda/evaluate_rows.cuh"
 #include "cuda/gpu_engine.cuh"
 #include "cuda/gpu_fused.cuh"
+#include "cuda/gpu_plan.hpp"
 #include "cuda/kernel_function.cuh"
 #include "degpu/errors.hpp"
 #include "degpu/run.hpp"
@@ -61,6 +62,19 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
     }
   }
   return out;
+}
+
+// How each CUDA engine would launch for fn's problem (degpu::explain_launch): the plans the engines make for
+// Fn, as run() above makes them.
+template <class T, class Fn>
+std::vector<LaunchExplanation> explain(const Problem& problem, const Resolved& r, const RunOptions& o, int trials) {
+  RunOptions og = o;
+  og.engine = Engine::gpu;
+  const GpuPlan plan = gpu_engine::make_plan<Fn, T>(ops::make_params(problem, r, og), trials, ResidentCec{});
+  og.engine = Engine::gpu_fused;
+  const std::string fused_text = fused::explain<T, Fn>(problem, r, og);
+  const RowsLaunch rows = has_terms<Fn> ? RowsLaunch{"one warp", 8, 256} : RowsLaunch{"one thread", 128, 128};
+  return describe_launches(problem, r, trials, rows, fused_text, plan);
 }
 
 }  // namespace degpu::cuda::row_problem

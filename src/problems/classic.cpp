@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/problem.hpp"
 #include "degpu/result.hpp"
@@ -160,6 +161,9 @@ Problem Problem::from_model(std::string name, std::vector<double> lower, std::ve
 }
 
 std::vector<Result> ProblemModel::run_gpu(const Problem& problem, const Resolved&, const RunOptions&, int) const {
+  throw NotCompiled("problem " + problem.name() + ": " + not_on_gpu());
+}
+std::vector<LaunchExplanation> ProblemModel::explain_gpu(const Problem& problem, const Resolved&, const RunOptions&, int) const {
   throw NotCompiled("problem " + problem.name() + ": " + not_on_gpu());
 }
 

@@ -117,20 +117,24 @@ TEST(DeviceProblemGpu, JdeTrialsSideBySideOnTheGpuEngine) {
   EXPECT_NE(all.trials[0].best_f, all.trials[1].best_f);
 }
 
+// A population too large for a cluster's shared memory (NP 128 rows of D 3001 doubles, twice: 6.1 MB) takes
+// the grid path, never the wide one, which splits a row over CTAs (the explanation says which the run took).
 TEST(DeviceProblemGpu, LargeDimensionTakesTheGridPathNotTheWideOne) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
   const int D = 3001;
   const ManagedShift shift(D);
   const Problem p = coupled(shift, D);
   DEConfig de;
-  de.np = 8;
+  de.np = 128;
   StopCriteria stop;
   stop.max_gens = 5;
   RunOptions cpu, gpu;
   cpu.engine = Engine::serial;
   gpu.engine = Engine::gpu;
   expect_same_run(minimize(p, de, stop, cpu), minimize(p, de, stop, gpu), 0.0, "D 3001");
-  EXPECT_THROW(explain_launch(p, de, stop, gpu, 1), ConfigError);  // not explained yet: refused, not wrong
+  const std::string plan = explain_launch(p, de, stop, gpu, 1).at(3).text;  // the plan the run took
+  EXPECT_NE(plan.find("one cooperative grid"), std::string::npos) << plan;
+  EXPECT_EQ(plan.find("CTAs per individual"), std::string::npos) << plan;
   {
     PlanOverride wide("wide,2,256");
     EXPECT_THROW(minimize(p, de, stop, gpu), ConfigError);
@@ -189,4 +193,36 @@ TEST(DeviceProblemGpu, TheTermFormTakesTheBuiltInsKernels) {
     expect_same_run(minimize(builtin, de, stop, gpu), r, 0.0, what + " vs the built-in");
     expect_same_run(serial, r, gpu.precision == Precision::f64 ? 1e-9 : 1e-4, what + " vs serial");
   });
+}
+
+// devices --explain for a functor: the launches the engines make for it. The term form's are the built-in's,
+// word for word; the row form evaluates a row per thread, in groups of 8 lanes on the gpu engine.
+TEST(DeviceProblemGpu, ExplainsTheLaunchesOfAFunctor) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const int D = 50;
+  ProblemSpec spec;
+  spec.name = "rastrigin";
+  spec.dim = D;
+  const Problem builtin = make_problem(spec);
+  const Problem terms = device_problem(TermRastrigin{}, builtin.lower(), builtin.upper(), "mine");
+  const DEConfig de = path_config(40, Mutation::rand1, Crossover::bin);
+  RunOptions o;
+  o.precision = Precision::f32;
+  for (int trials : {1, 30}) {
+    const auto a = explain_launch(builtin, de, StopCriteria{}, o, trials), b = explain_launch(terms, de, StopCriteria{}, o, trials);
+    ASSERT_EQ(a.size(), 4u);
+    ASSERT_EQ(b.size(), 4u);
+    for (std::size_t k = 0; k < 4; ++k) {
+      EXPECT_EQ(a[k].engine, b[k].engine);
+      EXPECT_EQ(a[k].text, b[k].text) << a[k].engine << ", " << trials << " trials";
+    }
+  }
+  const ManagedShift shift(D);
+  const auto rows = explain_launch(coupled(shift, D), de, StopCriteria{}, o, 1);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].engine, "gpu-eval");
+  EXPECT_NE(rows[0].text.find("evaluated by one thread each (1 blocks of 128 threads)"), std::string::npos) << rows[0].text;
+  EXPECT_NE(rows[1].text.find("evaluation one thread per individual"), std::string::npos) << rows[1].text;
+  EXPECT_EQ(rows[3].engine, "gpu");
+  EXPECT_NE(rows[3].text.find("8 lanes per individual"), std::string::npos) << rows[3].text;
 }
