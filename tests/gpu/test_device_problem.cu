@@ -178,14 +178,22 @@ TEST(DeviceProblemGpu, TheExamplesFunctorOnEveryEngine) {
 // order (as the built-ins).
 struct TermRastrigin : fn::Rastrigin {};
 
-TEST(DeviceProblemGpu, TheTermFormTakesTheBuiltInsKernels) {
-  if (!have_device()) GTEST_SKIP() << "no CUDA device";
-  const int D = 50;
+// The built-in rastrigin at D 50 and the same terms as a user's functor ("mine"), on its box.
+Problem builtin_rastrigin(int dim) {
   ProblemSpec spec;
   spec.name = "rastrigin";
-  spec.dim = D;
-  const Problem builtin = make_problem(spec);
-  const Problem mine = device_problem(TermRastrigin{}, builtin.lower(), builtin.upper(), "mine");
+  spec.dim = dim;
+  return make_problem(spec);
+}
+struct RastriginTwice {
+  Problem builtin = builtin_rastrigin(50);
+  Problem mine = device_problem(TermRastrigin{}, builtin.lower(), builtin.upper(), "mine");
+};
+
+TEST(DeviceProblemGpu, TheTermFormTakesTheBuiltInsKernels) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const RastriginTwice two;
+  const Problem &builtin = two.builtin, &mine = two.mine;
   const DEConfig de = path_config(40, Mutation::rand1, Crossover::bin);
   StopCriteria stop;
   stop.max_gens = 60;
@@ -200,11 +208,8 @@ TEST(DeviceProblemGpu, TheTermFormTakesTheBuiltInsKernels) {
 TEST(DeviceProblemGpu, ExplainsTheLaunchesOfAFunctor) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
   const int D = 50;
-  ProblemSpec spec;
-  spec.name = "rastrigin";
-  spec.dim = D;
-  const Problem builtin = make_problem(spec);
-  const Problem terms = device_problem(TermRastrigin{}, builtin.lower(), builtin.upper(), "mine");
+  const RastriginTwice two;
+  const Problem &builtin = two.builtin, &terms = two.mine;
   const DEConfig de = path_config(40, Mutation::rand1, Crossover::bin);
   RunOptions o;
   o.precision = Precision::f32;
