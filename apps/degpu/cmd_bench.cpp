@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "de_options.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/ranking.hpp"
 #include "degpu/run.hpp"
@@ -42,8 +43,6 @@ struct Config {
   int line = 0;
 };
 
-const char* const kKeys = "strategy, np, F, CR, p, repair, precision, threads";
-
 std::vector<Config> read_configs(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw DataError(path + ": cannot open: " + std::strerror(errno));
@@ -65,26 +64,19 @@ std::vector<Config> read_configs(const std::string& path) {
     c.line = lineno;
     if (!names.insert(c.name).second) throw DataError(where + "configuration " + c.name + " named twice");
     try {
-      c.de.algorithm = parse_algorithm(t[1]);
-      c.o.engine = parse_engine(t[2]);
-      std::string strategy = "rand/1/bin", np;
+      const Algorithm algorithm = parse_algorithm(t[1]);
+      const Engine engine = parse_engine(t[2]);
+      DeSettings settings;  // the keys are run's DE options (de_options.hpp)
       for (std::size_t k = 3; k < t.size(); ++k) {
         const auto eq = t[k].find('=');
         if (eq == std::string::npos || eq == 0) throw ConfigError("'" + t[k] + "': expected KEY=VALUE");
-        const std::string key = t[k].substr(0, eq), value = t[k].substr(eq + 1), opt = "--" + key;
-        if (key == "strategy") strategy = value;
-        else if (key == "np") np = value;
-        else if (key == "F") c.de.F = parse_range(opt, value);
-        else if (key == "CR") c.de.CR = parse_range(opt, value);
-        else if (key == "p") c.de.p = parse_number(opt, value);
-        else if (key == "repair") c.de.repair = parse_repair(value);
-        else if (key == "precision") c.o.precision = parse_precision(value);
-        else if (key == "threads") c.o.threads = parse_threads(value);
-        else {
-          throw ConfigError("unknown key '" + key + "' (known: " + kKeys + ")");
-        }
+        set_de_setting(settings, t[k].substr(0, eq), t[k].substr(eq + 1));
       }
-      parse_strategy_and_np(strategy, np, c.de);
+      settings.finish();
+      c.de = settings.de;
+      c.o = settings.o;
+      c.de.algorithm = algorithm;
+      c.o.engine = engine;
     } catch (const ConfigError& e) {
       throw DataError(where + cli_message(e));
     }

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "de_options.hpp"
 #include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/run.hpp"
@@ -46,11 +47,14 @@ int explain(const DevicesArgs& a) {
   po.problem = a.problem;
   po.dim = a.dim;
   const Problem problem = make_problem(po.spec());
-  DEConfig de;
-  parse_strategy_and_np(a.strategy, a.np, de);
+  DeSettings s;  // as run and bench convert them (de_options.hpp)
+  set_de_setting(s, "strategy", a.strategy);
+  set_de_setting(s, "np", a.np);
+  s.finish();
+  const DEConfig de = s.de;
   const int trials = parse_trials(a.trials);
-  RunOptions o;
-  o.precision = parse_precision(a.precision);
+  set_de_setting(s, "precision", a.precision);
+  RunOptions o = s.o;
   const auto lines = explain_launch(problem, de, StopCriteria{}, o, trials);
   std::printf("%s  D=%d  %s  NP=%d  precision=%s  trials=%d\n", problem.name().c_str(), problem.dim(), a.strategy.c_str(),
               resolve(problem, de, StopCriteria{}).de.np, a.precision.c_str(), trials);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "de_options.hpp"
 #include "stats.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/masw.hpp"
@@ -196,13 +197,17 @@ int run(const RunArgs& a) {
     for (const auto& [name, opt, value] : a.masw_only)
       if (opt->count())
         throw ConfigError(name + " " + *value + ": an option of --algorithm ma-sw-chains, not of " + a.algorithm);
-    parse_strategy_and_np(a.strategy, a.np, de);
-    de.F = parse_range("--F", a.F);
-    de.CR = parse_range("--CR", a.CR);
-    if (!a.dither.empty()) de.dither = parse_dither(a.dither);
-    de.algorithm = parse_algorithm(a.algorithm);
-    if (!a.p.empty()) de.p = parse_number("--p", a.p);
-    de.repair = parse_repair(a.repair);
+    DeSettings s;  // converted as bench's configuration lines are (de_options.hpp)
+    set_de_setting(s, "strategy", a.strategy);
+    set_de_setting(s, "np", a.np);
+    s.finish();
+    set_de_setting(s, "F", a.F);
+    set_de_setting(s, "CR", a.CR);
+    if (!a.dither.empty()) set_de_setting(s, "dither", a.dither);  // default: by the ranges (resolve())
+    s.de.algorithm = parse_algorithm(a.algorithm);
+    if (!a.p.empty()) set_de_setting(s, "p", a.p);
+    set_de_setting(s, "repair", a.repair);
+    de = s.de;
   }
 
   StopCriteria stop;

@@ -558,6 +558,13 @@ TEST_F(Cli, BenchJanssen) {
   invalid("a de serial\n# x\nb jade serial\n", "", "c.txt:3: --algorithm jade");
   invalid("a de serial np=x\n", "", "c.txt:1: --np x");
   invalid("a de serial colour=red\n", "", "c.txt:1: unknown key 'colour'");
+  // the keys are run's DE options, converted as run converts them (de_options.hpp)
+  invalid("a de serial colour=red\n", "", "(known: strategy, np, F, CR, dither, p, repair, precision, threads)");
+  invalid("a de serial F=0.4:0.9 dither=sometimes\n", "", "c.txt:1: --dither sometimes: unknown dither mode");
+  write("c.txt", "a de serial F=0.4:0.9 dither=individual\n");
+  const Out dithered = run("bench janssen --dim 5 --trials 2 --max-evals 1000 --quiet --functions f01 --out " + path("dithered") +
+                           " --configs " + path("c.txt"));
+  EXPECT_EQ(dithered.code, 0) << dithered.err;
   invalid("a de serial\na jde serial\n", "", "c.txt:2: configuration a named twice");
   invalid("a jde gpu F=0.3:0.9\n", "", "c.txt:1: a: --algorithm jde: F and CR adapt per individual");  // validated per line
   invalid("# nothing\n", "", "no configuration");

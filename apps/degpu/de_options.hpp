@@ -1,0 +1,30 @@
+// DE's settings as the command line takes them, one table for the commands that take them: `run` (flags
+// --KEY VALUE), `bench` (KEY=VALUE in a configuration line) and `devices --explain`. Each value is
+// converted by the table's one setter, so a value means the same in every command and a bad one is named
+// --KEY (architecture issue, part 6: the options converted once).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "degpu/de.hpp"
+#include "degpu/run.hpp"
+
+namespace degpu::cli {
+
+struct DeSettings {
+  std::string strategy = "rand/1/bin", np;  // converted together by finish(): NP is checked against the strategy
+  DEConfig de;
+  RunOptions o;
+  void finish();
+};
+
+struct DeSetting {
+  const char* key;  // the configuration line's KEY, the flag's name without "--"
+  void (*set)(DeSettings& s, const std::string& value);
+};
+// strategy, np, F, CR, dither, p, repair, precision, threads
+const std::vector<DeSetting>& de_settings();
+// KEY=VALUE into s: ConfigError for a bad value (naming --KEY) or an unknown key (listing the known ones).
+void set_de_setting(DeSettings& s, const std::string& key, const std::string& value);
+
+}  // namespace degpu::cli
