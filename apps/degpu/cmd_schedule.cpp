@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "de_options.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/run.hpp"
 #include "degpu/schedule.hpp"
@@ -105,16 +106,21 @@ int schedule(const ScheduleArgs& a) {
     const std::string np_text = !a.np.empty() ? a.np : cuda ? "1024" : "64";
     const long long np = parse_integer("--np", np_text);
     if (np < 4 || np > 100'000'000) throw ConfigError("--np " + np_text + ": must be in [4, 100000000]");
-    parse_strategy_and_np(a.strategy, "", de);
+    DeSettings ds;  // converted as run's and bench's (de_options.hpp); NP by the rule above
+    set_de_setting(ds, "strategy", a.strategy);
+    ds.finish();
+    set_de_setting(ds, "F", a.F);
+    set_de_setting(ds, "CR", a.CR);
+    de = ds.de;
     de.np = static_cast<int>(np);
-    de.F = parse_range("--F", a.F);
-    de.CR = parse_range("--CR", a.CR);
     if (!a.max_evals.empty()) stop.max_evals = parse_max_evals(a.max_evals);
     if (!a.max_time.empty()) stop.max_time_s = parse_number("--max-time", a.max_time);
     // --max-time alone runs until the time is up (not the library's default of 10000 D evaluations)
     if (!stop.max_evals) stop.max_evals = stop.max_time_s ? 1'000'000'000'000'000LL : 1'000'000LL;
-    if (!a.threads.empty()) o.threads = parse_threads(a.threads);
-    o.precision = parse_precision(a.precision);
+    if (!a.threads.empty()) set_de_setting(ds, "threads", a.threads);
+    set_de_setting(ds, "precision", a.precision);
+    o.threads = ds.o.threads;
+    o.precision = ds.o.precision;
     o.seed = seed;
     if (!a.history_every.empty() && a.history.empty()) throw ConfigError("--history-every " + a.history_every + ": give --history FILE.csv too");
     if (!a.history.empty()) {
