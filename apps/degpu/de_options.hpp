@@ -1,5 +1,5 @@
-// DE's settings as the command line takes them, one table for the commands that take them: `run` (flags
-// --KEY VALUE), `bench` (KEY=VALUE in a configuration line) and `devices --explain`. Each value is
+// DE's settings as the command line takes them, one table for the commands that take them: `run` and
+// `schedule` (flags --KEY VALUE), `bench` (KEY=VALUE in a configuration line) and `devices --explain`. Each value is
 // converted by the table's one setter, so a value means the same in every command and a bad one is named
 // --KEY (architecture issue, part 6: the options converted once).
 #pragma once

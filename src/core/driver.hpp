@@ -199,6 +199,7 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
     return check_stop(r.stop, fstar, static_cast<double>(P.f[P.best]), res.evals, p.np, g, elapsed());
   };
 
+  const alg::Trials states = P.states();  // the buffers do not move after this
   long long g = 0;
   std::optional<StopReason> reason = should_stop(0);
   while (!reason) {
@@ -209,7 +210,7 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
       if (ops::no_worse(P.ftrial[i], P.f[i])) {
         P.side[i] ^= 1;
         P.f[i] = P.ftrial[i];
-        P.states().take(static_cast<std::uint32_t>(i));
+        states.take(static_cast<std::uint32_t>(i));
       }
     res.evals += p.np;
     res.nan_evals += count_nan(P.ftrial);

@@ -48,11 +48,12 @@ struct AlgorithmState {
   int words;
   bool with_trials;
   DeviceArray<double> store;
-  static std::size_t bytes(const ops::Params& p, std::size_t n, bool trials) {
-    return (trials ? 2 : 1) * static_cast<std::size_t>(alg::state_words(p)) * n * sizeof(double);
+  static std::size_t count(const ops::Params& p, std::size_t n, bool trials) {  // doubles
+    return (trials ? 2 : 1) * static_cast<std::size_t>(alg::state_words(p)) * n;
   }
+  static std::size_t bytes(const ops::Params& p, std::size_t n, bool trials) { return count(p, n, trials) * sizeof(double); }
   AlgorithmState(const ops::Params& p, std::size_t n, bool trials)
-      : n(n), words(alg::state_words(p)), with_trials(trials), store((trials ? 2 : 1) * words * n) {
+      : n(n), words(alg::state_words(p)), with_trials(trials), store(count(p, n, trials)) {
     if (words) upload_as(store.ptr, alg::initial_state(p, n));
   }
   double* state() const { return words ? store.ptr : nullptr; }

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 
+#include "cuda/gpu_plan.hpp"
 #include "cuda/gpu_team.cuh"
 
 namespace degpu::cuda {
@@ -19,18 +20,19 @@ __global__ void evaluate_rows(const T* __restrict__ x, const T* __restrict__ o, 
   if (grp.lane == 0) f[row] = static_cast<T>(value + bias);
 }
 
-// Launches evaluate_rows for the function type F over n rows (n warps).
+// Launches evaluate_rows for the function type F over n rows (n warps, kEvaluateRowsBlock threads a block:
+// what devices --explain says, gpu_plan.hpp's kWarpPerRow).
 template <class F, class T>
-void launch_evaluate_rows(const T* x, const T* o, int D, int n, double bias, T* f, cudaStream_t stream, int block = 256) {
+void launch_evaluate_rows(const T* x, const T* o, int D, int n, double bias, T* f, cudaStream_t stream) {
   const long long threads = static_cast<long long>(n) * kWarpSize;
-  const unsigned blocks = static_cast<unsigned>((threads + block - 1) / block);
-  evaluate_rows<F, T><<<blocks, block, 0, stream>>>(x, o, D, n, bias, f);
+  const unsigned blocks = static_cast<unsigned>((threads + kEvaluateRowsBlock - 1) / kEvaluateRowsBlock);
+  evaluate_rows<F, T><<<blocks, kEvaluateRowsBlock, 0, stream>>>(x, o, D, n, bias, f);
 }
 // The same for a built-in function named by its id.
 template <class T>
 void launch_evaluate_rows(fn::Classic function, const T* x, const T* o, int D, int n, double bias, T* f,
-                          cudaStream_t stream, int block = 256) {
-  fn::visit(function, [&](auto fun) { launch_evaluate_rows<decltype(fun), T>(x, o, D, n, bias, f, stream, block); });
+                          cudaStream_t stream) {
+  fn::visit(function, [&](auto fun) { launch_evaluate_rows<decltype(fun), T>(x, o, D, n, bias, f, stream); });
 }
 
 }  // namespace degpu::cuda

@@ -17,13 +17,13 @@ std::vector<LaunchExplanation> describe_launches(const Problem& problem, const R
   const int kernels_threads = gpu_kernels_threads(D);
   std::vector<LaunchExplanation> out;
   out.push_back({"gpu-eval", "population and DE operators on the host (OpenMP); each generation the " +
-                                 std::to_string(np) + " trials are copied to the device and evaluated by " + rows.per_row + " each (" +
+                                 std::to_string(np) + " trials are copied to the device and evaluated by " + std::string(rows.per_row) + " each (" +
                                  std::to_string((np + rows.rows_per_block - 1) / rows.rows_per_block) + " blocks of " +
                                  std::to_string(rows.threads) + " threads), the values copied back."});
   out.push_back({"gpu-kernels", "one kernel per DE operation, the paper's design: " + std::to_string(np) + " blocks of " +
                                     std::to_string(kernels_threads) +
                                     " threads (a block per individual, a thread per coordinate, D rounded up to whole warps, at most 256) "
-                                    "for init, trials and selection; evaluation " + rows.per_row + " per individual; the host reads the best each generation."});
+                                    "for init, trials and selection; evaluation " + std::string(rows.per_row) + " per individual; the host reads the best each generation."});
   out.push_back({"gpu-fused", fused});
   std::string g;
   if (plan.path == GpuPlan::Path::resident)
@@ -52,7 +52,7 @@ std::vector<LaunchExplanation> explain_launch(const Problem& problem, const DECo
   const Resolved r = resolve(problem, de, stop);
   cuda::use_device(0);  // CudaError without a device
   if (problem.model()) return problem.model()->explain_gpu(problem, r, o, trials);
-  return cuda::describe_launches(problem, r, trials, cuda::RowsLaunch{"one warp", 8, 256}, cuda::explain_gpu_fused(problem, r, o), cuda::plan_gpu(problem, r, o, trials));
+  return cuda::describe_launches(problem, r, trials, cuda::kWarpPerRow, cuda::explain_gpu_fused(problem, r, o), cuda::plan_gpu(problem, r, o, trials));
 }
 
 }  // namespace degpu

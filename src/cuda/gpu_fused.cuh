@@ -286,7 +286,6 @@ __global__ void kernel_mcer(ops::Params p, std::uint32_t g, int G, const Draw* _
   }
 }
 
-
 inline int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b); }
 
 // The launch of IE and MCER (see the comment at the top).

@@ -35,9 +35,13 @@ struct GpuPlan {
 // How gpu-eval and gpu-kernels evaluate a population's rows: by `per_row` ("one warp") each, blocks of
 // `threads` threads holding `rows_per_block` rows.
 struct RowsLaunch {
-  std::string per_row;
+  const char* per_row;
   int rows_per_block, threads;
 };
+// The built-ins' evaluation of rows (evaluate_rows.cuh, also a term-form functor's): a warp per row, in
+// blocks of kEvaluateRowsBlock threads.
+inline constexpr int kEvaluateRowsBlock = 256;
+inline constexpr RowsLaunch kWarpPerRow{"one warp", kEvaluateRowsBlock / 32, kEvaluateRowsBlock};
 // degpu::explain_launch's answer from what each engine chose: `rows` gpu-eval's and gpu-kernels'
 // evaluation, `fused` gpu-fused's launch in words, `plan` the gpu engine's for `trials` trials.
 std::vector<LaunchExplanation> describe_launches(const Problem& problem, const Resolved& r, int trials, const RowsLaunch& rows,

@@ -54,8 +54,8 @@ __device__ __forceinline__ void stateful_trial(const ops::Params& p, std::uint32
   w.length = x.length;
   w.threshold = x.threshold;
 }
-// ... after a trial of generation g won: the state it was drawn from takes it (the same draw again; one
-// thread of the individual's group calls it).
+// A stateful algorithm after a trial of generation g won: the state the trial was drawn from takes the
+// trial's F and CR (the same draw again; one thread of the individual's group calls it).
 __device__ __forceinline__ void stateful_keep(const ops::Params& p, std::uint32_t g, std::uint32_t i, alg::State st) {
   alg::keep(p, alg::draw_stateful(p, g, i, st), st);
 }

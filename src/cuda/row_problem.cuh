@@ -19,7 +19,8 @@
 
 namespace degpu::cuda::row_problem {
 
-// f[k] = fn.f(row k) for k < n, a thread per row (a RowFunction).
+// f[k] = fn.f(row k) for k < n, a thread per row (a RowFunction), kRowFunctionThreads threads a block.
+constexpr int kRowFunctionThreads = 128;
 template <class Fn, class T>
 __global__ void evaluate_row_function(const __grid_constant__ Fn fn, const T* __restrict__ x, int D, int n, T* __restrict__ f) {
   const long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -35,8 +36,8 @@ class Rows final : public RowsEvaluator<T> {
     if constexpr (has_terms<Fn>) {  // the term form: a warp per row, as the built-ins (evaluate_rows.cuh)
       launch_evaluate_rows<Fn, T>(rows, nullptr, D_, n, 0.0, f, stream);
     } else {
-      constexpr int kThreads = 128;
-      evaluate_row_function<Fn, T><<<static_cast<unsigned>((n + kThreads - 1) / kThreads), kThreads, 0, stream>>>(fn_, rows, D_, n, f);
+      evaluate_row_function<Fn, T><<<static_cast<unsigned>((n + kRowFunctionThreads - 1) / kRowFunctionThreads),
+                                     kRowFunctionThreads, 0, stream>>>(fn_, rows, D_, n, f);
     }
     DEGPU_CUDA_TRY(cudaGetLastError());
   }
@@ -68,13 +69,9 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
 // Fn, as run() above makes them.
 template <class T, class Fn>
 std::vector<LaunchExplanation> explain(const Problem& problem, const Resolved& r, const RunOptions& o, int trials) {
-  RunOptions og = o;
-  og.engine = Engine::gpu;
-  const GpuPlan plan = gpu_engine::make_plan<Fn, T>(ops::make_params(problem, r, og), trials, ResidentCec{});
-  og.engine = Engine::gpu_fused;
-  const std::string fused_text = fused::explain<T, Fn>(problem, r, og);
-  const RowsLaunch rows = has_terms<Fn> ? RowsLaunch{"one warp", 8, 256} : RowsLaunch{"one thread", 128, 128};
-  return describe_launches(problem, r, trials, rows, fused_text, plan);
+  const GpuPlan plan = gpu_engine::make_plan<Fn, T>(ops::make_params(problem, r, o), trials, ResidentCec{});
+  const RowsLaunch rows = has_terms<Fn> ? kWarpPerRow : RowsLaunch{"one thread", kRowFunctionThreads, kRowFunctionThreads};
+  return describe_launches(problem, r, trials, rows, fused::explain<T, Fn>(problem, r, o), plan);
 }
 
 }  // namespace degpu::cuda::row_problem
