@@ -82,7 +82,7 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
                            ? " (CEC 2010) is evaluated on the CPU only so far: use {engine} serial, threads or matrix"
                            : " is a user objective, which runs on the CPU engines (serial, threads, matrix)"));
   if (engine == Engine::gpu_fused && problem.schedule_data())
-    throw ConfigError("{engine} gpu-fused: the schedule problem runs on gpu, gpu-kernels, gpu-eval and the CPU engines");  // as gpu_fused.cu says
+    throw ConfigError("{engine} gpu-fused: the schedule problem runs on gpu, gpu-kernels, gpu-eval and the CPU engines");  // as fused::kNoSchedule says
   if (!options.initial.empty()) {
     if (engine == Engine::gpu_fused) throw ConfigError("{engine} gpu-fused: it takes no initial rows (a seeded population)");
     const int np = resolve(problem, de, stop).de.np;

@@ -1,7 +1,8 @@
 // The CUDA engines' entry point. gpu-eval (population and operators on the host, every generation's
 // evaluation on the GPU: 001_4fa57c347dbcd9f9.txt section 5.1) is built on the CPU driver, so it makes
 // exactly the CPU engines' trials. gpu-kernels is in gpu_kernels.cu, gpu-fused (Qin et al.'s kernels IE, P
-// and MCER) in gpu_fused.cu, gpu in gpu_engine.cuh (gpu_engine_f32.cu, _f64.cu). Without CUDA every CUDA engine throws NotCompiled.
+// and MCER) in gpu_fused.cuh, gpu in gpu_engine.cuh; families/ instantiates them for the built-in problems
+// (a model, device_problem.hpp, for its own). Without CUDA every CUDA engine throws NotCompiled.
 #include "cuda/engines.hpp"
 
 #include <memory>

@@ -11,7 +11,7 @@ namespace degpu::cuda {
 // whole warps, at most 256.
 inline int gpu_kernels_threads(int D) { return D >= 256 ? 256 : ((D + 31) / 32) * 32; }
 Result minimize_gpu_kernels(const Problem& problem, const Resolved& r, const RunOptions& o);
-// The gpu-fused engine (gpu_fused.cu): kernels IE, P (second stream) and MCER, after Qin et al.
+// The gpu-fused engine (gpu_fused.cuh; families/builtin_fused.cu for the built-in problems): kernels IE, P (second stream) and MCER, after Qin et al.
 // gpu-fused's launch configuration, in words (degpu devices --explain).
 std::string explain_gpu_fused(const Problem& problem, const Resolved& r, const RunOptions& o);
 Result minimize_gpu_fused(const Problem& problem, const Resolved& r, const RunOptions& o);

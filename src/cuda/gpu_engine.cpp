@@ -1,4 +1,4 @@
-// The gpu engine's entry points: the precision picks the translation unit (gpu_engine_f32.cu, _f64.cu).
+// The gpu engine's entry points: the precision picks the translation unit (families/builtin_gpu_f32.cu, _f64.cu).
 #include "cuda/engines_cuda.hpp"
 #include "cuda/gpu_plan.hpp"
 

@@ -241,27 +241,6 @@ GpuPlan make_plan(const ops::Params& p, int n, const ResidentCec& cec) {
   return plan;
 }
 
-// What of a CEC instance the resident path can keep in shared memory (mslots: the plan's choice).
-inline ResidentCec resident_cec(const Problem& problem) {
-  ResidentCec c;
-  if (const CecInstance* cec = problem.cec_data()) {
-    const cec::Layout l = cec::layout(cec->suite, cec->fn);
-    c.on = true;
-    c.shifts = l.components;
-    c.shuffles = l.shuffles;
-    c.matrices = cec_product_components(*cec);
-  }
-  return c;
-}
-
-template <class T>
-GpuPlan plan_for(const Problem& problem, const ops::Params& p, int n) {
-  GpuPlan plan;
-  const ResidentCec cec = resident_cec(problem);
-  visit_problem(problem, [&](auto fun) { plan = make_plan<decltype(fun), T>(p, n, cec); });
-  return plan;
-}
-
 template <class T>
 DeviceArray<T> padded(const std::vector<double>& v, std::size_t n) {
   std::vector<T> h(n, T(0));
@@ -271,16 +250,22 @@ DeviceArray<T> padded(const std::vector<double>& v, std::size_t n) {
   return d;
 }
 
-// n trials of the gpu engine for the kernel function Fn (fn: its value; a built-in's is empty).
+// n trials of the gpu engine for the kernel function Fn. fn: its value with its data on the device, uploaded
+// by the caller (a built-in's is empty; a CEC function's has a scratch slot for each individual of the n
+// trials: n np). t0: when the run began (the results' wall_s counts from it), before that upload.
 template <class T, class Fn>
-std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOptions& o, int n, const Fn& fn) {
+std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOptions& o, int n, const Fn& fn,
+                        std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now()) {
   using clock = std::chrono::steady_clock;
-  const auto t0 = clock::now();
   if (!problem.on_gpu())
     throw ConfigError("problem " + problem.name() + ": user objectives run on the CPU engines (serial, threads, matrix)");
+  if constexpr (is_schedule_function<Fn>)  // a group of 32 lanes keeps the machines' loads (schedule_group_value)
+    if (fn.view.m > kScheduleGroupMachines)
+      throw ConfigError("{engine} gpu: " + std::to_string(fn.view.m) + " machines; it schedules on at most " +
+                        std::to_string(kScheduleGroupMachines) + " (use {engine} gpu-kernels, gpu-eval or threads)");
   use_device(0);
   const ops::Params p = ops::make_params(problem, r, o);
-  const GpuPlan plan = make_plan<Fn, T>(p, n, resident_cec(problem));
+  const GpuPlan plan = make_plan<Fn, T>(p, n, resident_request(fn));
   const bool resident = plan.path == GpuPlan::Path::resident;
   if (!resident && n > 1) {  // the global paths take the whole device: one trial per launch
     std::vector<Result> out;
@@ -304,20 +289,8 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const std::size_t rows = resident ? 0 : np * Ds;
   const std::size_t fs = resident ? 0 : np, ranks = resident ? 0 : plan.blocks;
   const std::size_t partials = plan.path == GpuPlan::Path::wide ? np * plan.per_individual * 3 : 0;
-  const CecInstance* cec = problem.cec_data();
-  const std::size_t cec_slots = cec ? (resident ? nt : 1) * np : 0;  // a scratch slot per individual
   use_device((2 * rows + 2 * fs + nt * (D + 2 + nhist + nhist_x * D) + 3 * Ds) * sizeof(T) + 2 * fs + partials * sizeof(double) + AlgorithmState::bytes(p, nt * np, false) +
-             2 * ranks * sizeof(Slot<T>) + nt * (static_cast<std::size_t>(p.pbest_count) * 4 + 40) + 64 +
-             (cec ? CecGroupOnDevice<T>::bytes(*cec, cec_slots) : 0) + (problem.schedule_data() ? ScheduleOnDevice<T>::bytes(problem) : 0));
-  std::unique_ptr<const ScheduleOnDevice<T>> sched;
-  if (problem.schedule_data()) {
-    if (problem.schedule_data()->etc->m > kScheduleGroupMachines)
-      throw ConfigError("{engine} gpu: " + std::to_string(problem.schedule_data()->etc->m) + " machines; it schedules on at most " +
-                        std::to_string(kScheduleGroupMachines) + " (use {engine} gpu-kernels, gpu-eval or threads)");
-    sched = std::make_unique<const ScheduleOnDevice<T>>(problem);
-  }
-  std::unique_ptr<const CecGroupOnDevice<T>> cec_dev;
-  if (cec) cec_dev = std::make_unique<const CecGroupOnDevice<T>>(*cec, cec_slots);
+             2 * ranks * sizeof(Slot<T>) + nt * (static_cast<std::size_t>(p.pbest_count) * 4 + 40) + 64);
   DeviceArray<T> x0(rows), x1(rows), f0(fs), f1(fs), best_f(nt), best_x(nt * D), history(nt * nhist);
   DeviceArray<unsigned long long> history_ns(nt * nhist);
   DeviceArray<T> history_x(nt * nhist_x * D);
@@ -344,9 +317,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   s.history_x = nhist_x ? history_x.ptr : nullptr;
   s.nhist_x = static_cast<long long>(nhist_x);
   s.algo = alg::State{alg_state.state(), nt * np};
-  s.bias = kernel_bias(problem);
-  if (cec) s.cec = cec_dev->group;
-  if (sched) s.sched = sched->view();
+  s.bias = kernel_bias<Fn>(problem);
   const DeviceArray<T> initial = upload_initial<T>(o);
   s.initial = initial.ptr;
   s.ninitial = static_cast<int>(o.initial.size());
@@ -361,7 +332,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const Mutation m = p.mutation;
   s.need_best = uses_best(m) || s.has_target || o.history_every > 0 || s.max_time_ns > 0;
   s.window = plan.window;
-  s.rcec = resident_cec(problem);
+  s.rcec = resident_request(fn);
   s.rcec.mslots = plan.cec_mslots;
   s.per_individual = plan.per_individual;
   s.rk = round_keys(p.seed);
@@ -440,14 +411,6 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
       if (o.history_x) res.history.back().best_x = res.best_x;  // the last sample (generation g[t]): the result's row
     }
   }
-  return out;
-}
-
-// n trials of the gpu engine on a built-in problem.
-template <class T>
-std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
-  std::vector<Result> out;
-  visit_problem(problem, [&](auto fun) { out = run<T>(problem, r, o, n, fun); });
   return out;
 }
 

@@ -40,8 +40,8 @@
 // it up).
 //
 // This header holds the kernels and the host loop as templates over the kernel function type
-// (kernel_function.cuh): gpu_fused.cu instantiates them for the built-in problems, a user's .cu file for its
-// device_problem (device_problem.hpp).
+// (kernel_function.cuh), taking the function's value with its device data: families/builtin_fused.cu
+// instantiates them for the built-in problems, a user's .cu file for its device_problem (device_problem.hpp).
 #pragma once
 #include <algorithm>
 #include <chrono>
@@ -115,15 +115,14 @@ __device__ __forceinline__ Member group_of(int G, int np) {
 // the group's rotations, then lane 0 (cec_group.cuh; the block's barrier between the steps), with the
 // suite's bias (the launch passes bias 0 then).
 template <class F, class T>
-__device__ double member_evaluate(const Member& q, const F& fn, const T* row, const T* __restrict__ o, int D, double* red,
-                                  const CecGroup<T>& cec) {
+__device__ double member_evaluate(const Member& q, const F& fn, const T* row, const T* __restrict__ o, int D, double* red) {
   if constexpr (is_row_function<F>) {  // a user's row: lane 0 alone
     return q.active && q.lane == 0 ? static_cast<double>(fn.f(row, D)) : 0.0;
   } else if constexpr (is_cec_function<F>) {
     // GroupFold's slots: the lanes of each group's first warp (blocks of at most 1024 threads)
     __shared__ __align__(16) double slots[fold_slot_doubles(1024)];
     const int first = q.G < kWarpSize ? static_cast<int>(threadIdx.x) - q.lane : q.k * kWarpSize;
-    return cec_group_value(cec, q.active ? q.i : 0, row, q.lane, q.G, q.active, slots + fold_slot_offset(first),
+    return cec_group_value(fn.group, q.active ? q.i : 0, row, q.lane, q.G, q.active, slots + fold_slot_offset(first),
                            [] { __syncthreads(); });
   } else if constexpr (F::pattern == fn::Pattern::prefix) {
     return q.active && q.lane == 0 ? fn::evaluate<F, T, double>(row, o, D) : 0.0;
@@ -178,7 +177,7 @@ __device__ double member_evaluate(const Member& q, const F& fn, const T* row, co
 template <class F, class T>
 __global__ void kernel_ie(ops::Params p, int G, T* __restrict__ x, T* __restrict__ f, const T* __restrict__ lo,
                           const T* __restrict__ hi, const T* __restrict__ o, double bias,
-                          unsigned long long* nan_count, const __grid_constant__ CecGroup<T> cec, const __grid_constant__ F fn) {
+                          unsigned long long* nan_count, const __grid_constant__ F fn) {
   const Member q = group_of(G, p.np);
   const int D = p.D;
   const SmemLayout l = smem_layout(static_cast<int>(blockDim.x), q.m, D, sizeof(T), false);
@@ -189,7 +188,7 @@ __global__ void kernel_ie(ops::Params p, int G, T* __restrict__ x, T* __restrict
     for (int j = q.lane; j < D; j += G) xi[j] = ops::uniform_in(s.unit_pair(static_cast<std::uint64_t>(j)), lo[j], hi[j]);
   }
   __syncthreads();  // the row's coordinates, written by the group's threads, are read by others below
-  const double v = member_evaluate<F, T>(q, fn, xi, o, D, red, cec);
+  const double v = member_evaluate<F, T>(q, fn, xi, o, D, red);
   if (q.active && q.lane == 0) {
     const T fi = static_cast<T>(v + bias);
     f[q.i] = fi;
@@ -245,8 +244,7 @@ __global__ void kernel_mcer(ops::Params p, std::uint32_t g, int G, const Draw* _
                             T* __restrict__ fn_next, const std::uint32_t* __restrict__ best,
                             const std::uint32_t* __restrict__ ranking, const T* __restrict__ lo,
                             const T* __restrict__ hi, const T* __restrict__ o, double bias, T* __restrict__ trial_rows,
-                            unsigned long long* nan_count, const __grid_constant__ CecGroup<T> cec, alg::State state,
-                            const __grid_constant__ F fn) {
+                            unsigned long long* nan_count, alg::State state, const __grid_constant__ F fn) {
   const Member q = group_of(G, p.np);
   const int D = p.D;
   const SmemLayout l = smem_layout(static_cast<int>(blockDim.x), q.m, D, sizeof(T), trial_rows == nullptr);
@@ -269,7 +267,7 @@ __global__ void kernel_mcer(ops::Params p, std::uint32_t g, int G, const Draw* _
     group_make_trial(p, g, q, dr, x, *best, ranking, lo, hi, u);
   }
   __syncthreads();  // the trial's coordinates are read by other threads of the group
-  const double v = member_evaluate<F, T>(q, fn, u, o, D, red, cec);
+  const double v = member_evaluate<F, T>(q, fn, u, o, D, red);
   if (q.active && q.lane == 0) {
     const T ft = static_cast<T>(v + bias), fi = f[q.i];
     const bool t = ops::no_worse(ft, fi);
@@ -358,22 +356,22 @@ struct CudaEvent {
   CudaEvent& operator=(const CudaEvent&) = delete;
 };
 
-// One trial of gpu-fused for the kernel function Fn (fn: its value; a built-in's is empty).
+// One trial of gpu-fused for the kernel function Fn. fn: its value with its data on the device, uploaded by
+// the caller (a built-in's is empty; a CEC function's has a scratch slot for each of the np individuals).
+// t0: when the run began (the result's wall_s counts from it), before that upload.
 template <class T, class Fn>
-Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const Fn& fn) {
+Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const Fn& fn,
+           std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now()) {
   static_assert(!is_schedule_function<Fn>, "gpu-fused does not run schedules (kNoSchedule)");
-  const auto t0 = std::chrono::steady_clock::now();
   const ops::Params p = ops::make_params(problem, r, o);
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np);
   const auto ie = kernel_ie<Fn, T>;
   const auto mcer = kernel_mcer<Fn, T>;
-  const CecInstance* cec = problem.cec_data();
-  const double bias = kernel_bias(problem);
+  const double bias = kernel_bias<Fn>(problem);
 
   // The trial rows' fallback buffer is only known after the launch is chosen; count it in the check.
   const std::size_t fixed = (2 * np * D + 2 * np + 1) * sizeof(T) + 2 * np * sizeof(Draw) +
-                            ProblemOnDevice<T>::bytes(problem) + np * sizeof(std::uint32_t) + 64 + AlgorithmState::bytes(p, np, false) +
-                            (cec ? CecGroupOnDevice<T>::bytes(*cec, np) : 0);
+                            ProblemOnDevice<T>::bytes(problem) + np * sizeof(std::uint32_t) + 64 + AlgorithmState::bytes(p, np, false);
   use_device(fixed);
   const Launch L = choose_launch(ie, mcer, p.D, p.np, sizeof(T));
   if (!L.shared_rows) use_device(fixed + np * D * sizeof(T));
@@ -382,9 +380,6 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
   DeviceArray<unsigned long long> nan_count(1);
   const ProblemOnDevice<T> box(problem);
   const T* o_dev = box.shift;
-  std::unique_ptr<const CecGroupOnDevice<T>> cec_dev;
-  if (cec) cec_dev = std::make_unique<const CecGroupOnDevice<T>>(*cec, np);  // a scratch slot per individual
-  const CecGroup<T> cec_group = cec ? cec_dev->group : CecGroup<T>{};
   T* xs[2] = {xa.ptr, xb.ptr};
   T* fs[2] = {fa.ptr, fb.ptr};
   Draw* draws[2] = {draws_a.ptr, draws_b.ptr};
@@ -416,7 +411,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
       problem, r, o, p, sm, t0, nan_count.ptr,
       [&] {
         ie<<<static_cast<unsigned>(L.blocks), static_cast<unsigned>(L.threads), L.smem, sm>>>(
-            p, L.G, xs[cur], fs[cur], box.lo.ptr, box.hi.ptr, o_dev, bias, nan_count.ptr, cec_group, fn);
+            p, L.G, xs[cur], fs[cur], box.lo.ptr, box.hi.ptr, o_dev, bias, nan_count.ptr, fn);
         DEGPU_CUDA_TRY(cudaGetLastError());
         launch_p(1);  // overlaps IE
       },
@@ -424,7 +419,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
         DEGPU_CUDA_TRY(cudaStreamWaitEvent(sm, p_done[g % 2].e, 0));  // draws[g % 2] are generation g's
         mcer<<<static_cast<unsigned>(L.blocks), static_cast<unsigned>(L.threads), L.smem, sm>>>(
             p, static_cast<std::uint32_t>(g), L.G, draws[g % 2], xs[cur], fs[cur], xs[cur ^ 1], fs[cur ^ 1], best, ranking,
-            box.lo.ptr, box.hi.ptr, o_dev, bias, trial_global, nan_count.ptr, cec_group, alg::State{alg_state.state(), np}, fn);
+            box.lo.ptr, box.hi.ptr, o_dev, bias, trial_global, nan_count.ptr, alg::State{alg_state.state(), np}, fn);
         DEGPU_CUDA_TRY(cudaGetLastError());
         DEGPU_CUDA_TRY(cudaEventRecord(mcer_done[g % 2].e, sm));
         // P of g+1 overwrites draws[(g+1) % 2], last read by MCER of g-1 (done already: the host waited for

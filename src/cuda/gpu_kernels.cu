@@ -4,7 +4,8 @@
 // mutation where crossed, repair), select, find the best. The host reads the best value after each
 // generation to decide whether to stop (device_loop.cuh, shared with gpu-fused). The operators are those
 // of the CPU engines (core/de_ops.hpp), on the same counter-based streams, so the GPU takes the same
-// decisions for the same seed.
+// decisions for the same seed. It evaluates through a RowsEvaluator: a built-in problem's
+// (families/builtin_rows.cu) or a model's (row_problem.cuh).
 #include <chrono>
 #include <cstdint>
 
@@ -74,17 +75,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
       [&] { return device_loop::Rows<T>{x.ptr, f.ptr}; });
 }
 
-template <class T>
-Result run(const Problem& problem, const Resolved& r, const RunOptions& o) {
-  const ops::Params p = ops::make_params(problem, r, o);
-  return run<T>(problem, r, o, *builtin_rows<T>(problem, p.np));
-}
-
 }  // namespace
-
-Result minimize_gpu_kernels(const Problem& problem, const Resolved& r, const RunOptions& o) {
-  return o.precision == Precision::f32 ? run<float>(problem, r, o) : run<double>(problem, r, o);
-}
 
 template <class T>
 Result minimize_gpu_kernels_rows(const Problem& problem, const Resolved& r, const RunOptions& o, const RowsEvaluator<T>& rows) {

@@ -127,10 +127,10 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   const ResidentCec& rc = s.rcec;
   const bool m_all = rc.matrices > 0 && rc.mslots == rc.matrices, m_one = !m_all && rc.mslots == 1;
   if constexpr (is_cec_function<F>) {
-    for (int e = threadIdx.x; e < rc.shifts * D; e += blockDim.x) cshift[e] = s.cec.view.shift[e];
-    for (int e = threadIdx.x; e < rc.shuffles * D; e += blockDim.x) cshuf[e] = s.cec.view.shuffle[e];
+    for (int e = threadIdx.x; e < rc.shifts * D; e += blockDim.x) cshift[e] = fn.group.view.shift[e];
+    for (int e = threadIdx.x; e < rc.shuffles * D; e += blockDim.x) cshuf[e] = fn.group.view.shuffle[e];
     // every matrix, or M_0 alone; landed by the first product (cta_rotate waits)
-    if (m_all || m_one) cta_copy16_async(cm, s.cec.Mt, static_cast<std::size_t>(m_all ? rc.matrices : 1) * D * Ds * sizeof(T));
+    if (m_all || m_one) cta_copy16_async(cm, fn.group.Mt, static_cast<std::size_t>(m_all ? rc.matrices : 1) * D * Ds * sizeof(T));
   }
   __syncthreads();
 
@@ -235,7 +235,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       // group combines its components and selects, as for the other functions.
       for (int k = gid; k < mine; k += ngroups) trial(k);
       __syncthreads();
-      cec::View<T> v = s.cec.view;
+      cec::View<T> v = fn.group.view;
       v.shift = cshift;
       if (rc.shuffles) v.shuffle = cshuf;
       T* Z = reinterpret_cast<T*>(smem + sh.off_z);
@@ -251,11 +251,11 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       const int ncomp = cec::components(v.suite, v.fn);
       const std::size_t mbytes = static_cast<std::size_t>(D) * Ds * sizeof(T);
       for (int c = 0; c < ncomp; ++c) {
-        if (c < s.cec.K) {
-          cta_rotate(s.cec, c, cshift + static_cast<std::size_t>(c) * D, m_all ? cm + static_cast<std::size_t>(c) * D * Ds : m_one ? cm : nullptr,
+        if (c < fn.group.K) {
+          cta_rotate(fn.group, c, cshift + static_cast<std::size_t>(c) * D, m_all ? cm + static_cast<std::size_t>(c) * D * Ds : m_one ? cm : nullptr,
                      own(nxt, 0), Ds, mine, reinterpret_cast<T*>(smem + sh.off_stage), Z);
           // one matrix at a time: the next one's copy lands while the groups evaluate this component
-          if (m_one) cta_copy16_async(cm, s.cec.Mt + static_cast<std::size_t>((c + 1) % s.cec.K) * D * Ds, mbytes);
+          if (m_one) cta_copy16_async(cm, fn.group.Mt + static_cast<std::size_t>((c + 1) % fn.group.K) * D * Ds, mbytes);
         }
         for (int k = gid; k - lead < mine; k += ngroups) {
           const int kq = k < mine ? k : mine - 1;

@@ -141,14 +141,6 @@ __device__ __forceinline__ rng::Block philox_block(const RoundKeys& rk, std::uin
 }
 
 // The kernels' arguments (one launch runs every trial of the batch).
-// A CEC function's data that the resident path keeps in shared memory (all zero for the other functions):
-// its shift rows and shuffles (read once per coordinate by every body and by the compositions' weights),
-// and `mslots` of its `matrices` rotation matrices M_c^T (D x Ds each): all of them, loaded once; or one,
-// loaded for each component's product; or none (read through L1 from global memory).
-struct ResidentCec {
-  bool on = false;
-  int shifts = 0, shuffles = 0, matrices = 0, mslots = 0;
-};
 
 template <class T>
 struct State {
@@ -181,10 +173,9 @@ struct State {
   int window;          // resident path: generations of draws made at a time
   int per_individual;  // wide path: CTAs per individual
   RoundKeys rk;
-  CecGroup<T> cec;  // a CEC problem's data and scratch (a slot per individual of each trial); bias is then 0
-  ResidentCec rcec; // resident path: what of the CEC data its CTAs keep in shared memory
+  ResidentCec rcec; // resident path: what of a CEC function's data its CTAs keep in shared memory (the
+                    // function's request, with the plan's choice of matrices)
   alg::State algo;  // the algorithm's state of individual 0 of trial 0 (trials x np individuals; core/algorithms)
-  ScheduleView sched;      // the scheduling problem's instance
   const T* initial;        // RunOptions::initial: the first rows of generation 0 (ninitial x D), every trial's
   int ninitial;
 };
@@ -341,11 +332,11 @@ __device__ double group_value(const State<T>& s, const F& fn, std::size_t slot, 
     if (grp.lane == 0) v = static_cast<double>(fn.f(u, D));
     return __shfl_sync(grp.mask, v, 0, G);
   } else if constexpr (is_schedule_function<F>) {
-    if constexpr (G == 32) return schedule_group_value<T>(s.sched, u, grp, cta_schedule_scratch());
+    if constexpr (G == 32) return schedule_group_value<T>(fn.view, u, grp, cta_schedule_scratch());
     __trap();  // the plan gives a schedule groups of 32 lanes
     return 0.0;
   } else if constexpr (is_cec_function<F>) {
-    const double v = cec_group_value(s.cec, slot, u, grp.lane, G, true, cta_fold_slots() + fold_slot_offset(static_cast<int>(threadIdx.x) - grp.lane),
+    const double v = cec_group_value(fn.group, slot, u, grp.lane, G, true, cta_fold_slots() + fold_slot_offset(static_cast<int>(threadIdx.x) - grp.lane),
                                      [&] { grp.sync(); });
     return __shfl_sync(grp.mask, v, 0, G);
   } else {

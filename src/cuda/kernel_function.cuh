@@ -1,26 +1,39 @@
-// The function type the kernels of the gpu and gpu-fused engines are instantiated for: a built-in
-// function's struct (classic.hpp), CecFunction for a CEC suite problem (cec_group.cuh evaluates it),
-// ScheduleFunction for the scheduling problem (schedule_device.cuh) or RowFunction for a user's functor
-// (device_problem.hpp), and the host-side dispatch from a built-in problem to its type.
+// The function type the kernels of the gpu and gpu-fused engines are instantiated for, and its value, which
+// the kernels take as a parameter with whatever device data it holds: a built-in function's struct
+// (classic.hpp; empty), CecFunction<T> for a CEC suite problem (cec_group.cuh: its data on the device),
+// ScheduleFunction for the scheduling problem (schedule_device.cuh: its instance on the device) or
+// RowFunction for a user's functor (device_problem.hpp). The engines see only these types' traits; which
+// problem takes which type, and who uploads its data, is the families' (cuda/families/builtin.cuh for the
+// built-in ones, device_problem.hpp for a user's).
 #pragma once
 #include <type_traits>
 
 #include "degpu/functions/classic.hpp"
 #include "degpu/functions/evaluate.hpp"
-#include "degpu/errors.hpp"
 #include "degpu/problem.hpp"
 
 namespace degpu::cuda {
 namespace {
 
-struct CecFunction {
-  static constexpr fn::Pattern pattern = fn::Pattern::whole;
+// A CEC function's data that the gpu engine's resident path keeps in shared memory (all zero for the other
+// functions): its shift rows and shuffles (read once per coordinate by every body and by the compositions'
+// weights), and `mslots` of its `matrices` rotation matrices M_c^T (D x Ds each): all of them, loaded
+// once; or one, loaded for each component's product; or none (read through L1 from global memory). The
+// function asks for all but mslots; the engine's plan chooses mslots.
+struct ResidentCec {
+  bool on = false;
+  int shifts = 0, shuffles = 0, matrices = 0, mslots = 0;
 };
+
+template <class T>
+struct CecFunction;  // cec_group.cuh
 template <class F>
-inline constexpr bool is_cec_function = std::is_same_v<F, CecFunction>;
-struct ScheduleFunction {  // the scheduling problem (schedule_device.cuh evaluates it)
-  static constexpr fn::Pattern pattern = fn::Pattern::whole;
-};
+struct IsCecFunction : std::false_type {};
+template <class T>
+struct IsCecFunction<CecFunction<T>> : std::true_type {};
+template <class F>
+inline constexpr bool is_cec_function = IsCecFunction<F>::value;
+struct ScheduleFunction;  // schedule_device.cuh
 template <class F>
 inline constexpr bool is_schedule_function = std::is_same_v<F, ScheduleFunction>;
 
@@ -44,6 +57,14 @@ inline constexpr bool is_row_function = IsRowFunction<F>::value;
 template <class F>
 inline constexpr bool has_terms = F::pattern != fn::Pattern::whole;
 
+// What of F's data the gpu engine's resident path may keep in shared memory (a CEC function's; nothing
+// for the others).
+template <class F>
+ResidentCec resident_request(const F& f) {
+  if constexpr (is_cec_function<F>) return f.resident;
+  else return ResidentCec{};
+}
+
 // fn::visit for host code that launches kernels (fn::visit is also a device function, and nvcc warns
 // when its device side would call a host lambda).
 template <class Fn>
@@ -58,19 +79,16 @@ void visit_host(fn::Classic id, Fn&& f) {
   }
 }
 
-// f(F{}) with F the problem's kernel function type: the built-in problems' (a model's kernels are
-// instantiated by the model, device_problem.hpp).
-template <class Fn>
-void visit_problem(const Problem& problem, Fn&& f) {
-  if (problem.cec_data()) f(CecFunction{});
-  else if (problem.schedule_data()) f(ScheduleFunction{});
-  else if (problem.is_builtin()) visit_host(problem.function(), f);
-  else throw ConfigError("problem " + problem.name() + ": not a built-in problem; the CUDA engines run it through its model");
+// The bias the kernels add to an evaluation of F: the problem's, or 0 for a function that adds its own
+// (F::kOwnBias: a CEC function adds its suite's).
+template <class F, class = void>
+struct OwnBias : std::false_type {};
+template <class F>
+struct OwnBias<F, std::void_t<decltype(F::kOwnBias)>> : std::bool_constant<F::kOwnBias> {};
+template <class F>
+double kernel_bias(const Problem& problem) {
+  return OwnBias<F>::value ? 0.0 : problem.bias();
 }
-
-// The bias the kernels add to an evaluation: the problem's, or 0 for a CEC problem (cec::evaluate adds
-// the suite's).
-inline double kernel_bias(const Problem& problem) { return problem.cec_data() ? 0.0 : problem.bias(); }
 
 }  // namespace
 }  // namespace degpu::cuda

@@ -135,6 +135,13 @@ __global__ void evaluate_schedules(ScheduleView v, const T* __restrict__ x, T* _
   }
 }
 
+// The scheduling problem as the gpu engine's kernels take it (kernel_function.cuh): its instance on the
+// device, evaluated by a group of 32 lanes (schedule_group_value).
+struct ScheduleFunction {
+  static constexpr fn::Pattern pattern = fn::Pattern::whole;
+  ScheduleView view;
+};
+
 // A schedule problem's instance on the device, and the paper's evaluation of many rows.
 template <class T>
 class ScheduleOnDevice {

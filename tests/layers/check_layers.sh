@@ -5,6 +5,7 @@
 #   1 problems   the problem families' data and host code
 #   2 cpu, cuda  the engines (neither includes the other)
 #   3 api        the entry points (minimize, minimize_masw) that pick an engine
+# and inside cuda, families/ (the built-in problems on the engines) above the rest.
 # include/degpu (the public headers) includes nothing of src/ but the CUDA engines' entry for a user's
 # functor (below). Prints each violation; exit 1 if any.
 #
@@ -26,6 +27,12 @@ while IFS= read -r -d '' f; do
     fi
   done < <(grep -oE '^#include "[a-z_]+/' "$f" | sed -E 's/#include "([a-z_]+)\//\1/' | sort -u)
 done < <(find src -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.cu' -o -name '*.cuh' \) -print0)
+# Inside cuda: src/cuda/families (the built-in problems' kernel functions and data, which instantiate the
+# engines for them) is above the engines and their building blocks: nothing else in src/ includes it.
+if grep -rnE '^#include "cuda/families/' src --include='*.cpp' --include='*.hpp' --include='*.cu' --include='*.cuh' | grep -v '^src/cuda/families/'; then
+  echo "a file outside src/cuda/families includes it"
+  bad=1
+fi
 # One exception: device_problem.hpp, under nvcc, includes the CUDA engines' templates (cuda/row_problem.cuh,
 # installed under include/degpu/internal) to instantiate them for a user's functor in the user's file.
 if grep -rnE '^#include "(core|problems|cpu|cuda|api)/' include | grep -vE '^include/degpu/device_problem\.hpp:[0-9]+:#include "cuda/row_problem\.cuh"$'; then

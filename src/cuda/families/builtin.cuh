@@ -1,0 +1,81 @@
+// The built-in problem families on the CUDA engines: the one place where a problem's kind picks the kernel
+// function type the engines are instantiated for, and where its data goes up to the device. The engines
+// (gpu_engine.cuh, gpu_fused.cuh, gpu_kernels.cu, the gpu-eval engine) take the function's value with its
+// data, as they take a user's functor (device_problem.hpp, row_problem.cuh); none of them asks what kind of
+// problem it runs. The translation units beside this header instantiate the engines for the built-ins:
+// builtin_gpu_f32.cu and _f64.cu (gpu), builtin_fused.cu (gpu-fused), builtin_rows.cu (gpu-kernels and
+// gpu-eval).
+#pragma once
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "cuda/cec_group.cuh"
+#include "cuda/check.hpp"
+#include "cuda/gpu_engine.cuh"
+#include "cuda/gpu_fused.cuh"
+#include "cuda/kernel_function.cuh"
+#include "cuda/schedule_device.cuh"
+#include "degpu/errors.hpp"
+#include "degpu/problem.hpp"
+
+namespace degpu::cuda::families {
+namespace {
+
+// Whether with_function uploads the function's data (to run it) or not (to plan a launch, for which the
+// function's type and its resident request are enough).
+enum class Upload { yes, no };
+
+// f(fn), fn the built-in problem's kernel function in T with its data on the device, a CEC function's with a
+// scratch slot for each of `slots` individuals; the data stays until f returns. ConfigError for a problem
+// that is not built in (a model runs its own kernels).
+template <class T, class F>
+void with_function(const Problem& problem, std::size_t slots, Upload upload, F&& f) {
+  if (const CecInstance* cec = problem.cec_data()) {
+    CecFunction<T> fn{CecGroup<T>{}, resident_cec(*cec)};
+    if (upload == Upload::no) return f(fn);
+    use_device(CecGroupOnDevice<T>::bytes(*cec, slots));
+    const CecGroupOnDevice<T> data(*cec, slots);
+    fn.group = data.group;
+    f(fn);
+  } else if (const Problem::ScheduleData* sched = problem.schedule_data()) {
+    ScheduleFunction fn{};
+    fn.view.n = sched->etc->n;
+    fn.view.m = sched->etc->m;
+    if (upload == Upload::no) return f(fn);
+    use_device(ScheduleOnDevice<T>::bytes(problem));
+    const ScheduleOnDevice<T> data(problem);
+    fn.view = data.view();
+    f(fn);
+  } else if (problem.is_builtin()) {
+    visit_host(problem.function(), f);
+  } else {
+    throw ConfigError("problem " + problem.name() + ": not a built-in problem; the CUDA engines run it through its model");
+  }
+}
+
+// n trials of the gpu engine on a built-in problem (a CEC function: a scratch slot per individual of each
+// trial). The results' wall_s counts the upload, as the run's.
+template <class T>
+std::vector<Result> run_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<Result> out;
+  with_function<T>(problem, static_cast<std::size_t>(n) * r.de.np, Upload::yes,
+                   [&](const auto& fn) { out = gpu_engine::run<T>(problem, r, o, n, fn, t0); });
+  return out;
+}
+
+// The gpu engine's plan for n trials of a built-in problem.
+template <class T>
+GpuPlan plan_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
+  GpuPlan plan;
+  with_function<T>(problem, 0, Upload::no, [&](const auto& fn) {
+    plan = gpu_engine::make_plan<std::decay_t<decltype(fn)>, T>(ops::make_params(problem, r, o), n, resident_request(fn));
+  });
+  return plan;
+}
+
+}  // namespace
+}  // namespace degpu::cuda::families

@@ -1,0 +1,15 @@
+// The gpu engine (gpu_engine.cuh) for the built-in problems in float, a translation unit of its own so that the
+// two precisions compile in parallel.
+#include "cuda/families/builtin.cuh"
+
+namespace degpu::cuda {
+
+std::vector<Result> minimize_gpu_f32(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
+  return families::run_gpu<float>(problem, r, o, n);
+}
+
+GpuPlan plan_gpu_f32(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
+  return families::plan_gpu<float>(problem, r, o, n);
+}
+
+}  // namespace degpu::cuda
