@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "cuda/cec_device.cuh"
 #include "degpu/problem.hpp"
+#include "problems/cec/cec_device.cuh"
 
 template <class T>
 void measure(const degpu::Problem& p, int N, bool per_thread) {

@@ -1,9 +1,9 @@
 // degpu devices --explain: the launch configuration of each CUDA engine for one problem, in words.
 #include <string>
 
-#include "cuda/check.hpp"
+#include "cuda/engines/gpu/gpu_plan.hpp"
 #include "cuda/engines_cuda.hpp"
-#include "cuda/gpu_plan.hpp"
+#include "cuda/util/check.hpp"
 #include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
 

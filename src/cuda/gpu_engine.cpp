@@ -1,6 +1,6 @@
 // The gpu engine's entry points: the precision picks the translation unit (families/builtin_gpu_f32.cu, _f64.cu).
+#include "cuda/engines/gpu/gpu_plan.hpp"
 #include "cuda/engines_cuda.hpp"
-#include "cuda/gpu_plan.hpp"
 
 namespace degpu::cuda {
 

@@ -1,5 +1,5 @@
 // A build without CUDA: the device part of the CUDA engines says so.
-#include "cuda/batch_evaluator.hpp"
+#include "cuda/engines/eval/batch_evaluator.hpp"
 #include "cuda/engines_cuda.hpp"
 #include "degpu/devices.hpp"
 #include "degpu/errors.hpp"

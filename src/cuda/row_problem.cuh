@@ -8,12 +8,13 @@
 #include <memory>
 #include <vector>
 
-#include "cuda/batch_evaluator.hpp"
-#include "cuda/evaluate_rows.cuh"
-#include "cuda/gpu_engine.cuh"
-#include "cuda/gpu_fused.cuh"
-#include "cuda/gpu_plan.hpp"
-#include "cuda/kernel_function.cuh"
+#include "cuda/blocks/kernel_function.cuh"
+#include "cuda/engines/eval/batch_evaluator.hpp"
+#include "cuda/engines/fused/gpu_fused.cuh"
+#include "cuda/engines/gpu/evaluate_rows.cuh"
+#include "cuda/engines/gpu/gpu_engine.cuh"
+#include "cuda/engines/gpu/gpu_plan.hpp"
+#include "cuda/engines_cuda.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/run.hpp"
 

@@ -13,8 +13,8 @@
 #include "degpu/problem.hpp"
 #include "degpu/result.hpp"
 #include "degpu/rng.hpp"
-#include "problems/cec2010.hpp"
-#include "problems/cec_data.hpp"
+#include "problems/cec/cec_data.hpp"
+#include "problems/cec2010/cec2010.hpp"
 #include "problems/token_file.hpp"
 
 namespace degpu {

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "../cec_points.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/problem.hpp"
 #include "degpu/rng.hpp"
-#include "problems/cec_data.hpp"
-#include "../cec_points.hpp"
+#include "problems/cec/cec_data.hpp"
 
 namespace fs = std::filesystem;
 using degpu::cec::Suite;

@@ -14,7 +14,7 @@
 #include "degpu/errors.hpp"
 #include "degpu/masw.hpp"
 #include "degpu/problem.hpp"
-#include "problems/cec2010.hpp"
+#include "problems/cec2010/cec2010.hpp"
 
 using namespace degpu;
 

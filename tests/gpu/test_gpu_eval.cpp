@@ -9,12 +9,12 @@
 #include <map>
 #include <random>
 
-#include "cuda/batch_evaluator.hpp"
-#include "degpu/devices.hpp"
-#include "gpu_test_util.hpp"
 #include "../cec_points.hpp"
+#include "cuda/engines/eval/batch_evaluator.hpp"
+#include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/run.hpp"
+#include "gpu_test_util.hpp"
 
 using namespace degpu;
 

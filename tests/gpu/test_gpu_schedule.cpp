@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda/batch_evaluator.hpp"
+#include "cuda/engines/eval/batch_evaluator.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/run.hpp"
 #include "degpu/schedule.hpp"

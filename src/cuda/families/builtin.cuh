@@ -12,14 +12,14 @@
 #include <type_traits>
 #include <vector>
 
-#include "cuda/cec_group.cuh"
-#include "cuda/check.hpp"
-#include "cuda/gpu_engine.cuh"
-#include "cuda/gpu_fused.cuh"
-#include "cuda/kernel_function.cuh"
-#include "cuda/schedule_device.cuh"
+#include "cuda/blocks/kernel_function.cuh"
+#include "cuda/engines/fused/gpu_fused.cuh"
+#include "cuda/engines/gpu/gpu_engine.cuh"
+#include "cuda/util/check.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/problem.hpp"
+#include "problems/cec/cec_group.cuh"
+#include "problems/schedule/schedule_device.cuh"
 
 namespace degpu::cuda::families {
 namespace {

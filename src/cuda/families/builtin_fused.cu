@@ -1,7 +1,7 @@
 // The gpu-fused engine (gpu_fused.cuh) for the built-in problems: the problem's kernel function with its data
 // (builtin.cuh), then the engine's templates. gpu-fused does not run a schedule.
-#include "cuda/engines_cuda.hpp"
 #include "cuda/families/builtin.cuh"
+#include "cuda/families/builtin.hpp"
 
 namespace degpu::cuda {
 namespace {

@@ -1,6 +1,7 @@
 // The gpu engine (gpu_engine.cuh) for the built-in problems in double, a translation unit of its own so that the
 // two precisions compile in parallel.
 #include "cuda/families/builtin.cuh"
+#include "cuda/families/builtin.hpp"
 
 namespace degpu::cuda {
 

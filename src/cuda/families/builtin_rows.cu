@@ -5,15 +5,15 @@
 #include <string>
 #include <vector>
 
-#include "cuda/batch_evaluator.hpp"
-#include "cuda/cec_device.cuh"
-#include "cuda/check.hpp"
-#include "cuda/device_array.cuh"
-#include "cuda/engines_cuda.hpp"
-#include "cuda/evaluate_rows.cuh"
-#include "cuda/schedule_device.cuh"
+#include "cuda/engines/eval/batch_evaluator.hpp"
+#include "cuda/engines/gpu/evaluate_rows.cuh"
+#include "cuda/families/builtin.hpp"
+#include "cuda/util/check.hpp"
+#include "cuda/util/device_array.cuh"
 #include "degpu/errors.hpp"
 #include "degpu/functions/classic.hpp"
+#include "problems/cec/cec_device.cuh"
+#include "problems/schedule/schedule_device.cuh"
 
 namespace degpu::cuda {
 namespace {

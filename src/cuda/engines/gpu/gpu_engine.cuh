@@ -1,0 +1,418 @@
+// The gpu engine: the whole run is one kernel, generations follow one another on the device, and the
+// host waits once. Three paths (docs/GPU.md, "The gpu engine"):
+//   - resident (gpu_resident.cuh): a thread-block cluster per trial holds the population in its shared
+//     memory; n trials side by side in one launch; the cluster's hardware barrier between generations;
+//   - grid (gpu_global.cuh): rows in global memory, the whole device, a group of lanes per individual;
+//   - wide (gpu_global.cuh): rows in global memory, several CTAs per individual (large D).
+// Stops (target, generations and evaluations, wall clock through %globaltimer) are decided on the device,
+// the same way in every CTA of a team. The operators and random streams are the CPU engines'
+// (core/de_ops.hpp), so decisions match theirs. This file: the launch plan and the host side.
+#pragma once
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/params.hpp"
+#include "cuda/engines/gpu/gpu_global.cuh"
+#include "cuda/engines/gpu/gpu_plan.hpp"
+#include "cuda/engines/gpu/gpu_resident.cuh"
+#include "cuda/util/check.hpp"
+#include "cuda/util/device_array.cuh"
+#include "degpu/errors.hpp"
+
+namespace degpu::cuda::gpu_engine {
+namespace {
+
+int ceil_pow2(long long v) {
+  int r = 1;
+  while (r < v && r < (1 << 30)) r *= 2;
+  return r;
+}
+int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b); }
+
+// A cluster launch: n clusters of plan.cluster CTAs.
+struct ClusterLaunch {
+  cudaLaunchConfig_t cfg{};
+  cudaLaunchAttribute attr[1]{};
+  ClusterLaunch(const GpuPlan& plan, int n) {
+    cfg.gridDim = dim3(static_cast<unsigned>(plan.cluster * n));
+    cfg.blockDim = dim3(static_cast<unsigned>(plan.threads));
+    cfg.dynamicSmemBytes = plan.smem_bytes;
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = static_cast<unsigned>(plan.cluster);
+    attr[0].val.clusterDim.y = attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+  }
+  ClusterLaunch(const ClusterLaunch&) = delete;  // cfg points into attr
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+};
+
+template <class Fn, class T>
+const void* resident_kernel(int group) {
+  return group == 8 ? reinterpret_cast<const void*>(run_resident<Fn, T, 8>)
+                    : reinterpret_cast<const void*>(run_resident<Fn, T, 32>);
+}
+
+struct DeviceLimits {
+  int sms = 0, optin = 0, smem_per_sm = 0, cc = 0;
+};
+DeviceLimits device_limits() {
+  DeviceLimits d;
+  int device = 0;
+  DEGPU_CUDA_TRY(cudaGetDevice(&device));
+  DEGPU_CUDA_TRY(cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, device));
+  DEGPU_CUDA_TRY(cudaDeviceGetAttribute(&d.optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  DEGPU_CUDA_TRY(cudaDeviceGetAttribute(&d.smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+  DEGPU_CUDA_TRY(cudaDeviceGetAttribute(&d.cc, cudaDevAttrComputeCapabilityMajor, device));
+  return d;
+}
+
+// The resident plan with `cluster` CTAs per trial and groups of `group` lanes, if the population fits:
+// the widest window of draws (at most `group` generations) that fits the shared memory beside as many of
+// a CEC function's rotation matrices as fit: every one, else one at a time, else none (measured on the
+// H100, 30 trials of janssen:f10: products reading M_c^T through L1 waited on L2 for 40% of the kernel's
+// stall samples).
+template <class Fn, class T>
+bool fit_resident(const ops::Params& p, int n, int cluster, int group, const DeviceLimits& dev, const ResidentCec& cec, GpuPlan& plan) {
+  if (cluster > p.np) return false;
+  const void* kernel = resident_kernel<Fn, T>(group);
+  cudaFuncAttributes attr{};
+  DEGPU_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
+  const std::size_t limit = static_cast<std::size_t>(dev.optin) - attr.sharedSizeBytes;
+  const bool pbest = p.mutation == Mutation::current_to_pbest1;
+  int mslots[3] = {cec.matrices, std::min(cec.matrices, 1), 0};
+  // DEGPU_GPU_CEC_MATRICES=one|none caps the choice (for measurements and tests; docs/GPU.md)
+  if (const char* env = std::getenv("DEGPU_GPU_CEC_MATRICES"); env && *env) {
+    const std::string v = env;
+    if (v != "all" && v != "one" && v != "none")
+      throw ConfigError("DEGPU_GPU_CEC_MATRICES=" + v + " (set in the environment): expected all, one or none");
+    if (v != "all") mslots[0] = mslots[1];
+    if (v == "none") mslots[0] = mslots[1] = 0;
+  }
+  ResidentCec c = cec;
+  // DEGPU_GPU_WINDOW=N caps the window (for measurements; docs/GPU.md)
+  int wmax = group;
+  if (const char* env = std::getenv("DEGPU_GPU_WINDOW"); env && *env) {
+    char* end = nullptr;
+    const long v = std::strtol(env, &end, 10);
+    if (*end || v < 1 || v > 32 || (v & (v - 1)))
+      throw ConfigError(std::string("DEGPU_GPU_WINDOW=") + env + " (set in the environment): expected a power of two from 1 to 32");
+    wmax = std::min(wmax, static_cast<int>(v));
+  }
+  int w = 0;
+  for (int m = 0; m < 3 && !w; ++m) {
+    if (m > 0 && mslots[m] == mslots[m - 1]) continue;
+    c.mslots = mslots[m];
+    for (w = wmax; w >= 1; w /= 2)
+      if (resident_shape<T>(p.np, p.D, cluster, w, pbest, c).bytes <= limit) break;
+  }
+  if (w >= 1) {
+    const ResidentShape sh = resident_shape<T>(p.np, p.D, cluster, w, pbest, c);
+    plan.path = GpuPlan::Path::resident;
+    plan.cluster = cluster;
+    plan.group = group;
+    plan.window = w;
+    plan.cec_mslots = c.mslots;
+    plan.threads = std::min(kMaxThreads, (sh.P * group + 31) / 32 * 32);
+    plan.rounds = ceil_div(sh.P, plan.threads / group);
+    plan.smem_bytes = sh.bytes;
+    // Trials that each have SMs of their own get one CTA per SM (spread thin: a generation is a chain
+    // of dependent steps per individual, so fewer individuals per SM is faster): enough shared memory
+    // is asked for that a second CTA cannot fit.
+    if (static_cast<long long>(n) * cluster <= dev.sms)
+      plan.smem_bytes = std::min(limit, std::max(plan.smem_bytes, static_cast<std::size_t>(dev.smem_per_sm / 2)));
+    plan.blocks = cluster * n;
+    DEGPU_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(plan.smem_bytes)));
+    DEGPU_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    const ClusterLaunch launch(plan, n);
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.cfg) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    if (clusters < 1) return false;
+    plan.resident_teams = std::min(clusters, n);
+    return true;
+  }
+  return false;
+}
+
+template <class Fn, class T>
+void plan_global(const ops::Params& p, const DeviceLimits& dev, bool wide, int threads, int per_individual, GpuPlan& plan) {
+  const void* kernel = reinterpret_cast<const void*>(run_grid<Fn, T, 32>);
+  if constexpr (has_terms<Fn>) {  // CEC functions, schedules and row functions take the grid path
+    if (wide) kernel = reinterpret_cast<const void*>(run_wide<Fn, T>);
+  } else if (wide) {
+    throw ConfigError("gpu engine: CEC functions, schedules and a user's row functions do not take the wide path (use grid,B)");
+  }
+  plan.path = wide ? GpuPlan::Path::wide : GpuPlan::Path::grid;
+  plan.group = 32;
+  plan.threads = threads;
+  plan.smem_bytes = 0;
+  int per_sm = 0;
+  DEGPU_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
+  if (per_sm < 1) throw CudaError("gpu engine: " + std::to_string(threads) + " threads per CTA do not fit on this device");
+  const long long capacity = static_cast<long long>(per_sm) * dev.sms;
+  if (wide) {
+    plan.per_individual = per_individual > 0 ? per_individual : static_cast<int>(std::max(1LL, capacity / p.np));
+    plan.per_individual = static_cast<int>(std::min<long long>(plan.per_individual, capacity));
+    plan.blocks = plan.per_individual * static_cast<int>(std::min<long long>(p.np, capacity / plan.per_individual));
+    plan.rounds = ceil_div(p.np, plan.blocks / plan.per_individual);
+  } else {
+    plan.blocks = static_cast<int>(std::min(capacity, static_cast<long long>(ceil_div(static_cast<long long>(p.np) * 32, threads))));
+    plan.rounds = ceil_div(p.np, static_cast<long long>(plan.blocks) * (threads / 32));
+  }
+  plan.resident_teams = 1;
+  plan.why += std::to_string(per_sm) + " CTAs of " + std::to_string(threads) + " threads fit per SM (occupancy API): " +
+              std::to_string(plan.blocks) + " CTAs.";
+}
+
+// The launch configuration (docs/GPU.md, "The gpu engine"). DEGPU_GPU_PLAN overrides it, for
+// measurements: resident,C,B,G (B: ignored, the threads follow from C and G), grid,B or wide,K,B.
+template <class Fn, class T>
+GpuPlan make_plan(const ops::Params& p, int n, const ResidentCec& cec) {
+  const DeviceLimits dev = device_limits();
+  const int blocks_per_row = ceil_div(p.D, kBlock);
+  GpuPlan plan;
+  const char* env = std::getenv("DEGPU_GPU_PLAN");
+  if (env && *env) {
+    int a = 0, b = 0, c = 0;
+    const std::string note = std::string("DEGPU_GPU_PLAN=") + env + " (set in the environment). ";
+    if (std::sscanf(env, "resident,%d,%d,%d", &a, &b, &c) == 3) {
+      if (!fit_resident<Fn, T>(p, n, a, c == 8 && !is_schedule_function<Fn> ? 8 : 32, dev, cec, plan))
+        throw ConfigError(std::string("DEGPU_GPU_PLAN=") + env + ": the population does not fit that cluster");
+      plan.why = note;
+      return plan;
+    }
+    if (std::sscanf(env, "grid,%d", &b) == 1) {
+      plan.why = note;
+      plan_global<Fn, T>(p, dev, false, std::clamp(b, 32, kMaxThreads) / 32 * 32, 0, plan);
+      return plan;
+    }
+    if (std::sscanf(env, "wide,%d,%d", &a, &b) == 2) {
+      plan.why = note;
+      plan_global<Fn, T>(p, dev, true, std::clamp(b, 32, kMaxThreads) / 32 * 32, std::max(1, a), plan);
+      return plan;
+    }
+    throw ConfigError(std::string("DEGPU_GPU_PLAN=") + env + ": expected resident,C,B,G or grid,B or wide,K,B");
+  }
+  // Resident where the population fits a cluster (sm_90). One trial: groups of 32 lanes (8 for D <= 32),
+  // and individuals spread over up to 16 CTAs (each CTA at most ~8 warps: a generation is latency-bound);
+  // n trials: the SMs shared out, a cluster of SMs / n CTAs each, groups of 8 lanes (32 for D > 256),
+  // which pack four individuals into a warp's instructions.
+  if (dev.cc >= 9) {
+    // (a schedule: whole warps, which find a chunk's tasks on the same machine together)
+    // (a row function: lane 0 of each group evaluates, so groups of 8 keep four lanes of a warp at work)
+    const int group = is_schedule_function<Fn> ? 32 : is_row_function<Fn> ? 8 : n == 1 ? (blocks_per_row > 8 ? 32 : 8) : (blocks_per_row > 64 ? 32 : 8);
+    const int want = n == 1 ? ceil_div(static_cast<long long>(p.np) * group, 256) : std::max(1, dev.sms / n);
+    int lowest = 0;  // the smallest cluster that holds the population
+    for (int c = 1; c <= 16 && !lowest; ++c) {
+      GpuPlan probe;
+      if (fit_resident<Fn, T>(p, n, c, group, dev, cec, probe)) lowest = c;
+    }
+    if (lowest) {
+      for (int c = std::clamp(want, lowest, 16); c >= lowest; --c) {
+        if (!fit_resident<Fn, T>(p, n, c, group, dev, cec, plan)) continue;
+        plan.why = (n == 1 ? std::string("one trial") : std::to_string(n) + " trials") + ": the population in shared memory, a cluster of " +
+                   std::to_string(c) + " CTAs per trial (" + std::to_string(ceil_div(p.np, c)) + " individuals each; " +
+                   (n == 1 ? "spread over up to 16 SMs, at most 8 warps each" : std::to_string(dev.sms) + " SMs shared among the trials") +
+                   "), a group of " + std::to_string(group) + " lanes per individual, draws made " + std::to_string(plan.window) +
+                   " generations ahead; " + (cec.on ? std::to_string(plan.cec_mslots) + " of the CEC function's " + std::to_string(cec.matrices) +
+                   " rotation matrices kept in shared memory" + (plan.cec_mslots == 1 && cec.matrices > 1 ? " (one at a time)" : "") + "; " : std::string()) +
+                   std::to_string(plan.resident_teams) + " such clusters fit at once (occupancy API).";
+        return plan;
+      }
+    }
+  }
+  // Rows in global memory: a group of 32 lanes per individual over the whole device, or, for large D
+  // with too few individuals to give each SM 16 warps, several CTAs per individual.
+  const bool wide = has_terms<Fn> && p.D >= 2048 && static_cast<long long>(p.np) * 32 < static_cast<long long>(dev.sms) * 512;
+  plan.why = std::string("the population does not fit a cluster's shared memory") + (dev.cc < 9 ? " (or no clusters: sm < 90)" : "") +
+             ": rows in global memory, the whole device" + (n > 1 ? ", one trial after another" : "") + "; " +
+             (wide ? "D >= 2048 and too few individuals to fill the SMs: several CTAs of 512 threads per individual. "
+                   : "a group of 32 lanes per individual, CTAs sized to spread the individuals over all SMs. ");
+  const int threads = wide ? kMaxThreads : std::clamp(ceil_pow2(ceil_div(static_cast<long long>(p.np) * 32, dev.sms)), 64, kMaxThreads);
+  plan_global<Fn, T>(p, dev, wide, threads, 0, plan);
+  return plan;
+}
+
+template <class T>
+DeviceArray<T> padded(const std::vector<double>& v, std::size_t n) {
+  std::vector<T> h(n, T(0));
+  std::copy(v.begin(), v.end(), h.begin());
+  DeviceArray<T> d(n);
+  DEGPU_CUDA_TRY(cudaMemcpy(d.ptr, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  return d;
+}
+
+// n trials of the gpu engine for the kernel function Fn. fn: its value with its data on the device, uploaded
+// by the caller (a built-in's is empty; a CEC function's has a scratch slot for each individual of the n
+// trials: n np). t0: when the run began (the results' wall_s counts from it), before that upload.
+template <class T, class Fn>
+std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOptions& o, int n, const Fn& fn,
+                        std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now()) {
+  using clock = std::chrono::steady_clock;
+  if (!problem.on_gpu())
+    throw ConfigError("problem " + problem.name() + ": user objectives run on the CPU engines (serial, threads, matrix)");
+  if constexpr (is_schedule_function<Fn>)  // a group of 32 lanes keeps the machines' loads (schedule_group_value)
+    if (fn.view.m > kScheduleGroupMachines)
+      throw ConfigError("{engine} gpu: " + std::to_string(fn.view.m) + " machines; it schedules on at most " +
+                        std::to_string(kScheduleGroupMachines) + " (use {engine} gpu-kernels, gpu-eval or threads)");
+  use_device(0);
+  const ops::Params p = ops::make_params(problem, r, o);
+  const GpuPlan plan = make_plan<Fn, T>(p, n, resident_request(fn));
+  const bool resident = plan.path == GpuPlan::Path::resident;
+  if (!resident && n > 1) {  // the global paths take the whole device: one trial per launch
+    std::vector<Result> out;
+    RunOptions ot = o;
+    for (int k = 0; k < n; ++k, ++ot.trial) out.push_back(run<T>(problem, r, ot, 1, fn).front());
+    return out;
+  }
+  const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np), nt = static_cast<std::size_t>(n);
+  const std::size_t Ds = static_cast<std::size_t>(row_stride(p.D));
+  long long max_gens = r.stop.max_gens ? *r.stop.max_gens : (1LL << 62);
+  if (r.stop.max_evals) max_gens = std::min(max_gens, (*r.stop.max_evals - p.np) / p.np);
+  // History samples kept on the device per trial: at most kMaxHistory (the first ones; the last point is
+  // always added), so a run bounded only by time does not reserve memory for 2^62 generations.
+  constexpr long long kMaxHistory = 1 << 20;
+  const std::size_t nhist =
+      o.history_every > 0 ? static_cast<std::size_t>(std::min(max_gens / o.history_every + 1, kMaxHistory)) : 1;
+  // RunOptions::history_x: the best row of the first nhist_x samples (at most ~256 MB of them)
+  const std::size_t nhist_x = o.history_x && o.history_every > 0
+                                  ? std::min(nhist, std::max<std::size_t>(1, (std::size_t{1} << 28) / (nt * D * sizeof(T))))
+                                  : 0;
+  const std::size_t rows = resident ? 0 : np * Ds;
+  const std::size_t fs = resident ? 0 : np, ranks = resident ? 0 : plan.blocks;
+  const std::size_t partials = plan.path == GpuPlan::Path::wide ? np * plan.per_individual * 3 : 0;
+  use_device((2 * rows + 2 * fs + nt * (D + 2 + nhist + nhist_x * D) + 3 * Ds) * sizeof(T) + 2 * fs + partials * sizeof(double) + AlgorithmState::bytes(p, nt * np, false) +
+             2 * ranks * sizeof(Slot<T>) + nt * (static_cast<std::size_t>(p.pbest_count) * 4 + 40) + 64);
+  DeviceArray<T> x0(rows), x1(rows), f0(fs), f1(fs), best_f(nt), best_x(nt * D), history(nt * nhist);
+  DeviceArray<unsigned long long> history_ns(nt * nhist);
+  DeviceArray<T> history_x(nt * nhist_x * D);
+  DeviceArray<std::uint8_t> side0(fs), side1(fs);
+  DeviceArray<Slot<T>> slots(2 * ranks);
+  DeviceArray<double> part(partials);
+  DeviceArray<unsigned long long> arrivals(1), nans(nt);
+  DeviceArray<std::uint32_t> ranking(nt * static_cast<std::size_t>(p.pbest_count)), best(nt);
+  DeviceArray<long long> gens(nt);
+  DeviceArray<int> reason(nt);
+  const DeviceArray<T> lo = padded<T>(problem.lower(), Ds), hi = padded<T>(problem.upper(), Ds);
+  const DeviceArray<T> shift = padded<T>(problem.shift(), problem.shift().empty() ? 1 : Ds);
+  const AlgorithmState alg_state(p, nt * np, false);  // trials x np individuals, as the host driver's Population's
+  DEGPU_CUDA_TRY(cudaMemset(arrivals.ptr, 0, sizeof(unsigned long long)));
+  DEGPU_CUDA_TRY(cudaMemset(nans.ptr, 0, nt * sizeof(unsigned long long)));
+
+  State<T> s{};
+  s.x[0] = x0.ptr, s.x[1] = x1.ptr, s.f[0] = f0.ptr, s.f[1] = f1.ptr, s.side[0] = side0.ptr, s.side[1] = side1.ptr;
+  s.lo = lo.ptr, s.hi = hi.ptr, s.shift = problem.shift().empty() ? nullptr : shift.ptr;
+  s.slots = slots.ptr, s.ranking = ranking.ptr, s.nans = nans.ptr, s.arrivals = arrivals.ptr, s.partials = part.ptr;
+  s.gens = gens.ptr, s.reason = reason.ptr, s.best = best.ptr, s.best_f = best_f.ptr, s.best_x = best_x.ptr;
+  s.history = history.ptr;
+  s.history_ns = history_ns.ptr;
+  s.history_x = nhist_x ? history_x.ptr : nullptr;
+  s.nhist_x = static_cast<long long>(nhist_x);
+  s.algo = alg::State{alg_state.state(), nt * np};
+  s.bias = kernel_bias<Fn>(problem);
+  const DeviceArray<T> initial = upload_initial<T>(o);
+  s.initial = initial.ptr;
+  s.ninitial = static_cast<int>(o.initial.size());
+  s.max_gens = max_gens;
+  s.history_every = o.history_every;
+  s.nhist = static_cast<long long>(nhist);
+  if (r.stop.max_time_s) s.max_time_ns = static_cast<unsigned long long>(*r.stop.max_time_s * 1e9);
+  if (r.stop.target_error && problem.optimum_f()) {
+    s.has_target = true;
+    s.target_f = *problem.optimum_f() + *r.stop.target_error;
+  }
+  const Mutation m = p.mutation;
+  s.need_best = uses_best(m) || s.has_target || o.history_every > 0 || s.max_time_ns > 0;
+  s.window = plan.window;
+  s.rcec = resident_request(fn);
+  s.rcec.mslots = plan.cec_mslots;
+  s.per_individual = plan.per_individual;
+  s.rk = round_keys(p.seed);
+
+  const double launched = std::chrono::duration<double>(clock::now() - t0).count();
+  {
+    ops::Params pp = p;
+    Fn fv = fn;
+    void* args[] = {&pp, &s, &fv};
+    if (resident) {  // attributes set by the plan
+      const ClusterLaunch cl(plan, n);
+      DEGPU_CUDA_TRY(cudaLaunchKernelExC(&cl.cfg, resident_kernel<Fn, T>(plan.group), args));
+    } else {
+      const void* k = reinterpret_cast<const void*>(run_grid<Fn, T, 32>);
+      if constexpr (has_terms<Fn>)
+        if (plan.path == GpuPlan::Path::wide) k = reinterpret_cast<const void*>(run_wide<Fn, T>);
+      DEGPU_CUDA_TRY(cudaLaunchCooperativeKernel(k, dim3(plan.blocks), dim3(plan.threads), args, 0, 0));
+    }
+  }
+  DEGPU_CUDA_TRY(cudaGetLastError());
+  DEGPU_CUDA_TRY(cudaDeviceSynchronize());
+
+  std::vector<std::uint32_t> b(nt);
+  std::vector<T> bf(nt), bx(nt * D);
+  std::vector<unsigned long long> nan_h(nt);
+  std::vector<long long> g(nt);
+  std::vector<int> why(nt);
+  DEGPU_CUDA_TRY(cudaMemcpy(b.data(), best.ptr, nt * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+  DEGPU_CUDA_TRY(cudaMemcpy(bf.data(), best_f.ptr, nt * sizeof(T), cudaMemcpyDeviceToHost));
+  DEGPU_CUDA_TRY(cudaMemcpy(bx.data(), best_x.ptr, nt * D * sizeof(T), cudaMemcpyDeviceToHost));
+  DEGPU_CUDA_TRY(cudaMemcpy(nan_h.data(), nans.ptr, nt * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+  DEGPU_CUDA_TRY(cudaMemcpy(g.data(), gens.ptr, nt * sizeof(long long), cudaMemcpyDeviceToHost));
+  DEGPU_CUDA_TRY(cudaMemcpy(why.data(), reason.ptr, nt * sizeof(int), cudaMemcpyDeviceToHost));
+  std::vector<T> hist;
+  std::vector<unsigned long long> hist_ns;
+  if (o.history_every > 0) {
+    hist.resize(nt * nhist);
+    hist_ns.resize(nt * nhist);
+    DEGPU_CUDA_TRY(cudaMemcpy(hist.data(), history.ptr, hist.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    DEGPU_CUDA_TRY(cudaMemcpy(hist_ns.data(), history_ns.ptr, hist_ns.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+  }
+  const double wall = std::chrono::duration<double>(clock::now() - t0).count();
+  std::vector<Result> out(nt);
+  for (std::size_t t = 0; t < nt; ++t) {
+    Result& res = out[t];
+    res.generations = g[t];
+    res.evals = static_cast<long long>(p.np) * (g[t] + 1);
+    res.stop_reason = static_cast<StopReason>(why[t] - 1);
+    // the device merges max-gens and max-evals into one generation count; name the one the other
+    // engines would (check_stop's order: max_evals first)
+    if (res.stop_reason == StopReason::max_gens && r.stop.max_evals && res.evals + p.np > *r.stop.max_evals)
+      res.stop_reason = StopReason::max_evals;
+    res.best_f = static_cast<double>(bf[t]);
+    res.best_x.assign(bx.begin() + t * D, bx.begin() + (t + 1) * D);
+    res.nan_evals = static_cast<long long>(nan_h[t]);
+    if (problem.optimum_f()) res.best_error = res.best_f - *problem.optimum_f();
+    res.wall_s = wall;  // the trials run together
+    if (o.history_every > 0) {
+      // a sample's time: the launch's (on the host) plus the device's time since generation 0's sample
+      const T* h = hist.data() + t * nhist;
+      const unsigned long long* ns = hist_ns.data() + t * nhist;
+      // the samples' rows that were written (not the whole reserve)
+      const std::size_t used_x = std::min(nhist_x, static_cast<std::size_t>(g[t] / o.history_every + 1));
+      std::vector<T> hist_x(used_x * D);
+      if (used_x)
+        DEGPU_CUDA_TRY(cudaMemcpy(hist_x.data(), history_x.ptr + t * nhist_x * D, hist_x.size() * sizeof(T), cudaMemcpyDeviceToHost));
+      for (long long k = 0; k * o.history_every <= g[t] && k < static_cast<long long>(nhist); ++k) {
+        res.history.push_back({k * o.history_every, p.np * (k * o.history_every + 1), static_cast<double>(h[k]),
+                               launched + static_cast<double>(ns[k] - ns[0]) * 1e-9});
+        if (k < static_cast<long long>(used_x)) {
+          const T* xk = hist_x.data() + static_cast<std::size_t>(k) * D;
+          res.history.back().best_x.assign(xk, xk + D);
+        }
+      }
+      if (res.history.empty() || res.history.back().generation != g[t]) res.history.push_back({g[t], res.evals, res.best_f, wall});
+      if (o.history_x) res.history.back().best_x = res.best_x;  // the last sample (generation g[t]): the result's row
+    }
+  }
+  return out;
+}
+
+}  // namespace
+}  // namespace degpu::cuda::gpu_engine

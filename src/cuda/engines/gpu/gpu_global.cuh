@@ -1,0 +1,377 @@
+// The gpu engine's paths for populations too large for a cluster's shared memory: rows in global memory,
+// the whole device as one cooperative grid (one trial per launch), generations separated by grid
+// barriers. Each individual has two rows and a side flag per generation saying which holds it: the trial
+// is written into the other row and a win flips the flag, so no row is ever copied.
+//   - grid path (run_grid): a group of 32 lanes per individual, individuals spread over every SM;
+//   - wide path (run_wide): K CTAs per individual, for large D with too few individuals to fill the
+//     device with groups (D up to 10^7 and beyond); the CTAs' partial sums meet in global memory.
+#pragma once
+#include "cuda/engines/gpu/gpu_trial.cuh"
+
+namespace degpu::cuda {
+namespace {
+
+template <class T>
+__device__ __forceinline__ Slot<T> load_slot(const Slot<T>* q) {
+  return Slot<T>{__ldcg(&q->f), __ldcg(&q->idx), __ldcg(&q->stop)};
+}
+
+// The row of individual k in generation parity `par` (side flags in global memory).
+template <class T>
+struct GlobalRows {
+  T *x0, *x1;
+  const std::uint8_t* side;
+  std::size_t Ds;
+  __device__ const T* operator()(std::uint32_t k) const { return (__ldcg(side + k) ? x1 : x0) + k * Ds; }
+  __device__ T* other(std::uint32_t k) const { return (__ldcg(side + k) ? x0 : x1) + k * Ds; }
+};
+
+// Selection of individual i between generations cur and cur ^ 1 (rows in global memory): the survivor's
+// value, its side flag (a win moves it to the other row), the NaN count. Run by one thread.
+template <class T>
+__device__ void record_selection(const State<T>& s, int cur, std::uint32_t i, bool take, T ft, T fi) {
+  s.f[cur ^ 1][i] = take ? ft : fi;
+  const std::uint8_t si = __ldcg(s.side[cur] + i);
+  s.side[cur ^ 1][i] = take ? !si : si;
+  if (ft != ft) atomicAdd(s.nans, 1ull);
+}
+
+// The team's final result (run by every thread of one CTA, after the last barrier): the best of the
+// last population (f in global memory), its row copied out.
+template <class T>
+__device__ void write_result(const State<T>& s, unsigned t, const T* f, const GlobalRows<T>& rows, int np, int D,
+                             long long done, int why) {
+  T bf = static_cast<T>(NAN);
+  std::uint32_t bi = 0xffffffffu;
+  for (std::uint32_t i = threadIdx.x; i < static_cast<std::uint32_t>(np); i += blockDim.x) {
+    keep_best(bf, bi, __ldcg(f + i), i);
+  }
+  __shared__ Slot<T> final_best;
+  publish_best(bf, bi, &final_best, 0);
+  const Slot<T> b = final_best;
+  const T* xr = rows(b.idx);
+  for (int j = threadIdx.x; j < D; j += blockDim.x) s.best_x[static_cast<std::size_t>(t) * D + j] = __ldcg(xr + j);
+  if (threadIdx.x == 0) {
+    s.best[t] = b.idx;
+    s.best_f[t] = b.f;
+    s.gens[t] = done;
+    s.reason[t] = why;
+    record_history(s, t, done, b.f);
+  }
+}
+
+// The start of generation g on the grid: the barrier (generation g - 1 written), the team's best and the
+// stop decision (StopReason + 1, or 0 to go on), current-to-pbest's ranking (with one more barrier).
+template <class T>
+__device__ int begin_generation(const ops::Params& p, const State<T>& s, GridTeam& team, const T* f, long long g,
+                                std::uint32_t& best) {
+  team.wait();
+  const unsigned ranks = GridTeam::ranks(), rank = GridTeam::rank();
+  const int why = decide_stop(s, 0, g, ranks, rank == 0,
+                              [&](unsigned r) { return load_slot(s.slots + ((g - 1) & 1) * ranks + r); }, best);
+  const GlobalRows<T> rows{s.x[0], s.x[1], s.side[(g - 1) & 1], static_cast<std::size_t>(row_stride(p.D))};
+  record_history_x(s, 0, g - 1, p.D, rank == 0, [&](int j) { return __ldcg(rows(best) + j); });
+  if (why) return why;
+  if (p.mutation == Mutation::current_to_pbest1) {
+    rank_pbest(p, [&](int j) { return __ldcg(f + j); }, s.ranking, static_cast<int>(rank * blockDim.x + threadIdx.x), p.np,
+               static_cast<int>(ranks * blockDim.x));
+    team.sync();
+  }
+  return 0;
+}
+
+// A row of generation 0 (coordinates of blocks b, b + step, ... of individual i), with the padding.
+template <class T>
+__device__ void init_blocks(const ops::Params& p, const State<T>& s, T* x0, T* x1, std::uint32_t i, int b, int step) {
+  const ops::Stream st(p.seed, p.trial, ops::Purpose::init, 0, i);
+  for (int j0 = kBlock * b; j0 < p.D; j0 += kBlock * step)
+#pragma unroll
+    for (int k = 0; k < kBlock; ++k) {
+      const int j = j0 + k;
+      if (j < p.D) x0[j] = initial_value(s, st, i, j, p.D, s.lo[j], s.hi[j]);
+      else x0[j] = x1[j] = T(0);
+    }
+}
+
+template <class F, class T>
+__device__ TrialIn<T> trial_in(const ops::Params& p, const State<T>& s, const GlobalRows<T>& rows, const WinDraw<T>& w,
+                               std::uint32_t g, std::uint32_t i, std::uint32_t best, const std::uint32_t* ranking) {
+  const Mutation m = p.mutation;
+  const T* xi = rows(i);
+  const T* xb = uses_best(m) ? rows(best) : nullptr;
+  const T* xpb = m == Mutation::current_to_pbest1 ? rows(__ldcg(ranking + w.pbest_rank)) : nullptr;
+  return make_trial<T>(p, mutation_form<T>(m, w.r, xi, xb, xpb, rows), xi, rows.other(i), s.lo, s.hi, s.shift, w, g, i);
+}
+
+// Grid path: a group of G lanes per individual.
+template <class F, class T, int G>
+__global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __grid_constant__ State<T> s,
+                                                    const __grid_constant__ F fn) {
+  const Group<G> grp;
+  GridTeam team(s);
+  const unsigned ranks = GridTeam::ranks(), rank = GridTeam::rank();
+  const std::size_t Ds = static_cast<std::size_t>(row_stride(p.D));
+  T* f[2] = {s.f[0], s.f[1]};
+  const unsigned groups_per_cta = blockDim.x / G, gid = threadIdx.x / G;
+  const unsigned group = rank * groups_per_cta + gid, groups = ranks * groups_per_cta;
+  const unsigned long long start = global_ns();
+  const T nan = static_cast<T>(NAN);
+  const std::uint32_t np = static_cast<std::uint32_t>(p.np);
+  auto time_up = [&] { return s.max_time_ns && global_ns() - start >= s.max_time_ns; };
+
+  T bf = nan;
+  std::uint32_t bi = 0xffffffffu;
+  for (std::uint32_t i = group; i < np; i += groups) {
+    T* xi = s.x[0] + i * Ds;
+    init_blocks(p, s, xi, s.x[1] + i * Ds, i, grp.lane, G);
+    grp.sync();
+    const T fi = static_cast<T>(group_value<F, T, G>(s, fn, i, xi, s.shift, p.D, grp) + s.bias);
+    if (grp.lane == 0) {
+      f[0][i] = fi;
+      s.side[0][i] = 0;
+      if (fi != fi) atomicAdd(s.nans, 1ull);
+    }
+    keep_best(bf, bi, fi, i);
+  }
+  if (s.need_best) publish_best(bf, bi, &s.slots[rank], rank == 0 && time_up());
+  team.arrive();
+  // A group with one individual makes its next draws while the others finish.
+  const bool single = group < np && group + groups >= np;
+  const bool bin = p.crossover == Crossover::bin;
+  const std::uint32_t tag = stream_tag(rng::Purpose::crossover, p.trial);
+  WinDraw<T> wa{};
+  rng::Block ahead{};
+  if (single) {
+    wa = make_win<T>(p, 1, group);
+    if (bin) ahead = philox_block(s.rk, 1u + grp.lane, group, 1u, tag);
+  }
+
+  const bool stateful = alg::stateful(p);
+  long long g = 1;
+  int why = 0;
+  std::uint32_t best = 0;
+  for (;; ++g) {
+    const int cur = static_cast<int>((g - 1) & 1), nxt = cur ^ 1;
+    why = begin_generation(p, s, team, f[cur], g, best);
+    if (why) break;
+    const std::uint32_t gu = static_cast<std::uint32_t>(g);
+    const GlobalRows<T> rows{s.x[0], s.x[1], s.side[cur], Ds};
+    bf = nan, bi = 0xffffffffu;
+    for (std::uint32_t i = group; i < np; i += groups) {
+      WinDraw<T> w = single ? wa : make_win<T>(p, gu, i);
+      if (stateful) stateful_trial(p, gu, i, s.algo + i, w);
+      const TrialIn<T> a = trial_in<F>(p, s, rows, w, gu, i, best, s.ranking);
+      Partial acc = trial_blocks<F, T, true>(a, s.rk, grp.lane, G, single && bin, ahead);
+      double value;
+      if constexpr (F::pattern == fn::Pattern::elementwise) {
+        value = acc.finish<F>(grp, p.D);
+      } else {
+        grp.sync();
+        value = group_value<F, T, G>(s, fn, i, a.ui, s.shift, p.D, grp);
+      }
+      const T ft = static_cast<T>(value + s.bias), fi = __ldcg(f[cur] + i);
+      const bool take = ops::no_worse(ft, fi);
+      if (grp.lane == 0) {
+        record_selection(s, cur, i, take, ft, fi);
+        if (stateful && take) stateful_keep(p, gu, i, s.algo + i);
+      }
+      if (s.need_best) keep_best(bf, bi, take ? ft : fi, i);
+    }
+    if (s.need_best) publish_best(bf, bi, &s.slots[nxt * ranks + rank], rank == 0 && time_up());
+    team.arrive();
+    if (single) {  // while the others finish
+      wa = make_win<T>(p, gu + 1, group);
+      if (bin) ahead = philox_block(s.rk, 1u + grp.lane, group, gu + 1, tag);
+    }
+  }
+  const long long done = g - 1;
+  if (rank == 0) write_result(s, 0, f[done & 1], GlobalRows<T>{s.x[0], s.x[1], s.side[done & 1], Ds}, p.np, p.D, done, why);
+}
+
+// Reductions over the CTA (every thread gets the value; blockDim a multiple of 32, at most 1024).
+template <class Op>
+__device__ double cta_reduce(double v, Op op, double identity) {
+  __shared__ double part[32];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  for (int off = 16; off > 0; off /= 2) v = op(v, __shfl_xor_sync(0xffffffffu, v, off));
+  if (lane == 0) part[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    double w = lane < warps ? part[lane] : identity;
+    for (int off = 16; off > 0; off /= 2) w = op(w, __shfl_xor_sync(0xffffffffu, w, off));
+    if (lane == 0) part[0] = w;
+  }
+  __syncthreads();
+  const double r = part[0];
+  __syncthreads();
+  return r;
+}
+__device__ Partial cta_partial(Partial a) {
+  const auto add = [](double x, double y) { return x + y; };
+  a.s0 = cta_reduce(a.s0, add, 0.0);
+  a.s1 = cta_reduce(a.s1, add, 0.0);
+  a.p = cta_reduce(a.p, [](double x, double y) { return x * y; }, 1.0);
+  return a;
+}
+// The sum of v over the threads before this one in the CTA.
+__device__ double cta_exclusive_scan(double v) {
+  __shared__ double tot[32];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  double incl = v;
+  for (int off = 1; off < 32; off *= 2) {
+    const double y = __shfl_up_sync(0xffffffffu, incl, off);
+    if (lane >= off) incl += y;
+  }
+  if (lane == 31) tot[warp] = incl;
+  __syncthreads();
+  if (warp == 0) {
+    double w = lane < warps ? tot[lane] : 0.0;
+    for (int off = 1; off < 32; off *= 2) {
+      const double y = __shfl_up_sync(0xffffffffu, w, off);
+      if (lane >= off) w += y;
+    }
+    if (lane < warps) tot[lane] = w;  // inclusive over warps
+  }
+  __syncthreads();
+  double ex = __shfl_up_sync(0xffffffffu, incl, 1);
+  if (lane == 0) ex = 0;
+  if (warp > 0) ex += tot[warp - 1];
+  __syncthreads();
+  return ex;
+}
+
+// The terms of the blocks b, b + step, ... of row u (not prefix functions); u is read through L2, since
+// other CTAs wrote parts of it.
+template <class F, class T>
+__device__ Partial slice_terms(const T* u, const T* o, int D, int b, int step) {
+  Partial acc;
+  auto z = [&](int i) -> T { return o ? static_cast<T>(__ldcg(u + i) - __ldg(o + i)) : __ldcg(u + i); };
+  const int nterms = F::pattern == fn::Pattern::neighbour ? D - 1 : D;
+  for (int j0 = kBlock * b; j0 < nterms; j0 += kBlock * step) {
+    const int n = nterms - j0 < kBlock ? nterms - j0 : kBlock;
+    Vec4<T> zv, zn;
+    gather_block<F>(z, j0, n, D, zv, zn);
+    add_block<F>(acc, zv, zn, j0, n, D);
+  }
+  return acc;
+}
+// A prefix function (Schwefel 1.2) over the whole row by one CTA: consecutive runs per thread, scanned.
+template <class F, class T>
+__device__ double cta_evaluate_prefix(const T* u, const T* o, int D) {
+  auto z = [&](int i) -> T { return o ? static_cast<T>(__ldcg(u + i) - __ldg(o + i)) : __ldcg(u + i); };
+  const int per = (D + blockDim.x - 1) / blockDim.x;
+  const int begin = min(D, static_cast<int>(threadIdx.x) * per), end = min(D, begin + per);
+  double run = 0;
+  for (int i = begin; i < end; ++i) run += static_cast<double>(z(i));
+  double prefix = cta_exclusive_scan(run);
+  Partial acc;
+  for (int i = begin; i < end; ++i) {
+    prefix += static_cast<double>(z(i));
+    acc.add<F, T>(F::template term<T>(static_cast<T>(prefix), T(0), i, D));
+  }
+  acc = cta_partial(acc);
+  return F::template finish<double>(acc.s0, acc.s1, acc.p, D);
+}
+
+// Wide path: K = s.per_individual CTAs per individual (CTA c of individual i takes the blocks
+// c x blockDim + thread, stepping by K x blockDim); their partial sums go to s.partials, and CTA 0 of the
+// individual adds them in order, selects and flips the side flag. (fn is not read: F has terms, and
+// such a type is empty; the parameter keeps the three paths' launches alike.)
+template <class F, class T>
+__global__ void __launch_bounds__(kMaxThreads) run_wide(ops::Params p, const __grid_constant__ State<T> s,
+                                                    const __grid_constant__ F fn) {
+  GridTeam team(s);
+  const int K = s.per_individual, c = static_cast<int>(blockIdx.x) % K;
+  const int first = static_cast<int>(blockIdx.x) / K, stride = static_cast<int>(gridDim.x) / K;
+  const int b0 = c * static_cast<int>(blockDim.x) + static_cast<int>(threadIdx.x), bstep = K * static_cast<int>(blockDim.x);
+  const std::size_t Ds = static_cast<std::size_t>(row_stride(p.D));
+  const unsigned ranks = GridTeam::ranks(), rank = GridTeam::rank();
+  T* f[2] = {s.f[0], s.f[1]};
+  const unsigned long long start = global_ns();
+  const T nan = static_cast<T>(NAN);
+  constexpr bool kElementwise = F::pattern == fn::Pattern::elementwise, kPrefix = F::pattern == fn::Pattern::prefix;
+  auto time_up = [&] { return s.max_time_ns && global_ns() - start >= s.max_time_ns; };
+  auto put = [&](int i, const Partial& a) {
+    if (threadIdx.x == 0) {
+      double* q = s.partials + (static_cast<std::size_t>(i) * K + c) * 3;
+      q[0] = a.s0, q[1] = a.s1, q[2] = a.p;
+    }
+  };
+  // Evaluation of the rows u(i) of this CTA's individuals from memory: partials, then (after a barrier)
+  // CTA 0 of each individual adds them (prefix functions: CTA 0 evaluates the whole row).
+  auto evaluate_rows = [&](auto u) {
+    for (int i = first; i < p.np; i += stride) {
+      if constexpr (kPrefix) {
+        if (c == 0) {
+          const double v = cta_evaluate_prefix<F, T>(u(i), s.shift, p.D);
+          put(i, Partial{v, 0, 1});
+        }
+      } else {
+        put(i, cta_partial(slice_terms<F, T>(u(i), s.shift, p.D, b0, bstep)));
+      }
+    }
+    team.sync();
+  };
+  auto total = [&](int i) -> double {
+    if constexpr (kPrefix) return __ldcg(s.partials + static_cast<std::size_t>(i) * K * 3);
+    Partial a;
+    for (int q = 0; q < K; ++q) {
+      const double* r = s.partials + (static_cast<std::size_t>(i) * K + q) * 3;
+      a.s0 += __ldcg(r), a.s1 += __ldcg(r + 1), a.p *= __ldcg(r + 2);
+    }
+    return F::template finish<double>(a.s0, a.s1, a.p, p.D);
+  };
+
+  for (int i = first; i < p.np; i += stride) init_blocks(p, s, s.x[0] + i * Ds, s.x[1] + i * Ds, static_cast<std::uint32_t>(i), b0, bstep);
+  team.sync();
+  evaluate_rows([&](int i) { return s.x[0] + i * Ds; });
+  T bf = nan;
+  std::uint32_t bi = 0xffffffffu;
+  if (c == 0 && threadIdx.x == 0)
+    for (int i = first; i < p.np; i += stride) {
+      const T fi = static_cast<T>(total(i) + s.bias);
+      f[0][i] = fi;
+      s.side[0][i] = 0;
+      if (fi != fi) atomicAdd(s.nans, 1ull);
+      keep_best(bf, bi, fi, static_cast<std::uint32_t>(i));
+    }
+  if (s.need_best) publish_best(bf, bi, &s.slots[rank], rank == 0 && time_up());
+  team.arrive();
+
+  const bool stateful = alg::stateful(p);
+  long long g = 1;
+  int why = 0;
+  std::uint32_t best = 0;
+  for (;; ++g) {
+    const int cur = static_cast<int>((g - 1) & 1), nxt = cur ^ 1;
+    why = begin_generation(p, s, team, f[cur], g, best);
+    if (why) break;
+    const std::uint32_t gu = static_cast<std::uint32_t>(g);
+    const GlobalRows<T> rows{s.x[0], s.x[1], s.side[cur], Ds};
+    for (int i = first; i < p.np; i += stride) {
+      WinDraw<T> w = make_win<T>(p, gu, static_cast<std::uint32_t>(i));
+      if (stateful) stateful_trial(p, gu, static_cast<std::uint32_t>(i), s.algo + i, w);
+      const TrialIn<T> a = trial_in<F>(p, s, rows, w, gu, static_cast<std::uint32_t>(i), best, s.ranking);
+      const Partial acc = trial_blocks<F, T, true>(a, s.rk, b0, bstep, false, rng::Block{});
+      if constexpr (kElementwise) put(i, cta_partial(acc));
+    }
+    team.sync();  // every CTA's part of the trials (and partials) written
+    if constexpr (!kElementwise) evaluate_rows([&](int i) { return rows.other(static_cast<std::uint32_t>(i)); });
+    bf = nan, bi = 0xffffffffu;
+    if (c == 0 && threadIdx.x == 0)
+      for (int i = first; i < p.np; i += stride) {
+        const T ft = static_cast<T>(total(i) + s.bias), fi = __ldcg(f[cur] + i);
+        const bool take = ops::no_worse(ft, fi);
+        record_selection(s, cur, static_cast<std::uint32_t>(i), take, ft, fi);
+        if (stateful && take) stateful_keep(p, gu, static_cast<std::uint32_t>(i), s.algo + i);
+        keep_best(bf, bi, take ? ft : fi, static_cast<std::uint32_t>(i));
+      }
+    if (s.need_best) publish_best(bf, bi, &s.slots[nxt * ranks + rank], rank == 0 && time_up());
+    team.arrive();
+  }
+  const long long done = g - 1;
+  if (rank == 0) write_result(s, 0, f[done & 1], GlobalRows<T>{s.x[0], s.x[1], s.side[done & 1], Ds}, p.np, p.D, done, why);
+}
+
+}  // namespace
+}  // namespace degpu::cuda

@@ -1,0 +1,46 @@
+// The launch configuration of the gpu engine, chosen from the problem, the number of trials and the
+// device (properties and the occupancy API); `degpu devices --explain` prints it.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "degpu/devices.hpp"
+#include "degpu/run.hpp"
+
+namespace degpu::cuda {
+
+struct GpuPlan {
+  enum class Path {
+    resident,  // a cluster of `cluster` CTAs per trial holds the population in its shared memory
+    grid,      // rows in global memory, the whole device, a group of `group` lanes per individual
+    wide,      // rows in global memory, the whole device, `per_individual` CTAs per individual
+  };
+  Path path = Path::grid;
+  int cluster = 1;             // resident: CTAs per trial
+  int blocks = 0;              // CTAs in all (resident: cluster x trials)
+  int threads = 0;             // per CTA
+  int group = 32;              // lanes per individual (resident, grid)
+  int window = 1;              // resident: generations of draws made at a time
+  int cec_mslots = 0;          // resident, CEC: rotation matrices kept in shared memory (all, one or none)
+  int per_individual = 1;      // wide: CTAs per individual
+  std::size_t smem_bytes = 0;  // dynamic shared memory per CTA
+  int resident_teams = 0;      // trials that run at once; the others wait for a free place (resident)
+                               // or run after (grid, wide: one trial per launch)
+  int rounds = 0;              // individuals per group (wide: per CTA) per generation
+  std::string why;             // the reasoning, in words
+  const char* path_name() const { return path == Path::resident ? "resident" : path == Path::grid ? "grid" : "wide"; }
+};
+
+// How gpu-eval and gpu-kernels evaluate a population's rows: by `per_row` ("one warp") each, blocks of
+// `threads` threads holding `rows_per_block` rows.
+struct RowsLaunch {
+  const char* per_row;
+  int rows_per_block, threads;
+};
+// The built-ins' evaluation of rows (evaluate_rows.cuh, also a term-form functor's): a warp per row, in
+// blocks of kEvaluateRowsBlock threads.
+inline constexpr int kEvaluateRowsBlock = 256;
+inline constexpr RowsLaunch kWarpPerRow{"one warp", kEvaluateRowsBlock / 32, kEvaluateRowsBlock};
+
+}  // namespace degpu::cuda

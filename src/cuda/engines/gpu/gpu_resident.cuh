@@ -1,0 +1,319 @@
+// The gpu engine's resident path: a trial's whole population lives in the shared memory of one
+// thread-block cluster (distributed shared memory), a slice of individuals per CTA, for the whole run.
+// Donor rows are read from the other CTAs' shared memory; generations are separated by the cluster's
+// hardware barrier, split into arrive (after the CTA's last write) and wait (before its next read); the
+// per-individual draws (donors, F, CR, the crossover's first coordinate or length) are made a window of
+// generations ahead, a lane per generation, so that a generation is only the per-coordinate work:
+// the crossover words (one Philox block per four coordinates), the mutation, the evaluation and the
+// selection. Chosen by the plan where the population fits (gpu_engine.cuh); docs/GPU.md.
+#pragma once
+#include "cuda/engines/gpu/gpu_trial.cuh"
+
+namespace degpu::cuda {
+namespace {
+
+// A window entry: the draws of one individual and generation, with its donors' rows as addresses in the
+// cluster's shared memory (of that generation's buffer), so that a generation does no index arithmetic.
+template <class T>
+struct ResidentDraw {
+  WinDraw<T> w;
+  const T* rows[5];
+};
+
+// Shared memory of one CTA of the resident path, in bytes from its start (each part 16-byte aligned).
+struct ResidentShape {
+  int P;   // individuals per CTA (the last CTAs may hold fewer)
+  int Ds;  // row stride
+  int W;   // generations of draws made at a time (a power of two)
+  std::size_t off_f, off_box, off_win, off_fall, off_slots, off_stage, off_z, off_fit, off_cshift, off_cshuf, off_cm, bytes;
+};
+// cec: a CEC function (the CTA's trials rotated together, a component at a time: A_c staged, Ds x P
+// rounded up to 4; the rotations, P x Ds; each trial's component values, P x kMaxComponents doubles;
+// and ResidentCec's data).
+template <class T>
+__host__ __device__ ResidentShape resident_shape(int np, int D, int cluster, int window, bool gather_f, const ResidentCec& c = {}) {
+  auto align = [](std::size_t v) { return (v + 15) / 16 * 16; };
+  const bool cec = c.on;
+  ResidentShape s{};
+  s.P = (np + cluster - 1) / cluster;
+  s.Ds = row_stride(D);
+  s.W = window;
+  std::size_t at = align(2 * static_cast<std::size_t>(s.P) * s.Ds * sizeof(T));
+  s.off_f = at;
+  at += align(2 * static_cast<std::size_t>(s.P) * sizeof(T));
+  s.off_box = at;
+  at += align(3 * static_cast<std::size_t>(s.Ds) * sizeof(T));
+  s.off_win = at;
+  at += align(static_cast<std::size_t>(s.P) * s.W * sizeof(ResidentDraw<T>));
+  s.off_fall = at;
+  at += gather_f ? align(static_cast<std::size_t>(np) * sizeof(T)) : 0;
+  s.off_slots = at;
+  at += align(3 * sizeof(Slot<T>));
+  s.off_stage = at;
+  at += cec ? align(static_cast<std::size_t>(s.Ds) * ((s.P + 3) / 4 * 4) * sizeof(T)) : 0;
+  s.off_z = at;
+  at += cec ? align(static_cast<std::size_t>(s.P) * s.Ds * sizeof(T)) : 0;
+  s.off_fit = at;
+  at += cec ? align(static_cast<std::size_t>(s.P) * cec::kMaxComponents * sizeof(double)) : 0;
+  s.off_cshift = at;
+  at += align(static_cast<std::size_t>(c.shifts) * D * sizeof(T));
+  s.off_cshuf = at;
+  at += align(static_cast<std::size_t>(c.shuffles) * D * sizeof(int));
+  s.off_cm = at;
+  at += align(static_cast<std::size_t>(c.mslots) * D * s.Ds * sizeof(T));
+  s.bytes = at;
+  return s;
+}
+
+// A donor reference in the window: the CTA that holds the row and the row's index there.
+__device__ __forceinline__ std::uint32_t pack_ref(std::uint32_t k, int P) {
+  const std::uint32_t r = k / static_cast<std::uint32_t>(P);
+  return (r << 20) | (k - r * static_cast<std::uint32_t>(P));
+}
+
+// (kMaxThreads, 1): one CTA per SM, so ptxas may use 128 registers; without the 1 it held the CEC kernel
+// (calls into the math library's slow paths, a large body) to 64 with 1.3 KB of spills a thread, and the
+// H100 spent most of the run on local memory (ncu: 81% of local requests were spill overhead).
+template <class F, class T, int G>
+__global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, const __grid_constant__ State<T> s,
+                                                             const __grid_constant__ F fn) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const cg::cluster_group cluster = cg::this_cluster();
+  const unsigned C = cluster.num_blocks(), rank = cluster.block_rank(), t = blockIdx.x / C;
+  p.trial += t;
+  const bool pbest = p.mutation == Mutation::current_to_pbest1;
+  const Mutation m = p.mutation;
+  const ResidentShape sh = resident_shape<T>(p.np, p.D, static_cast<int>(C), s.window, pbest, s.rcec);
+  const int P = sh.P, Ds = sh.Ds, W = sh.W, D = p.D;
+  T* rows = reinterpret_cast<T*>(smem);  // [2][P][Ds]: the even and odd generations' rows
+  T* fv = reinterpret_cast<T*>(smem + sh.off_f);  // [2][P]
+  T* lo = reinterpret_cast<T*>(smem + sh.off_box);
+  T* hi = lo + Ds;
+  T* os = hi + Ds;
+  const T* o = s.shift ? os : nullptr;
+  ResidentDraw<T>* win = reinterpret_cast<ResidentDraw<T>*>(smem + sh.off_win);  // [P][W]
+  const std::uint32_t wmask = static_cast<std::uint32_t>(W - 1);
+  T* fall = reinterpret_cast<T*>(smem + sh.off_fall);                  // current-to-pbest: every f
+  Slot<T>* slot = reinterpret_cast<Slot<T>*>(smem + sh.off_slots);     // [3]: by parity, and the last
+  const Group<G> grp;
+  const int gid = static_cast<int>(threadIdx.x) / G, ngroups = static_cast<int>(blockDim.x) / G;
+  const int base = static_cast<int>(rank) * P;
+  const int mine = p.np - base < P ? (p.np - base > 0 ? p.np - base : 0) : P;
+  const std::size_t jslot0 = static_cast<std::size_t>(t) * p.np + base;  // this CTA's first individual's algorithm state
+  const bool stateful = alg::stateful(p);
+  std::uint32_t* ranking = s.ranking + static_cast<std::size_t>(t) * p.pbest_count;
+  unsigned long long* nans = s.nans + t;
+  const unsigned long long start = global_ns();
+  const std::uint32_t tag = stream_tag(rng::Purpose::crossover, p.trial);
+  const T nan = static_cast<T>(NAN);
+  auto time_up = [&] { return s.max_time_ns && global_ns() - start >= s.max_time_ns; };
+  // individual k's row in buffer `buf`, wherever in the cluster it lives
+  auto row_at = [&](int buf, std::uint32_t k) -> const T* {
+    const std::uint32_t ref = pack_ref(k, P);
+    return cluster.map_shared_rank(rows + (static_cast<std::size_t>(buf) * P + (ref & 0xfffffu)) * Ds, ref >> 20);
+  };
+  // this CTA's individual kl
+  auto own = [&](int buf, int kl) -> T* { return rows + (static_cast<std::size_t>(buf) * P + kl) * Ds; };
+
+  for (int j = threadIdx.x; j < Ds; j += blockDim.x) {
+    lo[j] = j < D ? s.lo[j] : T(0);
+    hi[j] = j < D ? s.hi[j] : T(0);
+    os[j] = j < D && s.shift ? s.shift[j] : T(0);
+  }
+  // a CEC function's shift rows, shuffles and (where they all fit) rotation matrices, for the whole run
+  T* cshift = reinterpret_cast<T*>(smem + sh.off_cshift);
+  int* cshuf = reinterpret_cast<int*>(smem + sh.off_cshuf);
+  T* cm = reinterpret_cast<T*>(smem + sh.off_cm);
+  const ResidentCec& rc = s.rcec;
+  const bool m_all = rc.matrices > 0 && rc.mslots == rc.matrices, m_one = !m_all && rc.mslots == 1;
+  if constexpr (is_cec_function<F>) {
+    for (int e = threadIdx.x; e < rc.shifts * D; e += blockDim.x) cshift[e] = fn.group.view.shift[e];
+    for (int e = threadIdx.x; e < rc.shuffles * D; e += blockDim.x) cshuf[e] = fn.group.view.shuffle[e];
+    // every matrix, or M_0 alone; landed by the first product (cta_rotate waits)
+    if (m_all || m_one) cta_copy16_async(cm, fn.group.Mt, static_cast<std::size_t>(m_all ? rc.matrices : 1) * D * Ds * sizeof(T));
+  }
+  __syncthreads();
+
+  // Generation 0.
+  T bf = nan;
+  std::uint32_t bi = 0xffffffffu;
+  for (int k = gid; k < mine; k += ngroups) {
+    const std::uint32_t i = static_cast<std::uint32_t>(base + k);
+    const ops::Stream st(p.seed, p.trial, ops::Purpose::init, 0, i);
+    T* x0 = own(0, k);
+    T* x1 = own(1, k);
+    for (int j = grp.lane; j < Ds; j += G) {
+      x0[j] = j < D ? initial_value(s, st, i, j, D, lo[j], hi[j]) : T(0);
+      if (j >= D) x1[j] = T(0);  // the padding, read (never used) by the 4-wide loads
+    }
+    grp.sync();
+    const T fi = static_cast<T>(group_value<F, T, G>(s, fn, static_cast<std::size_t>(t) * p.np + i, x0, o, D, grp) + s.bias);
+    if (grp.lane == 0) {
+      fv[k] = fi;
+      if (fi != fi) atomicAdd(nans, 1ull);
+    }
+    keep_best(bf, bi, fi, i);
+  }
+  if (s.need_best) publish_best(bf, bi, &slot[0], rank == 0 && time_up());
+  cluster_arrive_shared();
+
+  // A group with one individual makes the crossover words of its first block while the others finish.
+  const bool single = gid < mine && gid + ngroups >= mine;
+  const bool ahead_ok = single && p.crossover == Crossover::bin;
+  rng::Block ahead{};
+  if (ahead_ok) ahead = philox_block(s.rk, 1u + grp.lane, static_cast<std::uint32_t>(base + gid), 1u, tag);
+
+  long long g = 1;
+  int why = 0;
+  std::uint32_t best = 0;
+  for (;; ++g) {
+    cluster_wait();  // generation g - 1 is written everywhere in the cluster
+    const std::uint32_t gu = static_cast<std::uint32_t>(g);
+    const int cur = static_cast<int>((g - 1) & 1), nxt = cur ^ 1;
+    why = decide_stop(s, t, g, C, rank == 0, [&](unsigned r) { return *cluster.map_shared_rank(&slot[cur], r); }, best);
+    record_history_x(s, t, g - 1, D, static_cast<int>(best) >= base && static_cast<int>(best) < base + mine,
+                     [&](int j) { return own(cur, static_cast<int>(best) - base)[j]; });
+    if (why) break;
+    if (pbest) {  // every f gathered here, this CTA's individuals ranked, the best pbest_count written out
+      for (int k = threadIdx.x; k < p.np; k += blockDim.x) {
+        const std::uint32_t ref = pack_ref(static_cast<std::uint32_t>(k), P);
+        fall[k] = *cluster.map_shared_rank(fv + cur * P + (ref & 0xfffffu), ref >> 20);
+      }
+      __syncthreads();
+      rank_pbest(p, [&](int j) { return fall[j]; }, ranking, base + static_cast<int>(threadIdx.x), base + mine,
+                 static_cast<int>(blockDim.x));
+      cluster.sync();
+    }
+    if (((gu - 1) & wmask) == 0) {  // the next W generations' draws, a lane each
+      for (int k = gid; k < mine; k += ngroups) {
+        if (grp.lane < W) {
+          const std::uint32_t gl = gu + static_cast<std::uint32_t>(grp.lane);
+          ResidentDraw<T> d;
+          d.w = make_win<T>(p, gl, static_cast<std::uint32_t>(base + k));
+          const int par = static_cast<int>((gl - 1) & 1);
+#pragma unroll
+          for (int q = 0; q < 5; ++q) d.rows[q] = row_at(par, d.w.r[q]);
+          win[k * W + grp.lane] = d;
+        }
+      }
+      grp.sync();
+    }
+    const T* xb = uses_best(m) ? row_at(cur, best) : nullptr;
+    constexpr std::uint32_t kSlots[5] = {0, 1, 2, 3, 4};
+    bf = nan, bi = 0xffffffffu;
+    // individual k's trial into its row of the next buffer; returns the sum of an elementwise function's terms
+    auto trial = [&](int k) {
+      const std::uint32_t i = static_cast<std::uint32_t>(base + k);
+      const ResidentDraw<T>& d = win[k * W + static_cast<int>((gu - 1) & wmask)];
+      WinDraw<T> w = d.w;
+      if (stateful) stateful_trial(p, gu, i, s.algo + (jslot0 + k), w);
+      const T* xi = own(cur, k);
+      const T* xpb = pbest ? row_at(cur, __ldcg(ranking + w.pbest_rank)) : nullptr;
+      const TrialIn<T> a = make_trial<T>(p, mutation_form<T>(m, kSlots, xi, xb, xpb, [&](std::uint32_t q) { return d.rows[q]; }),
+                                         xi, own(nxt, k), lo, hi, o, w, gu, i);
+      return trial_blocks<F, T, false>(a, s.rk, grp.lane, G, ahead_ok, ahead);
+    };
+    // the trial of individual k with value `value` against its target: the survivor in the next buffer
+    auto select = [&](int k, double value) {
+      const std::uint32_t i = static_cast<std::uint32_t>(base + k);
+      const T* xi = own(cur, k);
+      T* ui = own(nxt, k);
+      const T ft = static_cast<T>(value + s.bias), fi = fv[cur * P + k];
+      const bool take = ops::no_worse(ft, fi);
+      if (!take)
+        for (int j0 = kBlock * grp.lane; j0 < D; j0 += kBlock * G) store4(ui + j0, load4<false>(xi + j0));
+      if (grp.lane == 0) {
+        fv[nxt * P + k] = take ? ft : fi;
+        if (ft != ft) atomicAdd(nans, 1ull);
+        if (stateful && take) stateful_keep(p, gu, i, s.algo + (jslot0 + k));
+      }
+      if (s.need_best) keep_best(bf, bi, take ? ft : fi, i);
+    };
+    if constexpr (is_cec_function<F>) {
+      // CEC: every trial of the CTA first; then, a component at a time, the trials' rotations as one matrix
+      // product into shared memory and each group's value of that component (cec_group.cuh); then each
+      // group combines its components and selects, as for the other functions.
+      for (int k = gid; k < mine; k += ngroups) trial(k);
+      __syncthreads();
+      cec::View<T> v = fn.group.view;
+      v.shift = cshift;
+      if (rc.shuffles) v.shuffle = cshuf;
+      T* Z = reinterpret_cast<T*>(smem + sh.off_z);
+      double* fit = reinterpret_cast<double*>(smem + sh.off_fit);  // [P][kMaxComponents]
+      // The folds: a loop per body, and the whole warp's syncs (GroupFoldT<true, true>): a warp's groups
+      // fold in step, a group past `mine` folding a copy of the last individual and keeping nothing.
+      // Measured on the H100 (the whole D 100 benchmark, 30 trials a function): 21.5 s with a switch per
+      // coordinate and the groups' masks; 20.6 s with a loop per body; 20.4 s with the warp's syncs; 19.6 s
+      // with both (PERFORMANCE.md).
+      const int lead = G < 32 ? gid % (32 / G) : 0;  // the groups before this one in its warp
+      GroupFoldT<true, true> fold;
+      group_fold(grp.lane, G, cta_fold_slots() + fold_slot_offset(static_cast<int>(threadIdx.x) - grp.lane), fold);
+      const int ncomp = cec::components(v.suite, v.fn);
+      const std::size_t mbytes = static_cast<std::size_t>(D) * Ds * sizeof(T);
+      for (int c = 0; c < ncomp; ++c) {
+        if (c < fn.group.K) {
+          cta_rotate(fn.group, c, cshift + static_cast<std::size_t>(c) * D, m_all ? cm + static_cast<std::size_t>(c) * D * Ds : m_one ? cm : nullptr,
+                     own(nxt, 0), Ds, mine, reinterpret_cast<T*>(smem + sh.off_stage), Z);
+          // one matrix at a time: the next one's copy lands while the groups evaluate this component
+          if (m_one) cta_copy16_async(cm, fn.group.Mt + static_cast<std::size_t>((c + 1) % fn.group.K) * D * Ds, mbytes);
+        }
+        for (int k = gid; k - lead < mine; k += ngroups) {
+          const int kq = k < mine ? k : mine - 1;
+          const T* zk = Z + static_cast<std::size_t>(kq) * Ds;
+          const double fc = cec::component_value<T>(v, c, own(nxt, kq), [&](int i) -> T { return zk[i]; }, fold);
+          if (grp.lane == 0 && k < mine) fit[k * cec::kMaxComponents + c] = fc;
+        }
+        __syncthreads();  // Z is the next component's; fit is read by the group's other lanes
+      }
+      for (int k = gid; k - lead < mine; k += ngroups) {
+        const int kq = k < mine ? k : mine - 1;
+        double fk[cec::kMaxComponents];
+        for (int c = 0; c < ncomp; ++c) fk[c] = fit[kq * cec::kMaxComponents + c];
+        const double value = cec::combine<T>(v, own(nxt, kq), fk, fold);
+        __syncwarp();  // every lane of the warp (a copy's too) has read the trial before a loss overwrites it
+        if (k < mine) select(k, value);
+      }
+    } else {
+      for (int k = gid; k < mine; k += ngroups) {
+        Partial acc = trial(k);
+        double value;
+        if constexpr (F::pattern == fn::Pattern::elementwise) {
+          value = acc.finish<F>(grp, D);
+        } else {
+          grp.sync();
+          value = group_value<F, T, G>(s, fn, static_cast<std::size_t>(t) * p.np + base + k, own(nxt, k), o, D, grp);
+          grp.sync();  // every lane has read the trial (neighbours' coordinates too) before a loss overwrites it
+        }
+        select(k, value);
+      }
+    }
+    if (s.need_best) publish_best(bf, bi, &slot[nxt], rank == 0 && time_up());
+    cluster_arrive_shared();
+    if (ahead_ok) ahead = philox_block(s.rk, 1u + grp.lane, static_cast<std::uint32_t>(base + gid), gu + 1, tag);
+  }
+
+  // The result: the best of the last population; its owner writes its row out.
+  if constexpr (is_cec_function<F>) __pipeline_wait_prior(0);  // no copy into shared memory outlives the CTA
+  const long long done = g - 1;
+  const int last = static_cast<int>(done & 1);
+  bf = nan, bi = 0xffffffffu;
+  for (int k = threadIdx.x; k < mine; k += blockDim.x) keep_best(bf, bi, fv[last * P + k], static_cast<std::uint32_t>(base + k));
+  publish_best(bf, bi, &slot[2], 0);
+  cluster.sync();
+  const Slot<T> b = read_best<T>([&](unsigned r) { return *cluster.map_shared_rank(&slot[2], r); }, C);
+  if (static_cast<int>(b.idx) >= base && static_cast<int>(b.idx) < base + mine) {
+    const T* xr = own(last, static_cast<int>(b.idx) - base);
+    for (int j = threadIdx.x; j < D; j += blockDim.x) s.best_x[static_cast<std::size_t>(t) * D + j] = xr[j];
+  }
+  if (rank == 0 && threadIdx.x == 0) {
+    s.best[t] = b.idx;
+    s.best_f[t] = b.f;
+    s.gens[t] = done;
+    s.reason[t] = why;
+    record_history(s, t, done, b.f);
+  }
+  cluster.sync();  // no CTA leaves while another may still read its shared memory
+}
+
+}  // namespace
+}  // namespace degpu::cuda

@@ -1,0 +1,450 @@
+// Device building blocks of the gpu engine (gpu_engine.cuh, gpu_resident.cuh): the teams of CTAs that
+// hold a trial and their barriers, groups of lanes that hold an individual, the evaluation of one
+// individual by a group, Philox with precomputed round keys, 4-wide row accesses, and the exchange of
+// the best individual between the CTAs of a team.
+#pragma once
+#include <cooperative_groups.h>
+
+#include <cstdint>
+
+#include "core/algorithms/registry.hpp"
+#include "core/de_ops.hpp"
+#include "cuda/blocks/vec4.cuh"
+#include "degpu/functions/classic.hpp"
+#include "degpu/stop.hpp"
+#include "problems/cec/cec_group.cuh"
+#include "problems/schedule/schedule_device.cuh"
+
+namespace cg = cooperative_groups;
+
+namespace degpu::cuda {
+namespace {
+
+constexpr int kMaxThreads = 512;  // 128 registers a thread: the step does not spill
+
+template <class T>
+struct Slot {  // a CTA's best of one generation, and (CTA 0) whether the time is up
+  T f;
+  std::uint32_t idx;
+  int stop;
+};
+
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// The resident path's barrier between generations: what crosses it is this CTA's shared memory only, so
+// the arrive releases shared memory alone (a CTA-scope fence; the default release arrive is a GPU-scope
+// MEMBAR, measured at ~0.65 us of a 0.72 us barrier of 16 CTAs of 512 threads: bench/cluster_sync_gpu.cu);
+// the wait acquires.
+__device__ __forceinline__ void cluster_arrive_shared() {
+  asm volatile("fence.release.sync_restrict::shared::cta.cluster;" ::: "memory");
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
+
+// The grid barrier, split like the cluster's: arrive (every write of the CTA released, one count), then
+// wait (until every CTA has counted this barrier; acquire). The CTAs are co-resident (cooperative launch),
+// so spinning is safe. The counter only grows: barrier k is passed at k x gridDim arrivals.
+struct GridTeam {
+  unsigned long long* arrivals;
+  unsigned long long passed = 0;  // barriers begun by this CTA
+  template <class S>
+  __device__ explicit GridTeam(const S& s) : arrivals(s.arrivals) {}
+  __device__ static unsigned ranks() { return gridDim.x; }
+  __device__ static unsigned rank() { return blockIdx.x; }
+  __device__ void arrive() {
+    __syncthreads();  // the CTA's writes are done
+    ++passed;
+    if (threadIdx.x == 0) {
+      __threadfence();  // release them device-wide before counting
+      atomicAdd(arrivals, 1ull);
+    }
+  }
+  __device__ void wait() {
+    if (threadIdx.x == 0) {
+      const unsigned long long target = passed * gridDim.x;
+      while (*reinterpret_cast<volatile unsigned long long*>(arrivals) < target) __nanosleep(32);
+      __threadfence();  // acquire: the others' writes before this CTA's reads
+    }
+    __syncthreads();
+  }
+  __device__ void sync() {
+    arrive();
+    wait();
+  }
+};
+
+// G consecutive lanes of a warp.
+template <int G>
+struct Group {
+  int lane;
+  unsigned mask;
+  __device__ Group()
+      : lane(static_cast<int>(threadIdx.x % G)),
+        mask(G == 32 ? 0xffffffffu : ((1u << G) - 1u) << ((threadIdx.x % 32) / G * G)) {}
+  template <class V>
+  __device__ V sum(V v) const {
+    for (int off = G / 2; off > 0; off /= 2) v += __shfl_xor_sync(mask, v, off, G);
+    return v;
+  }
+  template <class V>
+  __device__ V product(V v) const {
+    for (int off = G / 2; off > 0; off /= 2) v *= __shfl_xor_sync(mask, v, off, G);
+    return v;
+  }
+  // The sum of v over the lanes before this one (0 in lane 0).
+  template <class V>
+  __device__ V exclusive_scan(V v) const {
+    V incl = v;
+    for (int off = 1; off < G; off *= 2) {
+      const V y = __shfl_up_sync(mask, incl, off, G);
+      if (lane >= off) incl += y;
+    }
+    const V ex = __shfl_up_sync(mask, incl, 1, G);
+    return lane == 0 ? V(0) : ex;
+  }
+  __device__ void sync() const { __syncwarp(mask); }
+};
+
+// kGlobal: rows in global memory (else shared memory), and their read-only companions.
+template <bool kGlobal, class T>
+__device__ __forceinline__ Vec4<T> load4(const T* p) { return load4_from<kGlobal ? From::global : From::shared>(p); }
+template <bool kGlobal, class T>
+__device__ __forceinline__ Vec4<T> load4_ro(const T* p) { return load4_from<kGlobal ? From::global_ro : From::shared>(p); }
+
+// Philox4x32-10 with the round keys precomputed (rk[r] = key + r x Weyl constant): the kernels keep them
+// in their parameters, which the rounds' XORs read from the constant bank. The same function as
+// rng::philox4x32_10 (the tests compare every engine with the serial one).
+struct RoundKeys {
+  std::uint32_t k0[10], k1[10];
+};
+inline RoundKeys round_keys(std::uint64_t seed) {
+  RoundKeys rk{};
+  std::uint32_t k0 = static_cast<std::uint32_t>(seed), k1 = static_cast<std::uint32_t>(seed >> 32);
+  for (int r = 0; r < 10; ++r, k0 += 0x9E3779B9u, k1 += 0xBB67AE85u) rk.k0[r] = k0, rk.k1[r] = k1;
+  return rk;
+}
+__device__ __forceinline__ rng::Block philox_block(const RoundKeys& rk, std::uint32_t c0, std::uint32_t c1,
+                                                   std::uint32_t c2, std::uint32_t c3) {
+#pragma unroll
+  for (int r = 0; r < 10; ++r) {
+    const std::uint64_t p0 = 0xD2511F53ull * c0, p1 = 0xCD9E8D57ull * c2;  // IMAD.WIDE: both halves at once
+    c0 = static_cast<std::uint32_t>(p1 >> 32) ^ c1 ^ rk.k0[r];
+    c1 = static_cast<std::uint32_t>(p1);
+    c2 = static_cast<std::uint32_t>(p0 >> 32) ^ c3 ^ rk.k1[r];
+    c3 = static_cast<std::uint32_t>(p0);
+  }
+  return rng::Block{{c0, c1, c2, c3}};
+}
+
+// The kernels' arguments (one launch runs every trial of the batch).
+
+template <class T>
+struct State {
+  T* x[2];  // global rows: trials x np x Ds, the two rows of each individual, side[] saying which holds it
+  std::uint8_t* side[2];    // trials x np, by generation parity
+  T* f[2];                  // global rows: trials x np
+  const T *lo, *hi, *shift;  // padded to the row stride with zeros; shift nullptr when unshifted
+  Slot<T>* slots;           // global rows: trials x 2 (parity) x ranks
+  std::uint32_t* ranking;   // trials x pbest_count: the best individuals in order (current-to-pbest)
+  unsigned long long* nans; // per trial
+  unsigned long long* arrivals;  // grid barrier's counter (zero at launch)
+  double* partials;         // wide path: np x K x 3 partial sums
+  long long* gens;          // per trial: generations done
+  int* reason;              // per trial: StopReason + 1
+  std::uint32_t* best;      // per trial
+  T* best_f;                // per trial
+  T* best_x;                // trials x D
+  T* history;               // trials x nhist
+  unsigned long long* history_ns;  // trials x nhist: %globaltimer when each sample was taken
+  T* history_x;             // RunOptions::history_x: trials x nhist_x x D, each sample's best row; else nullptr
+  long long nhist_x;        // the samples that keep their row (the first nhist_x)
+  double bias;
+  long long max_gens;
+  int history_every;
+  long long nhist;
+  bool need_best;  // the best is exchanged every generation (best mutations, target, history, time)
+  bool has_target;
+  double target_f;
+  unsigned long long max_time_ns;
+  int window;          // resident path: generations of draws made at a time
+  int per_individual;  // wide path: CTAs per individual
+  RoundKeys rk;
+  ResidentCec rcec; // resident path: what of a CEC function's data its CTAs keep in shared memory (the
+                    // function's request, with the plan's choice of matrices)
+  alg::State algo;  // the algorithm's state of individual 0 of trial 0 (trials x np individuals; core/algorithms)
+  const T* initial;        // RunOptions::initial: the first rows of generation 0 (ninitial x D), every trial's
+  int ninitial;
+};
+
+// Coordinate j of individual i in generation 0: the given row's, or drawn from the init stream.
+template <class T>
+__device__ __forceinline__ T initial_value(const State<T>& s, const ops::Stream& st, std::uint32_t i, int j, int D, T lo, T hi) {
+  if (static_cast<int>(i) < s.ninitial) return s.initial[static_cast<std::size_t>(i) * D + j];
+  return ops::uniform_in(st.unit_pair(static_cast<std::uint64_t>(j)), lo, hi);
+}
+
+// A function's terms summed by one lane: s0, s1 and the product p, in double.
+struct Partial {
+  double s0 = 0, s1 = 0, p = 1;
+  template <class F, class T>
+  __device__ void add(const fn::Terms<T>& t) {
+    if constexpr (F::sums >= 1) s0 += static_cast<double>(t.s0);
+    if constexpr (F::sums >= 2) s1 += static_cast<double>(t.s1);
+    if constexpr (F::product) p *= static_cast<double>(t.p);
+  }
+  template <class F, int G>
+  __device__ double finish(const Group<G>& grp, int D) {
+    if constexpr (F::sums >= 1) s0 = grp.sum(s0);
+    if constexpr (F::sums >= 2) s1 = grp.sum(s1);
+    if constexpr (F::product) p = grp.product(p);
+    return F::template finish<double>(s0, s1, p, D);
+  }
+};
+
+// The terms of block j0 .. j0+n-1 (z: its shifted coordinates, zn: each one's successor for neighbour and
+// cyclic functions), summed as a tree, ((t0 + t1) + (t2 + t3)), then added to the lane's partial: a full
+// block has no branch, so its four terms' dependency chains overlap.
+template <class F, class T>
+__device__ __forceinline__ void add_block(Partial& acc, const Vec4<T>& z, const Vec4<T>& zn, int j0, int n, int D) {
+  fn::Terms<T> t[kBlock];
+  if (n == kBlock) {
+#pragma unroll
+    for (int k = 0; k < kBlock; ++k) t[k] = F::template term<T>(z.v[k], zn.v[k], j0 + k, D);
+  } else {
+#pragma unroll
+    for (int k = 0; k < kBlock; ++k) t[k] = k < n ? F::template term<T>(z.v[k], zn.v[k], j0 + k, D) : fn::Terms<T>{T(0), T(0), T(1)};
+  }
+  if constexpr (F::sums >= 1)
+    acc.s0 += (static_cast<double>(t[0].s0) + static_cast<double>(t[1].s0)) + (static_cast<double>(t[2].s0) + static_cast<double>(t[3].s0));
+  if constexpr (F::sums >= 2)
+    acc.s1 += (static_cast<double>(t[0].s1) + static_cast<double>(t[1].s1)) + (static_cast<double>(t[2].s1) + static_cast<double>(t[3].s1));
+  if constexpr (F::product)
+    acc.p *= (static_cast<double>(t[0].p) * static_cast<double>(t[1].p)) * (static_cast<double>(t[2].p) * static_cast<double>(t[3].p));
+}
+// Elementwise functions: the trial's loop adds each block's terms as it makes the coordinates.
+template <class F, class T>
+__device__ __forceinline__ void add_terms(Partial& acc, const Vec4<T>& z, int j0, int n, int D) {
+  add_block<F>(acc, z, Vec4<T>{}, j0, n, D);
+}
+
+// The shifted coordinates j0 .. j0+n-1 (z(i) reads one) and, for neighbour and cyclic functions, each
+// one's successor; zero elsewhere. A whole block reads five coordinates, not eight (measured: 30 trials of
+// the CUDA issue's Rosenbrock job 0.229 -> 0.210 s, PERFORMANCE.md).
+template <class F, class T, class Z>
+__device__ __forceinline__ void gather_block(Z z, int j0, int n, int D, Vec4<T>& zv, Vec4<T>& zn) {
+  zv = Vec4<T>{}, zn = Vec4<T>{};
+  if (n == kBlock) {  // a whole block: each coordinate once, the successors from the block but the last
+#pragma unroll
+    for (int k = 0; k < kBlock; ++k) zv.v[k] = z(j0 + k);
+    if constexpr (F::pattern == fn::Pattern::neighbour || F::pattern == fn::Pattern::cyclic) {
+#pragma unroll
+      for (int k = 0; k + 1 < kBlock; ++k) zn.v[k] = zv.v[k + 1];
+      const int i = j0 + kBlock;
+      zn.v[kBlock - 1] = F::pattern == fn::Pattern::cyclic && i == D ? z(0) : z(i);
+    }
+    return;
+  }
+#pragma unroll
+  for (int k = 0; k < kBlock; ++k) {
+    if (k >= n) continue;
+    const int i = j0 + k;
+    zv.v[k] = z(i);
+    if constexpr (F::pattern == fn::Pattern::neighbour) zn.v[k] = z(i + 1);
+    if constexpr (F::pattern == fn::Pattern::cyclic) zn.v[k] = z(i + 1 == D ? 0 : i + 1);
+  }
+}
+
+// The stop decision before generation g (StopReason + 1, or 0 to go on), from the team's best.
+template <class T>
+__device__ int stop_reason(const State<T>& s, const Slot<T>& b, long long g) {
+  if (s.has_target && static_cast<double>(b.f) <= s.target_f) return 1 + static_cast<int>(StopReason::target);
+  if (g - 1 >= s.max_gens) return 1 + static_cast<int>(StopReason::max_gens);
+  if (b.stop) return 1 + static_cast<int>(StopReason::max_time);
+  return 0;
+}
+template <class T>
+__device__ void record_history(const State<T>& s, unsigned t, long long gen, T f) {
+  if (s.history_every > 0 && gen % s.history_every == 0 && gen / s.history_every < s.nhist) {
+    s.history[t * s.nhist + gen / s.history_every] = f;
+    s.history_ns[t * s.nhist + gen / s.history_every] = global_ns();
+  }
+}
+
+// f(u) without bias by one group; every lane gets the value (kGlobal: u in global memory, read through L2). Lane l takes the blocks l, l + G, ..., in
+// coordinate order (the trial's layout, so a value evaluated here and one summed while the trial is made
+// are the same bits); prefix functions (Schwefel 1.2) give each lane a run of consecutive blocks and scan
+// the lanes' sums.
+template <class F, class T, int G, bool kGlobal = false>
+__device__ double group_evaluate(const T* u, const T* __restrict__ o, int D, const Group<G>& grp) {
+  auto at = [&](int i) -> T {  // kGlobal: a row in global memory, read through L2
+    if constexpr (kGlobal) return __ldcg(u + i);
+    return u[i];
+  };
+  auto z = [&](int i) -> T { return o ? static_cast<T>(at(i) - o[i]) : at(i); };
+  Partial acc;
+  if constexpr (F::pattern == fn::Pattern::prefix) {
+    const int blocks = (D + kBlock - 1) / kBlock, per = (blocks + G - 1) / G;
+    const int begin = grp.lane * per * kBlock < D ? grp.lane * per * kBlock : D;
+    const int end = begin + per * kBlock < D ? begin + per * kBlock : D;
+    double run = 0;
+    for (int i = begin; i < end; ++i) run += static_cast<double>(z(i));
+    double prefix = grp.exclusive_scan(run);
+    for (int i = begin; i < end; ++i) {
+      prefix += static_cast<double>(z(i));
+      acc.add<F, T>(F::template term<T>(static_cast<T>(prefix), T(0), i, D));
+    }
+  } else {
+    // the blocks' terms as the trial's loop adds them; a neighbour function has no term for D - 1
+    const int nterms = F::pattern == fn::Pattern::neighbour ? D - 1 : D;
+    for (int j0 = kBlock * grp.lane; j0 < nterms; j0 += kBlock * G) {
+      const int n = nterms - j0 < kBlock ? nterms - j0 : kBlock;
+      Vec4<T> zv, zn;
+      gather_block<F>(z, j0, n, D, zv, zn);
+      add_block<F>(acc, zv, zn, j0, n, D);
+    }
+  }
+  return acc.finish<F>(grp, D);
+}
+
+// GroupFold's slots of the CTA's threads (kMaxThreads, shared memory; only the CEC kernels use them).
+__device__ __forceinline__ double* cta_fold_slots() {
+  __shared__ __align__(16) double slots[fold_slot_doubles(kMaxThreads)];
+  return slots;
+}
+
+// Each group's finish times and staging for a schedule (groups of 32 lanes).
+__device__ __forceinline__ double* cta_schedule_scratch() {
+  __shared__ double scratch[kMaxThreads / 32][kScheduleGroupMachines + 32];
+  return scratch[threadIdx.x / 32];
+}
+
+// f(u) by one group, every lane gets it: group_evaluate for the built-in functions (without the bias), a
+// CEC function with its suite's bias (State::bias is 0 then; `slot` is the individual's scratch slot), a
+// schedule's fitness, a user's row function (fn: its value) by lane 0.
+template <class F, class T, int G>
+__device__ double group_value(const State<T>& s, const F& fn, std::size_t slot, const T* u, const T* o, int D, const Group<G>& grp) {
+  if constexpr (is_row_function<F>) {
+    double v = 0;
+    if (grp.lane == 0) v = static_cast<double>(fn.f(u, D));
+    return __shfl_sync(grp.mask, v, 0, G);
+  } else if constexpr (is_schedule_function<F>) {
+    if constexpr (G == 32) return schedule_group_value<T>(fn.view, u, grp, cta_schedule_scratch());
+    __trap();  // the plan gives a schedule groups of 32 lanes
+    return 0.0;
+  } else if constexpr (is_cec_function<F>) {
+    const double v = cec_group_value(fn.group, slot, u, grp.lane, G, true, cta_fold_slots() + fold_slot_offset(static_cast<int>(threadIdx.x) - grp.lane),
+                                     [&] { grp.sync(); });
+    return __shfl_sync(grp.mask, v, 0, G);
+  } else {
+    return group_evaluate<F, T, G>(u, o, D, grp);
+  }
+}
+
+// Orders (f, index): lower f first, NaN last, ties to the lower index.
+template <class T>
+__device__ __forceinline__ bool ranks_before(T fa, std::uint32_t ia, T fb, std::uint32_t ib) {
+  return ops::better(fa, fb) || (!ops::better(fb, fa) && ia < ib);
+}
+
+// The running best (bf, bi) of a thread: (f, i) replaces it if it ranks before.
+template <class T>
+__device__ __forceinline__ void keep_best(T& bf, std::uint32_t& bi, T f, std::uint32_t i) {
+  if (ranks_before(f, i, bf, bi)) bf = f, bi = i;
+}
+
+// The CTA's best (f, index) into *slot (with the stop flag); run by every thread of the CTA.
+template <class T>
+__device__ void publish_best(T bf, std::uint32_t bi, Slot<T>* slot, int stop) {
+  __shared__ T sf[32];
+  __shared__ std::uint32_t si[32];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = (blockDim.x + 31) / 32;
+  for (int off = 16; off > 0; off /= 2) {
+    const T of = __shfl_xor_sync(0xffffffffu, bf, off);
+    const std::uint32_t oi = __shfl_xor_sync(0xffffffffu, bi, off);
+    if (ranks_before(of, oi, bf, bi)) bf = of, bi = oi;
+  }
+  if (lane == 0) sf[warp] = bf, si[warp] = bi;
+  __syncthreads();
+  if (warp == 0) {
+    bf = lane < warps ? sf[lane] : sf[0];
+    bi = lane < warps ? si[lane] : si[0];
+    for (int off = 16; off > 0; off /= 2) {
+      const T of = __shfl_xor_sync(0xffffffffu, bf, off);
+      const std::uint32_t oi = __shfl_xor_sync(0xffffffffu, bi, off);
+      if (ranks_before(of, oi, bf, bi)) bf = of, bi = oi;
+    }
+    if (lane == 0) *slot = Slot<T>{bf, bi, stop};
+  }
+  __syncthreads();  // sf, si reused
+}
+
+// The team's best from the slots of its `ranks` CTAs (load(r) reads rank r's), the same answer in every
+// CTA, with CTA 0's stop flag. Run by every thread of the CTA.
+template <class T, class Load>
+__device__ Slot<T> read_best(Load load, unsigned ranks) {
+  __shared__ Slot<T> result;
+  if (threadIdx.x < 32) {
+    const unsigned lane = threadIdx.x;
+    const Slot<T> s0 = load(0);
+    T bf = s0.f;
+    std::uint32_t bi = s0.idx;
+    for (unsigned r = lane; r < ranks; r += 32) {
+      const Slot<T> s = load(r);
+      if (ranks_before(s.f, s.idx, bf, bi)) bf = s.f, bi = s.idx;
+    }
+    for (int off = 16; off > 0; off /= 2) {
+      const T of = __shfl_xor_sync(0xffffffffu, bf, off);
+      const std::uint32_t oi = __shfl_xor_sync(0xffffffffu, bi, off);
+      if (ranks_before(of, oi, bf, bi)) bf = of, bi = oi;
+    }
+    if (lane == 0) result = Slot<T>{bf, bi, s0.stop};
+  }
+  __syncthreads();
+  const Slot<T> r = result;
+  __syncthreads();
+  return r;
+}
+
+// History sample `gen`'s best row (RunOptions::history_x), copied by every thread of the CTA that holds
+// it (at(j): coordinate j, read once the generation is written everywhere).
+template <class T, class At>
+__device__ void record_history_x(const State<T>& s, unsigned t, long long gen, int D, bool holder, At at) {
+  if (!s.history_x || !holder || gen % s.history_every != 0 || gen / s.history_every >= s.nhist_x) return;
+  T* dst = s.history_x + (static_cast<std::size_t>(t) * s.nhist_x + static_cast<std::size_t>(gen / s.history_every)) * D;
+  for (int j = threadIdx.x; j < D; j += blockDim.x) dst[j] = at(j);
+}
+
+// The start of generation g in every CTA of a team: with the team's best (load(r): rank r's slot of
+// generation g - 1) where the run needs it, the history sample of trial t (written by the leader) and the
+// stop decision: StopReason + 1, or 0 to go on, the same in every CTA.
+template <class T, class Load>
+__device__ int decide_stop(const State<T>& s, unsigned t, long long g, unsigned ranks, bool leader, Load load,
+                           std::uint32_t& best) {
+  if (!s.need_best) return g - 1 >= s.max_gens ? 1 + static_cast<int>(StopReason::max_gens) : 0;
+  const Slot<T> b = read_best<T>(load, ranks);
+  best = b.idx;
+  if (leader && threadIdx.x == 0) record_history(s, t, g - 1, b.f);
+  return stop_reason(s, b, g);
+}
+
+// current-to-pbest: ranking[r] = the individual of rank r < pbest_count (rank = how many are better, ties
+// by index), for the individuals i = first, first + step, ... below last; value(j) reads j's f.
+template <class Value>
+__device__ void rank_pbest(const ops::Params& p, Value value, std::uint32_t* ranking, int first, int last, int step) {
+  for (int i = first; i < last; i += step) {
+    const auto fi = value(i);
+    int r = 0;
+    for (int j = 0; j < p.np && r < p.pbest_count; ++j) {
+      const auto fj = value(j);
+      r += ops::better(fj, fi) || (j < i && !ops::better(fi, fj));
+    }
+    if (r < p.pbest_count) ranking[r] = static_cast<std::uint32_t>(i);
+  }
+}
+
+}  // namespace
+}  // namespace degpu::cuda

@@ -1,0 +1,87 @@
+// The gpu-kernels engine (003_04289d69f9125e01.txt's design): everything on the GPU, one kernel per DE
+// operation: initialise (a block per individual, a thread per coordinate), evaluate (a warp per
+// individual), make trials (donors and crossover drawn by one thread, then a thread per coordinate:
+// mutation where crossed, repair), select, find the best. The host reads the best value after each
+// generation to decide whether to stop (device_loop.cuh, shared with gpu-fused). The operators are those
+// of the CPU engines (core/de_ops.hpp), on the same counter-based streams, so the GPU takes the same
+// decisions for the same seed. It evaluates through a RowsEvaluator: a built-in problem's
+// (families/builtin_rows.cu) or a model's (row_problem.cuh).
+#include <chrono>
+#include <cstdint>
+
+#include "core/params.hpp"
+#include "cuda/blocks/de_blocks.cuh"
+#include "cuda/engines/device_loop.cuh"
+#include "cuda/engines/eval/batch_evaluator.hpp"
+#include "cuda/engines/kernels/gpu_kernels.hpp"
+#include "cuda/util/check.hpp"
+#include "cuda/util/device_array.cuh"
+#include "degpu/errors.hpp"
+
+namespace degpu::cuda {
+namespace {
+
+template <class T>
+__global__ void init_population(ops::Params p, T* x, const T* lo, const T* hi, const T* initial, int ninitial) {
+  block_init(p, blockIdx.x, x, lo, hi, initial, ninitial);
+}
+template <class T>
+__global__ void make_trials(ops::Params p, std::uint32_t g, const T* __restrict__ x, const std::uint32_t* best,
+                            const std::uint32_t* ranking, const T* __restrict__ lo, const T* __restrict__ hi,
+                            T* __restrict__ trial, alg::Trials states) {
+  block_make_trial(p, g, blockIdx.x, x, best, ranking, lo, hi, trial, states);
+}
+template <class T>
+__global__ void select_survivors(int D, T* __restrict__ x, T* __restrict__ f, const T* __restrict__ trial,
+                                 const T* __restrict__ ftrial, unsigned long long* nan_count, alg::Trials states) {
+  block_select(D, blockIdx.x, x, f, trial, ftrial, nan_count, states);
+}
+
+// One trial, the populations' values from `eval`.
+template <class T>
+Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const RowsEvaluator<T>& eval) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const ops::Params p = ops::make_params(problem, r, o);
+  const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np);
+  use_device((2 * np * D + 2 * np + 1) * sizeof(T) + ProblemOnDevice<T>::bytes(problem) + np * sizeof(std::uint32_t) + 64 +
+             AlgorithmState::bytes(p, np, true));
+  DeviceArray<T> x(np * D), trial(np * D), f(np), ftrial(np);
+  DeviceArray<unsigned long long> nan_count(1);
+  const AlgorithmState alg_state(p, np, true);  // the algorithm's state, as the host driver's Population's
+  const ProblemOnDevice<T> box(problem);
+  const DeviceArray<T> initial = upload_initial<T>(o);
+  cudaStream_t stream = 0;
+  // the np rows at rows into values, launches checked (built-ins: a warp per row; CEC functions: a thread
+  // per row; schedules: a CTA per row, a thread per task; a model: its own)
+  const auto evaluate = [&](const T* rows, T* values) { eval.evaluate(rows, p.np, values, stream); };
+  DEGPU_CUDA_TRY(cudaMemset(nan_count.ptr, 0, sizeof(unsigned long long)));
+  const int tpb = gpu_kernels_threads(p.D);
+  const unsigned grid = static_cast<unsigned>(np);
+  return device_loop::run<T>(
+      problem, r, o, p, stream, t0, nan_count.ptr,
+      [&] {
+        init_population<T><<<grid, tpb, 0, stream>>>(p, x.ptr, box.lo.ptr, box.hi.ptr, initial.ptr, static_cast<int>(o.initial.size()));
+        DEGPU_CUDA_TRY(cudaGetLastError());
+        evaluate(x.ptr, f.ptr);
+      },
+      [&](long long g, const std::uint32_t* best, const std::uint32_t* ranking) {
+        make_trials<T><<<grid, tpb, 0, stream>>>(p, static_cast<std::uint32_t>(g), x.ptr, best, ranking, box.lo.ptr, box.hi.ptr,
+                                                 trial.ptr, alg_state.trials());
+        DEGPU_CUDA_TRY(cudaGetLastError());
+        evaluate(trial.ptr, ftrial.ptr);
+        select_survivors<T><<<grid, tpb, 0, stream>>>(p.D, x.ptr, f.ptr, trial.ptr, ftrial.ptr, nan_count.ptr, alg_state.trials());
+        DEGPU_CUDA_TRY(cudaGetLastError());
+      },
+      [&] { return device_loop::Rows<T>{x.ptr, f.ptr}; });
+}
+
+}  // namespace
+
+template <class T>
+Result minimize_gpu_kernels_rows(const Problem& problem, const Resolved& r, const RunOptions& o, const RowsEvaluator<T>& rows) {
+  return run<T>(problem, r, o, rows);
+}
+template Result minimize_gpu_kernels_rows<float>(const Problem&, const Resolved&, const RunOptions&, const RowsEvaluator<float>&);
+template Result minimize_gpu_kernels_rows<double>(const Problem&, const Resolved&, const RunOptions&, const RowsEvaluator<double>&);
+
+}  // namespace degpu::cuda

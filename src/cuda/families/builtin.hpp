@@ -1,0 +1,20 @@
+// The CUDA engines on the built-in problems (builtin.cuh; the translation units beside it), in plain C++.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "cuda/engines/gpu/gpu_plan.hpp"
+#include "degpu/run.hpp"
+
+namespace degpu::cuda {
+// The gpu engine: n trials o.trial .. o.trial + n - 1 (builtin_gpu_f32.cu, _f64.cu), and its plan.
+std::vector<Result> minimize_gpu_f32(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
+std::vector<Result> minimize_gpu_f64(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
+GpuPlan plan_gpu_f32(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
+GpuPlan plan_gpu_f64(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
+// gpu-fused (builtin_fused.cu): one trial, and its launch in words (degpu devices --explain).
+Result minimize_gpu_fused(const Problem& problem, const Resolved& r, const RunOptions& o);
+std::string explain_gpu_fused(const Problem& problem, const Resolved& r, const RunOptions& o);
+// gpu-kernels (builtin_rows.cu): one trial.
+Result minimize_gpu_kernels(const Problem& problem, const Resolved& r, const RunOptions& o);
+}  // namespace degpu::cuda

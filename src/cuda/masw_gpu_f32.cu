@@ -1,6 +1,0 @@
-// MA-SW-Chains' GPU engine in float (masw_gpu.cuh; one file per precision, compiled in parallel).
-#include "cuda/masw_gpu.cuh"
-
-namespace degpu::cuda::masw_gpu {
-template Result run<float>(const Problem&, const MaswConfig&, const StopCriteria&, const RunOptions&);
-}

@@ -1,0 +1,93 @@
+// An owning device allocation (checked), for the engines' buffers.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+
+#include <vector>
+
+#include "core/algorithms/registry.hpp"
+#include "core/de_ops.hpp"
+#include "core/params.hpp"
+#include "cuda/util/check.hpp"
+#include "degpu/errors.hpp"
+#include "degpu/problem.hpp"
+
+namespace degpu::cuda {
+
+template <class T>
+struct DeviceArray {
+  T* ptr = nullptr;
+  explicit DeviceArray(std::size_t n) { DEGPU_CUDA_TRY(cudaMalloc(&ptr, std::max<std::size_t>(n, 1) * sizeof(T))); }
+  ~DeviceArray() { cudaFree(ptr); }
+  DeviceArray(DeviceArray&& o) noexcept : ptr(o.ptr) { o.ptr = nullptr; }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+};
+
+// src (double, host) copied to the device at dst as T.
+template <class T>
+void upload_as(T* dst, const std::vector<double>& src) {
+  const std::vector<T> v(src.begin(), src.end());
+  DEGPU_CUDA_TRY(cudaMemcpy(dst, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+}
+
+// RunOptions::initial on the device: one block of rows (k x D) in T (empty for none).
+template <class T>
+DeviceArray<T> upload_initial(const RunOptions& o) {
+  const std::vector<T> h = ops::initial_rows<T>(o);
+  DeviceArray<T> d(h.size());
+  DEGPU_CUDA_TRY(cudaMemcpy(d.ptr, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return d;
+}
+
+// The algorithm's state of n individuals on the device (core/algorithms), word by word, starting as the
+// host driver's; with `trials`, room for the trials' state beside it (alg::Trials). No allocation for a
+// stateless algorithm.
+struct AlgorithmState {
+  std::size_t n;
+  int words;
+  bool with_trials;
+  DeviceArray<double> store;
+  static std::size_t count(const ops::Params& p, std::size_t n, bool trials) {  // doubles
+    return (trials ? 2 : 1) * static_cast<std::size_t>(alg::state_words(p)) * n;
+  }
+  static std::size_t bytes(const ops::Params& p, std::size_t n, bool trials) { return count(p, n, trials) * sizeof(double); }
+  AlgorithmState(const ops::Params& p, std::size_t n, bool trials)
+      : n(n), words(alg::state_words(p)), with_trials(trials), store(count(p, n, trials)) {
+    if (words) upload_as(store.ptr, alg::initial_state(p, n));
+  }
+  double* state() const { return words ? store.ptr : nullptr; }
+  alg::Trials trials() const {
+    if (!words) return {};
+    return alg::Trials{store.ptr, with_trials ? store.ptr + words * n : nullptr, n, words};
+  }
+};
+
+// A problem's box and (built-in functions) shift on the device; CEC functions keep their data in
+// CecOnDevice (cec_device.cuh). ConfigError for a user objective (CPU engines only).
+template <class T>
+struct ProblemOnDevice {
+  std::size_t D;
+  DeviceArray<T> lo, hi, shift_storage;
+  const T* shift = nullptr;  // nullptr: unshifted
+  explicit ProblemOnDevice(const Problem& problem)
+      : D(check(problem)), lo(D), hi(D), shift_storage(problem.shift().size()) {
+    upload_as(lo.ptr, problem.lower());
+    upload_as(hi.ptr, problem.upper());
+    if (!problem.shift().empty()) {
+      upload_as(shift_storage.ptr, problem.shift());
+      shift = shift_storage.ptr;
+    }
+  }
+  static std::size_t bytes(const Problem& problem) { return 3 * static_cast<std::size_t>(problem.dim()) * sizeof(T); }
+
+ private:
+  static std::size_t check(const Problem& problem) {
+    if (!problem.on_gpu())
+      throw ConfigError("problem " + problem.name() +
+                        ": user objectives run on the CPU engines (serial, threads, matrix)");
+    return static_cast<std::size_t>(problem.dim());
+  }
+};
+
+}  // namespace degpu::cuda
