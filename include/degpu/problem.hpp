@@ -63,8 +63,9 @@ class Problem {
   const std::optional<double>& optimum_f() const { return optimum_f_; }
   const std::optional<std::vector<double>>& optimum_x() const { return optimum_x_; }
 
-  bool is_builtin() const { return builtin_.has_value(); }
-  fn::Classic function() const { return *builtin_; }  // requires is_builtin()
+  // Whether this is a built-in (classic) function, and which (ConfigError for another problem).
+  bool is_builtin() const;
+  fn::Classic function() const;
   const std::vector<double>& shift() const { return shift_; }
   double bias() const { return bias_; }
 
@@ -72,13 +73,13 @@ class Problem {
   static Problem cec(std::shared_ptr<const CecInstance> data, std::string name, std::vector<double> lower,
                      std::vector<double> upper);
   // The CEC function's data (nullptr for other problems).
-  const CecInstance* cec_data() const { return cec_.get(); }
+  const CecInstance* cec_data() const;
   // A CEC 2010 large-scale function (cec2010:fN) with its data, on the box [lower, upper]: evaluated on
   // the CPU as a user objective is, and by ma-sw-chains' GPU engine from this data.
   static Problem cec2010(std::shared_ptr<const Cec2010Instance> data, std::string name, std::vector<double> lower,
                          std::vector<double> upper);
   // The CEC 2010 function's data (nullptr for other problems).
-  const Cec2010Instance* cec2010_data() const { return cec2010_.get(); }
+  const Cec2010Instance* cec2010_data() const;
   // Where the CEC data (2017, 2014 or 2010) came from: the folder, or "generated (seed N)"; empty for
   // other problems.
   std::string data_source() const;
@@ -90,20 +91,20 @@ class Problem {
     double lambda = 0;
   };
   static Problem schedule(ScheduleData data, std::vector<double> lower, std::vector<double> upper, Objective objective);
-  const ScheduleData* schedule_data() const { return schedule_ ? &*schedule_ : nullptr; }
+  const ScheduleData* schedule_data() const;
 
   // A problem evaluated by a model (problem_model.hpp): degpu::device_problem (device_problem.hpp) makes
   // one from a user's functor. `optimum_f` / `optimum_x` as for a user objective.
   static Problem from_model(std::string name, std::vector<double> lower, std::vector<double> upper,
                             std::shared_ptr<const ProblemModel> model, std::optional<double> optimum_f = std::nullopt,
                             std::optional<std::vector<double>> optimum_x = std::nullopt);
-  // The model (nullptr for the other kinds of problem).
+  // The model: every problem has one (a built-in family's, a user objective's, a user's functor's).
   const ProblemModel* model() const { return model_.get(); }
 
   // Whether the CUDA engines evaluate this problem: a built-in, a CEC 2017 / 2014 function, a schedule or
   // a model compiled for the device (a user objective, or CEC 2010 outside ma-sw-chains, runs on the CPU
   // engines).
-  bool on_gpu() const { return is_builtin() || cec_ || schedule_ || (model_ && model_->on_gpu()); }
+  bool on_gpu() const { return model_->on_gpu(); }
 
   // f(x) for x of length dim(). Built-ins compute their terms in T and accumulate in double.
   template <class T>
@@ -113,27 +114,19 @@ class Problem {
   // one but the products of griewank and katsuura and schwefel12's prefix sums) made in chunks of 64 that `parallel_for`
   // may run on several threads: parallel_for(n, body) must call body(k) once for each k in [0, n), in
   // any order. Other problems are evaluated on the calling thread.
-  using ParallelFor = std::function<void(int, const std::function<void(int)>&)>;
+  using ParallelFor = ProblemModel::ParallelFor;
   template <class T>
   T evaluate_split(const T* x, const ParallelFor& parallel_for) const;
 
  private:
   Problem() = default;
-  template <class T>
-  const T* shift_in() const;  // the shift in T (nullptr: unshifted), as the built-ins' evaluations read it
   std::string name_;
   std::vector<double> lower_, upper_;
   std::optional<double> optimum_f_;
   std::optional<std::vector<double>> optimum_x_;
-  std::optional<fn::Classic> builtin_;
-  std::shared_ptr<const CecInstance> cec_;
-  std::shared_ptr<const Cec2010Instance> cec2010_;
-  std::optional<ScheduleData> schedule_;
-  std::vector<double> shift_;
-  std::vector<float> shift_f_;
+  std::vector<double> shift_;  // the term form's shift and bias, which the GPU kernels apply (classic functions)
   double bias_ = 0.0;
-  Objective objective_;
-  std::shared_ptr<const ProblemModel> model_;
+  std::shared_ptr<const ProblemModel> model_;  // never null
 };
 
 // Builds a problem from its name and options (validating them: ConfigError / DataError).

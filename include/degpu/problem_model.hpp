@@ -3,6 +3,7 @@
 // defines only where its objective was compiled for the device (device_problem.hpp, in a .cu file), so the
 // engines' kernels are instantiated for the objective in the translation unit that knows it.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@ struct Resolved;
 struct RunOptions;
 struct Result;
 struct LaunchExplanation;
+enum class Engine;  // run.hpp
 
 class ProblemModel {
  public:
@@ -22,10 +24,29 @@ class ProblemModel {
   virtual double evaluate(const double* x, int dim) const = 0;
   virtual float evaluate(const float* x, int dim) const = 0;
 
+  // evaluate(x, dim), bit for bit, with the work split where the model can (the classic functions: chunks
+  // of terms): parallel_for(n, body) must call body(k) once for each k in [0, n), in any order. The
+  // default evaluates on the calling thread.
+  using ParallelFor = std::function<void(int, const std::function<void(int)>&)>;
+  virtual double evaluate_split(const double* x, int dim, const ParallelFor&) const { return evaluate(x, dim); }
+  virtual float evaluate_split(const float* x, int dim, const ParallelFor&) const { return evaluate(x, dim); }
+
+  // Whether one evaluation is cheap (a few operations per coordinate, as the classic functions'): the CPU
+  // engines then spread a population over threads only where the work is large enough to pay for it;
+  // otherwise (the default, for an objective of unknown cost) always.
+  virtual bool cheap() const { return false; }
+
   // Whether the CUDA engines run this problem (run_gpu below); where not, why not, in one line that says
   // what to do (the engines' refusal names the engine and the problem before it).
   virtual bool on_gpu() const { return false; }
   virtual std::string not_on_gpu() const { return "it runs on the CPU engines (serial, threads, matrix)"; }
+
+  // Why the CUDA engine `engine` does not run this problem though on_gpu(), in one line (the refusal names
+  // the engine before it); empty where it does (the default).
+  virtual std::string not_on(Engine engine) const {
+    (void)engine;
+    return {};
+  }
 
   // trials o.trial .. o.trial + trials - 1 of the CUDA engine o.engine (gpu, gpu-fused, gpu-kernels,
   // gpu-eval; never auto) on `problem`, whose model this is; `r` is checked and resolved. Called only where

@@ -77,12 +77,10 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
   const Engine engine = resolve_engine(options.engine, problem, de);
   if (is_cuda_engine(engine) && !problem.on_gpu())
     throw ConfigError("{engine} " + std::string(engine_name(engine)) + ": problem " + problem.name() +
-                      (problem.model() ? ": " + problem.model()->not_on_gpu()
-                       : problem.name().rfind("cec2010:", 0) == 0
-                           ? " (CEC 2010) is evaluated on the CPU only so far: use {engine} serial, threads or matrix"
-                           : " is a user objective, which runs on the CPU engines (serial, threads, matrix)"));
-  if (engine == Engine::gpu_fused && problem.schedule_data())
-    throw ConfigError("{engine} gpu-fused: the schedule problem runs on gpu, gpu-kernels, gpu-eval and the CPU engines");  // as fused::kNoSchedule says
+                      ": " + problem.model()->not_on_gpu());
+  if (is_cuda_engine(engine))
+    if (const std::string why = problem.model()->not_on(engine); !why.empty())
+      throw ConfigError("{engine} " + std::string(engine_name(engine)) + ": " + why);
   if (!options.initial.empty()) {
     if (engine == Engine::gpu_fused) throw ConfigError("{engine} gpu-fused: it takes no initial rows (a seeded population)");
     const int np = resolve(problem, de, stop).de.np;

@@ -64,14 +64,14 @@ struct MatrixTrials {
   }
 };
 
-// A population of built-in function values smaller than this (NP x D) is processed on one thread: a
-// fork and join (microseconds) would cost more than the work. User objectives may be expensive, so
-// they are always spread over the threads.
+// A population of a cheap objective (ProblemModel::cheap: the classic functions) smaller than this (NP x D)
+// is processed on one thread: a fork and join (microseconds) would cost more than the work. Other
+// objectives may be expensive, so they are always spread over the threads.
 constexpr long long kMinParallelWork = 4096;
 
 template <class T>
 Result run_cpu(const Problem& problem, const Resolved& r, const RunOptions& o) {
-  const bool parallel = !problem.is_builtin() || static_cast<long long>(r.de.np) * problem.dim() >= kMinParallelWork;
+  const bool parallel = !problem.model()->cheap() || static_cast<long long>(r.de.np) * problem.dim() >= kMinParallelWork;
   switch (o.engine) {
     case Engine::serial: {
       const SerialExec exec;

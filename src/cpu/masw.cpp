@@ -40,7 +40,7 @@ class MaswRun : public masw::Driver<MaswRun<T>, T> {
   MaswRun(const Problem& problem, const MaswConfig& c, const StopCriteria& stop, const RunOptions& o)
       : Base(problem, c, stop, o),
         exec_{o.threads, o.engine == Engine::threads && D_ >= kParallelCoordinates},
-        exec_eval_{o.threads, o.engine == Engine::threads && (!problem.is_builtin() || D_ * c.offspring >= kParallelCoordinates)} {
+        exec_eval_{o.threads, o.engine == Engine::threads && (!problem.model()->cheap() || D_ * c.offspring >= kParallelCoordinates)} {
     lo_.assign(problem.lower().begin(), problem.lower().end());
     hi_.assign(problem.upper().begin(), problem.upper().end());
     const std::size_t n = static_cast<std::size_t>(np_) * D_;

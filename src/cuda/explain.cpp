@@ -1,48 +1,14 @@
-// degpu devices --explain: the launch configuration of each CUDA engine for one problem, in words.
-#include <string>
+// degpu devices --explain: the launch configuration of each CUDA engine for one problem, in words, as the
+// problem's model says (a built-in family's: cuda/families/builtin_run.cpp; a user's functor's:
+// row_problem.cuh).
+#include <vector>
 
-#include "cuda/engines/gpu/gpu_plan.hpp"
-#include "cuda/engines_cuda.hpp"
 #include "cuda/util/check.hpp"
 #include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
+#include "degpu/problem.hpp"
 
 namespace degpu {
-
-namespace cuda {
-
-std::vector<LaunchExplanation> describe_launches(const Problem& problem, const Resolved& r, int trials, const RowsLaunch& rows,
-                                                 const std::string& fused, const GpuPlan& plan) {
-  const int D = problem.dim(), np = r.de.np;
-  const int kernels_threads = gpu_kernels_threads(D);
-  std::vector<LaunchExplanation> out;
-  out.push_back({"gpu-eval", "population and DE operators on the host (OpenMP); each generation the " +
-                                 std::to_string(np) + " trials are copied to the device and evaluated by " + std::string(rows.per_row) + " each (" +
-                                 std::to_string((np + rows.rows_per_block - 1) / rows.rows_per_block) + " blocks of " +
-                                 std::to_string(rows.threads) + " threads), the values copied back."});
-  out.push_back({"gpu-kernels", "one kernel per DE operation, the paper's design: " + std::to_string(np) + " blocks of " +
-                                    std::to_string(kernels_threads) +
-                                    " threads (a block per individual, a thread per coordinate, D rounded up to whole warps, at most 256) "
-                                    "for init, trials and selection; evaluation " + std::string(rows.per_row) + " per individual; the host reads the best each generation."});
-  out.push_back({"gpu-fused", fused});
-  std::string g;
-  if (plan.path == GpuPlan::Path::resident)
-    g = std::to_string(trials) + (trials == 1 ? " cluster" : " clusters") + " of " + std::to_string(plan.cluster) + " CTAs (" +
-        std::to_string(plan.resident_teams) + " at once), the population in shared memory";
-  else if (plan.path == GpuPlan::Path::grid)
-    g = "one cooperative grid of " + std::to_string(plan.blocks) + " CTAs, rows in global memory";
-  else
-    g = "one cooperative grid of " + std::to_string(plan.blocks) + " CTAs, " + std::to_string(plan.per_individual) +
-        " CTAs per individual, rows in global memory";
-  g += "; " + std::to_string(plan.threads) + " threads per CTA";
-  if (plan.path != GpuPlan::Path::wide) g += ", " + std::to_string(plan.group) + " lanes per individual";
-  g += ", " + std::to_string(plan.rounds) + " individual(s) per " + (plan.path == GpuPlan::Path::wide ? "CTA" : "group") +
-       " per generation, " + std::to_string(plan.smem_bytes) + " bytes of dynamic shared memory per CTA. Why: " + plan.why;
-  out.push_back({"gpu", g});
-  return out;
-}
-
-}  // namespace cuda
 
 std::vector<LaunchExplanation> explain_launch(const Problem& problem, const DEConfig& de, const StopCriteria& stop,
                                               const RunOptions& options, int trials) {
@@ -51,8 +17,7 @@ std::vector<LaunchExplanation> explain_launch(const Problem& problem, const DECo
   validate(problem, de, stop, o);
   const Resolved r = resolve(problem, de, stop);
   cuda::use_device(0);  // CudaError without a device
-  if (problem.model()) return problem.model()->explain_gpu(problem, r, o, trials);
-  return cuda::describe_launches(problem, r, trials, cuda::kWarpPerRow, cuda::explain_gpu_fused(problem, r, o), cuda::plan_gpu(problem, r, o, trials));
+  return problem.model()->explain_gpu(problem, r, o, trials);
 }
 
 }  // namespace degpu

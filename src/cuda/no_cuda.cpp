@@ -3,6 +3,7 @@
 #include "cuda/engines_cuda.hpp"
 #include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
+#include "problems/builtin_model.hpp"
 
 namespace degpu {
 
@@ -35,6 +36,16 @@ void BatchEvaluator<T>::evaluate(const T*, int, T*) {}
 template class BatchEvaluator<float>;
 template class BatchEvaluator<double>;
 
+}  // namespace cuda
+
+std::vector<Result> BuiltinModel::run_gpu(const Problem&, const Resolved&, const RunOptions&, int) const {
+  throw NotCompiled("this build of degpu has no CUDA engines; use {engine} serial, threads or matrix");
+}
+std::vector<LaunchExplanation> BuiltinModel::explain_gpu(const Problem&, const Resolved&, const RunOptions&, int) const {
+  throw NotCompiled("this build of degpu has no CUDA engines: there is no launch to explain");
+}
+
+namespace cuda {
 Result minimize_masw_gpu(const Problem&, const MaswConfig&, const StopCriteria&, const RunOptions&) {
   throw NotCompiled("this build of degpu has no CUDA engines; use {engine} serial or threads");
 }

@@ -15,6 +15,7 @@
 #include "degpu/functions/classic.hpp"
 #include "degpu/problem.hpp"
 #include "degpu/run.hpp"
+#include "degpu/schedule.hpp"
 
 using namespace degpu;
 
@@ -211,4 +212,71 @@ TEST(Problem, EvaluateSplitIsEvaluate) {
   const degpu::Problem mine("mine", {-1, -1}, {1, 1}, [](std::span<const double> x) { return x[0] + 2 * x[1]; });
   const double pt[2] = {0.25, 0.5};
   EXPECT_EQ(mine.evaluate_split(pt, [](int, const std::function<void(int)>&) { FAIL(); }), 1.25);
+}
+
+// Every problem has a model (problem_model.hpp): the families' own (classic, CEC 2017 / 2014, CEC 2010,
+// the schedule), a user objective's; the family accessors answer only for their own family.
+TEST(Problem, EachFamilyIsAModel) {
+  const Problem classic = make_problem(spec("qin:f4", 8));
+  const Problem cec = make_problem(spec("cec2017:f5", 10));
+  const Problem cec2010 = make_problem(spec("cec2010:f1", 100));
+  const Problem sched = schedule_problem(generate_etc(parse_etc_spec("16x4:ThMhCc")));
+  const Problem user("mine", {-1, -1}, {1, 1}, [](std::span<const double> x) { return x[0] * x[0] + x[1]; });
+  for (const Problem* p : {&classic, &cec, &cec2010, &sched, &user}) {
+    ASSERT_NE(p->model(), nullptr) << p->name();
+    // the problem evaluates through its model, bit for bit
+    std::vector<double> x(static_cast<std::size_t>(p->dim()), 0.25);
+    EXPECT_EQ(p->evaluate(x.data()), p->model()->evaluate(x.data(), p->dim())) << p->name();
+    std::vector<float> xf(x.begin(), x.end());
+    EXPECT_EQ(p->evaluate(xf.data()), p->model()->evaluate(xf.data(), p->dim())) << p->name();
+  }
+  EXPECT_TRUE(classic.is_builtin());
+  EXPECT_EQ(classic.function(), fn::Classic::rastrigin);
+  for (const Problem* p : {&cec, &cec2010, &sched, &user}) {
+    EXPECT_FALSE(p->is_builtin()) << p->name();
+    EXPECT_THROW(p->function(), ConfigError) << p->name();
+  }
+  EXPECT_NE(cec.cec_data(), nullptr);
+  EXPECT_NE(cec2010.cec2010_data(), nullptr);
+  EXPECT_NE(sched.schedule_data(), nullptr);
+  for (const Problem* p : {&classic, &cec2010, &sched, &user}) EXPECT_EQ(p->cec_data(), nullptr) << p->name();
+  for (const Problem* p : {&classic, &cec, &sched, &user}) EXPECT_EQ(p->cec2010_data(), nullptr) << p->name();
+  for (const Problem* p : {&classic, &cec, &cec2010, &user}) EXPECT_EQ(p->schedule_data(), nullptr) << p->name();
+  EXPECT_FALSE(cec.data_source().empty());
+  EXPECT_FALSE(cec2010.data_source().empty());
+  EXPECT_TRUE(classic.data_source().empty());
+  // the GPU engines run the families whose kernels degpu compiled, not a user objective or CEC 2010
+  for (const Problem* p : {&classic, &cec, &sched}) EXPECT_TRUE(p->on_gpu()) << p->name();
+  for (const Problem* p : {&cec2010, &user}) EXPECT_FALSE(p->on_gpu()) << p->name();
+  // gpu-fused does not run the schedule; every other pair of family and CUDA engine is not refused here
+  for (Engine e : {Engine::gpu_eval, Engine::gpu_kernels, Engine::gpu_fused, Engine::gpu})
+    for (const Problem* p : {&classic, &cec, &sched})
+      EXPECT_EQ(p->model()->not_on(e).empty(), !(p == &sched && e == Engine::gpu_fused)) << p->name() << " " << engine_name(e);
+  // only the classic functions are cheap enough to keep a small population on one thread
+  EXPECT_TRUE(classic.model()->cheap());
+  for (const Problem* p : {&cec, &cec2010, &sched, &user}) EXPECT_FALSE(p->model()->cheap()) << p->name();
+}
+
+// A GPU engine refuses a problem that does not run there with its model's reason, in one line.
+TEST(Problem, GpuRefusalSaysWhy) {
+  const Problem cec2010 = make_problem(spec("cec2010:f1", 100));
+  const Problem user("mine", {-1, -1}, {1, 1}, [](std::span<const double> x) { return x[0] * x[0] + x[1]; });
+  StopCriteria stop;
+  stop.max_evals = 1000;
+  RunOptions o;
+  o.engine = Engine::gpu_kernels;
+  const auto message = [&](const Problem& p) {
+    try {
+      minimize(p, DEConfig{}, stop, o);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string u = message(user), c = message(cec2010);
+  EXPECT_NE(u.find("problem mine: a user objective runs on the CPU engines"), std::string::npos) << u;
+  EXPECT_NE(u.find("device_problem"), std::string::npos) << u;
+  EXPECT_NE(c.find("problem cec2010:f1: CEC 2010 is evaluated on the CPU only so far"), std::string::npos) << c;
+  EXPECT_EQ(u.find('\n'), std::string::npos) << u;
+  EXPECT_EQ(c.find('\n'), std::string::npos) << c;
 }

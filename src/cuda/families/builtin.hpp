@@ -7,7 +7,10 @@
 #include "degpu/run.hpp"
 
 namespace degpu::cuda {
-// The gpu engine: n trials o.trial .. o.trial + n - 1 (builtin_gpu_f32.cu, _f64.cu), and its plan.
+// The gpu engine: n trials o.trial .. o.trial + n - 1 in one launch, and its plan (builtin_run.cpp: the
+// precision's translation unit, builtin_gpu_f32.cu or _f64.cu); plan_gpu throws CudaError without a device.
+std::vector<Result> minimize_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
+GpuPlan plan_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
 std::vector<Result> minimize_gpu_f32(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
 std::vector<Result> minimize_gpu_f64(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
 GpuPlan plan_gpu_f32(const Problem& problem, const Resolved& r, const RunOptions& o, int n);

@@ -2,13 +2,16 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "degpu/errors.hpp"
 #include "degpu/problem.hpp"
+#include "problems/builtin_model.hpp"
 #include "problems/cec/cec_data.hpp"
 #include "problems/cec2010/cec2010.hpp"
+#include "problems/checks.hpp"
 
 namespace degpu {
 namespace {
@@ -174,6 +177,51 @@ std::vector<double> cec_optimum_x(const CecInstance& c) {
   return x;
 }
 
-std::string Problem::data_source() const { return cec_ ? cec_->source : cec2010_ ? cec2010_->source : std::string(); }
+namespace {
+
+// A CEC 2017 / 2014 function's model: its data, evaluated as the official code does (cec::evaluate, with the
+// suite's bias); on the GPU, CecFunction<T> (cec_group.cuh) or CecOnDevice's kernels (cec_device.cuh).
+class CecModel final : public BuiltinModel {
+ public:
+  explicit CecModel(std::shared_ptr<const CecInstance> data) : data_(std::move(data)) {}
+  const CecInstance* data() const { return data_.get(); }
+  double evaluate(const double* x, int) const override { return evaluate_cec<double>(*data_, x); }
+  float evaluate(const float* x, int) const override { return evaluate_cec<float>(*data_, x); }
+
+ private:
+  std::shared_ptr<const CecInstance> data_;
+};
+
+}  // namespace
+
+Problem Problem::cec(std::shared_ptr<const CecInstance> data, std::string name, std::vector<double> lower,
+                     std::vector<double> upper) {
+  if (!data) throw ConfigError("problem " + name + ": no data");
+  const int D = data->D;
+  if (static_cast<int>(lower.size()) != D || static_cast<int>(upper.size()) != D)
+    throw ConfigError("bounds: " + std::to_string(lower.size()) + " values for {dim} " + std::to_string(D));
+  problems::check_box(lower, upper);
+  Problem p;
+  p.name_ = std::move(name);
+  p.lower_ = std::move(lower);
+  p.upper_ = std::move(upper);
+  p.bias_ = cec::optimum(data->suite, data->fn);
+  p.optimum_f_ = p.bias_;  // f* is the suite's, wherever the box puts the optimum
+  std::vector<double> x = cec_optimum_x(*data);
+  if (problems::inside_box(x, p.lower_, p.upper_)) p.optimum_x_ = std::move(x);
+  p.model_ = std::make_shared<const CecModel>(std::move(data));
+  return p;
+}
+
+const CecInstance* Problem::cec_data() const {
+  const auto* m = dynamic_cast<const CecModel*>(model_.get());
+  return m ? m->data() : nullptr;
+}
+
+std::string Problem::data_source() const {
+  if (const CecInstance* c = cec_data()) return c->source;
+  if (const Cec2010Instance* c = cec2010_data()) return c->source;
+  return std::string();
+}
 
 }  // namespace degpu

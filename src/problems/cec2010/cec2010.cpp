@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
+#include <vector>
 
 #include "degpu/errors.hpp"
 #include "degpu/problem.hpp"
@@ -243,6 +245,29 @@ Problem make_cec2010_problem(const ProblemSpec& spec) {
   return Problem::cec2010(c, spec.name, std::vector<double>(spec.dim, lo), std::vector<double>(spec.dim, hi));
 }
 
+namespace {
+
+// A CEC 2010 function's model: evaluated in double on the CPU (a float row converted first, the value
+// rounded to float); MA-SW-Chains' gpu engine evaluates it from the data (engines/masw/masw_cec2010.cuh).
+class Cec2010Model final : public ProblemModel {
+ public:
+  explicit Cec2010Model(std::shared_ptr<const Cec2010Instance> data) : data_(std::move(data)) {}
+  const Cec2010Instance* data() const { return data_.get(); }
+  double evaluate(const double* x, int) const override { return evaluate_cec2010(*data_, x); }
+  float evaluate(const float* x, int dim) const override {
+    std::vector<double> xd(x, x + dim);
+    return static_cast<float>(evaluate_cec2010(*data_, xd.data()));
+  }
+  std::string not_on_gpu() const override {
+    return "CEC 2010 is evaluated on the CPU only so far (and by ma-sw-chains' gpu engine): use {engine} serial, threads or matrix";
+  }
+
+ private:
+  std::shared_ptr<const Cec2010Instance> data_;
+};
+
+}  // namespace
+
 Problem Problem::cec2010(std::shared_ptr<const Cec2010Instance> data, std::string name, std::vector<double> lower,
                          std::vector<double> upper) {
   if (!data) throw ConfigError("problem " + name + ": no data");
@@ -251,8 +276,13 @@ Problem Problem::cec2010(std::shared_ptr<const Cec2010Instance> data, std::strin
   const std::shared_ptr<const Cec2010Instance> c = data;
   Problem p(std::move(name), std::move(lower), std::move(upper),
             [c](std::span<const double> x) { return evaluate_cec2010(*c, x.data()); }, 0.0, cec2010_optimum_x(*c));
-  p.cec2010_ = std::move(data);
+  p.model_ = std::make_shared<const Cec2010Model>(std::move(data));
   return p;
+}
+
+const Cec2010Instance* Problem::cec2010_data() const {
+  const auto* m = dynamic_cast<const Cec2010Model*>(model_.get());
+  return m ? m->data() : nullptr;
 }
 
 void add_cec2010_infos(std::vector<ProblemInfo>& out) {

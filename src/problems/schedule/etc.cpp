@@ -3,12 +3,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "degpu/errors.hpp"
 #include "degpu/rng.hpp"
+#include "degpu/run.hpp"
 #include "degpu/schedule.hpp"
+#include "problems/builtin_model.hpp"
 #include "problems/token_file.hpp"
 
 namespace degpu {
@@ -222,13 +226,45 @@ Problem schedule_problem(std::shared_ptr<const EtcInstance> e, double lambda) {
                  });
 }
 
+namespace {
+
+// The scheduling problem's model: its instance and lambda, which the GPU engines evaluate from
+// (schedule_device.cuh), and its fitness on the CPU (the objective schedule_problem() made, in double: a
+// float row converted first, the value rounded to float).
+class ScheduleModel final : public BuiltinModel {
+ public:
+  ScheduleModel(Problem::ScheduleData data, Objective objective) : data_(std::move(data)), objective_(std::move(objective)) {}
+  const Problem::ScheduleData& data() const { return data_; }
+  std::string not_on(Engine engine) const override {  // gpu-fused's kernels evaluate a term form or a row per group
+    return engine == Engine::gpu_fused ? "the schedule problem runs on gpu, gpu-kernels, gpu-eval and the CPU engines" : std::string();
+  }
+  double evaluate(const double* x, int dim) const override {
+    return objective_(std::span<const double>(x, static_cast<std::size_t>(dim)));
+  }
+  float evaluate(const float* x, int dim) const override {
+    std::vector<double> xd(x, x + dim);
+    return static_cast<float>(objective_(std::span<const double>(xd)));
+  }
+
+ private:
+  Problem::ScheduleData data_;
+  Objective objective_;
+};
+
+}  // namespace
+
 Problem Problem::schedule(ScheduleData data, std::vector<double> lower, std::vector<double> upper, Objective objective) {
   if (!data.etc || static_cast<int>(lower.size()) != data.etc->n || static_cast<int>(upper.size()) != data.etc->n)
     throw ConfigError("schedule: the box must have one coordinate per task");
   check_lambda(data.lambda);
-  Problem p("schedule", std::move(lower), std::move(upper), std::move(objective));
-  p.schedule_ = std::move(data);
+  Problem p("schedule", std::move(lower), std::move(upper), objective);
+  p.model_ = std::make_shared<const ScheduleModel>(std::move(data), std::move(objective));
   return p;
+}
+
+const Problem::ScheduleData* Problem::schedule_data() const {
+  const auto* m = dynamic_cast<const ScheduleModel*>(model_.get());
+  return m ? &m->data() : nullptr;
 }
 
 }  // namespace degpu

@@ -1,0 +1,48 @@
+// The built-in families' GPU entry (problems/builtin_model.hpp): BuiltinModel::run_gpu picks the CUDA engine
+// and the precision's translation unit (builtin_gpu_f32.cu, _f64.cu, builtin_fused.cu, builtin_rows.cu),
+// which instantiate the engines for the family's kernel function with its data (builtin.cuh).
+#include <string>
+#include <vector>
+
+#include "cuda/engines/describe.hpp"
+#include "cuda/engines/eval/batch_evaluator.hpp"
+#include "cuda/families/builtin.hpp"
+#include "degpu/errors.hpp"
+#include "problems/builtin_model.hpp"
+
+namespace degpu {
+
+namespace cuda {
+
+std::vector<Result> minimize_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
+  return o.precision == Precision::f32 ? minimize_gpu_f32(problem, r, o, n) : minimize_gpu_f64(problem, r, o, n);
+}
+
+GpuPlan plan_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
+  return o.precision == Precision::f32 ? plan_gpu_f32(problem, r, o, n) : plan_gpu_f64(problem, r, o, n);
+}
+
+}  // namespace cuda
+
+std::vector<Result> BuiltinModel::run_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int trials) const {
+  if (o.engine == Engine::gpu) return cuda::minimize_gpu(problem, r, o, trials);  // the trials in one launch
+  std::vector<Result> out;
+  RunOptions ot = o;
+  for (int t = 0; t < trials; ++t, ++ot.trial) {
+    switch (o.engine) {
+      case Engine::gpu_eval: out.push_back(cuda::minimize_gpu_eval(problem, r, ot)); break;
+      case Engine::gpu_kernels: out.push_back(cuda::minimize_gpu_kernels(problem, r, ot)); break;
+      case Engine::gpu_fused: out.push_back(cuda::minimize_gpu_fused(problem, r, ot)); break;
+      default: throw ConfigError("{engine} " + std::string(engine_name(o.engine)) + ": not a CUDA engine");
+    }
+  }
+  return out;
+}
+
+std::vector<LaunchExplanation> BuiltinModel::explain_gpu(const Problem& problem, const Resolved& r, const RunOptions& o,
+                                                         int trials) const {
+  return cuda::describe_launches(problem, r, trials, cuda::kWarpPerRow, cuda::explain_gpu_fused(problem, r, o),
+                                 cuda::plan_gpu(problem, r, o, trials));
+}
+
+}  // namespace degpu
