@@ -1,9 +1,11 @@
 // Problem: what is minimised. A dimension, a box, an objective and, where known, the optimum.
 //
-// Three kinds: the built-in benchmark functions (functions/classic.hpp), which every engine (CPU and GPU)
+// Behind every problem is a model (problem_model.hpp), which evaluates it and runs it on the GPU engines
+// where it can: the built-in benchmark functions (functions/classic.hpp), which every engine (CPU and GPU)
 // evaluates from the same functor, with an optional shift o and bias f* (f(o) = f*); the CEC 2017 / 2014
 // suites (functions/cec.hpp), with their data (shifts, rotations, shuffles) read from the official files or
-// generated; and user objectives, any callable on a double vector, evaluated on the CPU.
+// generated; the CEC 2010 suite and the scheduling problem (schedule.hpp); a user's functor
+// (device_problem.hpp); and user objectives, any callable on a double vector, evaluated on the CPU.
 #pragma once
 #include <cstdint>
 #include <functional>

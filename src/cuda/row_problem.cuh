@@ -71,7 +71,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
 template <class T, class Fn>
 std::vector<LaunchExplanation> explain(const Problem& problem, const Resolved& r, const RunOptions& o, int trials) {
   const GpuPlan plan = gpu_engine::make_plan<Fn, T>(ops::make_params(problem, r, o), trials, ResidentCec{});
-  const RowsLaunch rows = has_terms<Fn> ? kWarpPerRow : RowsLaunch{"one thread", kRowFunctionThreads, kRowFunctionThreads};
+  const RowsLaunch rows = has_terms<Fn> ? kWarpPerRow : RowsLaunch{"one thread", kRowFunctionThreads, kRowFunctionThreads, {}};
   return describe_launches(problem, r, trials, rows, fused::explain<T, Fn>(problem, r, o), plan);
 }
 

@@ -11,6 +11,7 @@
 #include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/run.hpp"
+#include "degpu/schedule.hpp"
 
 using namespace degpu;
 
@@ -190,6 +191,21 @@ TEST(GpuEngine, ExplainsEachEnginesLaunch) {
   EXPECT_NE(grid[3].text.find("rows in global memory"), std::string::npos) << grid[3].text;
   de.np = 3;  // below rand/1's minimum: the configuration is checked first
   EXPECT_THROW(explain_launch(p, de, StopCriteria{}, o, 1), ConfigError);
+  // gpu-eval and gpu-kernels evaluate a CEC function with cec_device.cuh's kernels (the population's
+  // rotations, then a group of lanes per row at this size), a schedule a CTA per row: not a warp per row
+  de.np = 250;
+  ProblemSpec cs;
+  cs.name = "cec2017:f5";
+  cs.dim = 100;
+  const auto cec = explain_launch(make_problem(cs), de, StopCriteria{}, o, 1);
+  for (int e : {0, 1}) {
+    EXPECT_EQ(cec[e].text.find("one warp"), std::string::npos) << cec[e].text;
+    EXPECT_NE(cec[e].text.find("the population's rotation"), std::string::npos) << cec[e].text;
+  }
+  const auto sched = explain_launch(schedule_problem(generate_etc(parse_etc_spec("128x8:ThMhCc"))), de, StopCriteria{}, o, 1);
+  EXPECT_NE(sched[0].text.find("evaluated by one CTA each (250 blocks of"), std::string::npos) << sched[0].text;
+  EXPECT_NE(sched[2].text.find("does not run this problem"), std::string::npos) << sched[2].text;
+  EXPECT_NE(one[0].text.find("evaluated by one warp each"), std::string::npos) << one[0].text;
 }
 
 // Each path once on a small job (what scripts/gpu-check.sh runs under compute-sanitizer).

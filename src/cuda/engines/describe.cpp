@@ -14,13 +14,15 @@ std::vector<LaunchExplanation> describe_launches(const Problem& problem, const R
   const int kernels_threads = gpu_kernels_threads(D);
   std::vector<LaunchExplanation> out;
   out.push_back({"gpu-eval", "population and DE operators on the host (OpenMP); each generation the " +
-                                 std::to_string(np) + " trials are copied to the device and evaluated by " + std::string(rows.per_row) + " each (" +
+                                 std::to_string(np) + " trials are copied to the device and evaluated by " + rows.per_row + " each (" +
                                  std::to_string((np + rows.rows_per_block - 1) / rows.rows_per_block) + " blocks of " +
-                                 std::to_string(rows.threads) + " threads), the values copied back."});
+                                 std::to_string(rows.threads) + " threads" + (rows.note.empty() ? "" : "; " + rows.note) +
+                                 "), the values copied back."});
   out.push_back({"gpu-kernels", "one kernel per DE operation, the paper's design: " + std::to_string(np) + " blocks of " +
                                     std::to_string(kernels_threads) +
                                     " threads (a block per individual, a thread per coordinate, D rounded up to whole warps, at most 256) "
-                                    "for init, trials and selection; evaluation " + std::string(rows.per_row) + " per individual; the host reads the best each generation."});
+                                    "for init, trials and selection; evaluation " + rows.per_row + " per individual" +
+                                    (rows.note.empty() ? "" : " (" + rows.note + ")") + "; the host reads the best each generation."});
   out.push_back({"gpu-fused", fused});
   std::string g;
   if (plan.path == GpuPlan::Path::resident)

@@ -20,4 +20,7 @@ Result minimize_gpu_fused(const Problem& problem, const Resolved& r, const RunOp
 std::string explain_gpu_fused(const Problem& problem, const Resolved& r, const RunOptions& o);
 // gpu-kernels (builtin_rows.cu): one trial.
 Result minimize_gpu_kernels(const Problem& problem, const Resolved& r, const RunOptions& o);
+// How gpu-eval and gpu-kernels evaluate n rows of a built-in problem (builtin_rows.cu): a warp per row for a
+// classic function, cec_device.cuh's kernels for a CEC function, a CTA per row for a schedule.
+RowsLaunch builtin_rows_launch(const Problem& problem, const RunOptions& o, int n);
 }  // namespace degpu::cuda

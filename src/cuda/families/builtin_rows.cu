@@ -72,6 +72,32 @@ std::shared_ptr<const RowsEvaluator<T>> builtin_rows(const Problem& problem, int
 
 
 template <class T>
+RowsLaunch rows_launch(const Problem& problem, int n) {
+  if (const CecInstance* cec = problem.cec_data()) {
+    use_device(CecOnDevice<T>::bytes(*cec, n));
+    const CecOnDevice<T> c(*cec, n);  // its choice depends on the device (occupancy, SMs)
+    if (c.fused(n))
+      return {"a group of " + std::to_string(kFusedThreads / kFusedRows) + " lanes", kFusedRows, kFusedThreads,
+              "the rotation and the evaluation in one kernel, a tile of " + std::to_string(kFusedRows) + " rows per block"};
+    const int lanes = cec_row_lanes(n);
+    return {lanes == 1 ? std::string("one thread") : "a group of " + std::to_string(lanes) + " lanes", kCecRowThreads / lanes, kCecRowThreads,
+            c.K == 0   ? std::string()
+            : c.K == 1 ? std::string("after the population's rotation, one matrix product")
+                       : "after the population's rotations, " + std::to_string(c.K) + " matrix products (one per component)"};
+  }
+  if (problem.schedule_data()) {
+    use_device(ScheduleOnDevice<T>::bytes(problem));
+    const ScheduleOnDevice<T> s(problem);
+    return {"one CTA", 1, s.threads(), {}};
+  }
+  return kWarpPerRow;
+}
+
+RowsLaunch builtin_rows_launch(const Problem& problem, const RunOptions& o, int n) {
+  return o.precision == Precision::f32 ? rows_launch<float>(problem, n) : rows_launch<double>(problem, n);
+}
+
+template <class T>
 BatchEvaluator<T>::BatchEvaluator(const Problem& problem, int max_rows, CecRotation rotation)
     : BatchEvaluator(problem.dim(), max_rows, builtin_rows<T>(problem, max_rows, rotation)) {}
 

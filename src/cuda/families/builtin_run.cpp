@@ -41,7 +41,10 @@ std::vector<Result> BuiltinModel::run_gpu(const Problem& problem, const Resolved
 
 std::vector<LaunchExplanation> BuiltinModel::explain_gpu(const Problem& problem, const Resolved& r, const RunOptions& o,
                                                          int trials) const {
-  return cuda::describe_launches(problem, r, trials, cuda::kWarpPerRow, cuda::explain_gpu_fused(problem, r, o),
+  // gpu-fused may not run the problem (a schedule): then the explanation says why
+  const std::string not_fused = not_on(Engine::gpu_fused);
+  return cuda::describe_launches(problem, r, trials, cuda::builtin_rows_launch(problem, o, r.de.np),
+                                 not_fused.empty() ? cuda::explain_gpu_fused(problem, r, o) : "does not run this problem: " + not_fused,
                                  cuda::plan_gpu(problem, r, o, trials));
 }
 

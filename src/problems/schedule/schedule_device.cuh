@@ -164,6 +164,7 @@ class ScheduleOnDevice {
     return (e.etc.size() + e.ready.size()) * sizeof(double);
   }
   const ScheduleView& view() const { return view_; }
+  int threads() const { return 32 * warps_; }  // evaluate()'s CTA, one per row
   // f[k] = the fitness of rows x[k n .. k n + n) (device memory), k < rows.
   void evaluate(const T* x, int rows, T* f, cudaStream_t stream) const {
     if (rows < 1) return;

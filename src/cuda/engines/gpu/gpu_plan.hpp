@@ -33,14 +33,16 @@ struct GpuPlan {
 };
 
 // How gpu-eval and gpu-kernels evaluate a population's rows: by `per_row` ("one warp") each, blocks of
-// `threads` threads holding `rows_per_block` rows.
+// `threads` threads holding `rows_per_block` rows; `note`, where not empty, what else the evaluation does
+// (a CEC function's rotations first).
 struct RowsLaunch {
-  const char* per_row;
+  std::string per_row;
   int rows_per_block, threads;
+  std::string note;
 };
-// The built-ins' evaluation of rows (evaluate_rows.cuh, also a term-form functor's): a warp per row, in
-// blocks of kEvaluateRowsBlock threads.
+// The classic functions' evaluation of rows (evaluate_rows.cuh, also a term-form functor's): a warp per
+// row, in blocks of kEvaluateRowsBlock threads.
 inline constexpr int kEvaluateRowsBlock = 256;
-inline constexpr RowsLaunch kWarpPerRow{"one warp", kEvaluateRowsBlock / 32, kEvaluateRowsBlock};
+inline const RowsLaunch kWarpPerRow{"one warp", kEvaluateRowsBlock / 32, kEvaluateRowsBlock, {}};
 
 }  // namespace degpu::cuda
