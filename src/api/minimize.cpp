@@ -65,9 +65,7 @@ TrialsResult minimize_trials(const Problem& problem, const DEConfig& de, const S
   if (is_cuda_engine(o.engine)) {
     out.trials = cuda::minimize_cuda_trials(problem, r, o, n);
   } else {
-    RunOptions ot = o;
-    out.trials.reserve(static_cast<std::size_t>(n));
-    for (int t = 0; t < n; ++t, ++ot.trial) out.trials.push_back(cpu::minimize_cpu(problem, r, ot));
+    out.trials = detail::each_trial(o, n, [&](const RunOptions& ot) { return cpu::minimize_cpu(problem, r, ot); });
   }
   detail::choose_best(out);
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

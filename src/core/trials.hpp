@@ -1,8 +1,11 @@
 // What every algorithm's batch of trials shares (minimize_trials, minimize_masw_trials): the checks of
 // --trials and the choice of the best trial.
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
+#include "degpu/result.hpp"
 #include "degpu/run.hpp"
 
 namespace degpu::detail {
@@ -14,5 +17,16 @@ void check_trial_range(std::uint32_t first, int n);
 // out.best: the lowest best_f, the first on ties; NaN best values (every evaluation NaN) rank last, as
 // in the engines' selection.
 void choose_best(TrialsResult& out);
+
+// Trials o.trial .. o.trial + n - 1 one after another (an engine that does not run them together):
+// one(ot) for each, ot being o with that trial's index.
+template <class One>
+std::vector<Result> each_trial(const RunOptions& o, int n, One&& one) {
+  std::vector<Result> out;
+  out.reserve(static_cast<std::size_t>(n));
+  RunOptions ot = o;
+  for (int t = 0; t < n; ++t, ++ot.trial) out.push_back(one(ot));
+  return out;
+}
 
 }  // namespace degpu::detail

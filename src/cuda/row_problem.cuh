@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cuda/blocks/kernel_function.cuh"
+#include "core/trials.hpp"
 #include "cuda/engines/eval/batch_evaluator.hpp"
 #include "cuda/engines/fused/gpu_fused.cuh"
 #include "cuda/engines/gpu/evaluate_rows.cuh"
@@ -52,18 +53,15 @@ class Rows final : public RowsEvaluator<T> {
 template <class T, class Fn>
 std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOptions& o, int n, const Fn& fn) {
   if (o.engine == Engine::gpu) return gpu_engine::run<T>(problem, r, o, n, fn);
-  std::vector<Result> out;
-  RunOptions ot = o;
   const auto rows = std::make_shared<const Rows<Fn, T>>(fn, problem.dim());
-  for (int t = 0; t < n; ++t, ++ot.trial) {
+  return detail::each_trial(o, n, [&](const RunOptions& ot) {
     switch (o.engine) {
-      case Engine::gpu_fused: out.push_back(fused::run<T>(problem, r, ot, fn)); break;
-      case Engine::gpu_kernels: out.push_back(minimize_gpu_kernels_rows<T>(problem, r, ot, *rows)); break;
-      case Engine::gpu_eval: out.push_back(minimize_gpu_eval_rows<T>(problem, r, ot, rows)); break;
+      case Engine::gpu_fused: return fused::run<T>(problem, r, ot, fn);
+      case Engine::gpu_kernels: return minimize_gpu_kernels_rows<T>(problem, r, ot, *rows);
+      case Engine::gpu_eval: return minimize_gpu_eval_rows<T>(problem, r, ot, rows);
       default: throw ConfigError("{engine} " + std::string(engine_name(o.engine)) + ": not a CUDA engine");
     }
-  }
-  return out;
+  });
 }
 
 // How each CUDA engine would launch for fn's problem (degpu::explain_launch): the plans the engines make for

@@ -1,8 +1,10 @@
-// Checks and helpers that Problem's construction shares among the families (problem.cpp, classic/, cec/).
+// Checks and helpers that the families share (defined in problem.cpp).
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "degpu/problem_model.hpp"
 
 namespace degpu::problems {
 
@@ -14,5 +16,8 @@ void check_box(const std::vector<double>& lo, const std::vector<double>& hi);
 void check_optimum_x(const std::string& name, const std::optional<std::vector<double>>& optimum_x, std::size_t D);
 // Whether x lies in [lo, hi].
 bool inside_box(const std::vector<double>& x, const std::vector<double>& lo, const std::vector<double>& hi);
+// A float row's value by a model that evaluates in double (a user objective, CEC 2010, the schedule's
+// fitness): the row converted to double, the value rounded to float.
+float evaluate_in_double(const ProblemModel& model, const float* x, int dim);
 
 }  // namespace degpu::problems

@@ -45,6 +45,11 @@ void check_optimum_x(const std::string& name, const std::optional<std::vector<do
                       std::to_string(D) + " dimensions");
 }
 
+float evaluate_in_double(const ProblemModel& model, const float* x, int dim) {
+  std::vector<double> xd(x, x + dim);
+  return static_cast<float>(model.evaluate(xd.data(), dim));
+}
+
 bool inside_box(const std::vector<double>& x, const std::vector<double>& lo, const std::vector<double>& hi) {
   for (std::size_t j = 0; j < x.size(); ++j)
     if (!(x[j] >= lo[j] && x[j] <= hi[j])) return false;
@@ -67,10 +72,7 @@ class ObjectiveModel final : public ProblemModel {
   double evaluate(const double* x, int dim) const override {
     return objective_(std::span<const double>(x, static_cast<std::size_t>(dim)));
   }
-  float evaluate(const float* x, int dim) const override {
-    std::vector<double> xd(x, x + dim);
-    return static_cast<float>(objective_(std::span<const double>(xd)));
-  }
+  float evaluate(const float* x, int dim) const override { return problems::evaluate_in_double(*this, x, dim); }
   std::string not_on_gpu() const override {
     return "a user objective runs on the CPU engines (serial, threads, matrix); degpu::device_problem puts one on the GPU";
   }

@@ -40,10 +40,8 @@ void with_function(const Problem& problem, std::size_t slots, Upload upload, F&&
     const CecGroupOnDevice<T> data(*cec, slots);
     fn.group = data.group;
     f(fn);
-  } else if (const Problem::ScheduleData* sched = problem.schedule_data()) {
+  } else if (problem.schedule_data()) {
     ScheduleFunction fn{};
-    fn.view.n = sched->etc->n;
-    fn.view.m = sched->etc->m;
     if (upload == Upload::no) return f(fn);
     use_device(ScheduleOnDevice<T>::bytes(problem));
     const ScheduleOnDevice<T> data(problem);

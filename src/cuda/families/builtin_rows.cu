@@ -18,7 +18,6 @@
 namespace degpu::cuda {
 namespace {
 
-
 // A classic function (a warp per row), a CEC function (cec_device.cuh) or a schedule (a CTA per row).
 template <class T>
 class BuiltinRows final : public RowsEvaluator<T> {
@@ -41,6 +40,23 @@ class BuiltinRows final : public RowsEvaluator<T> {
     else launch_evaluate_rows<T>(function_, rows, o_, D_, n, bias_, f, stream);
     DEGPU_CUDA_TRY(cudaGetLastError());
   }
+  // How evaluate() does n rows, for degpu devices --explain (a CEC function's choice depends on the device:
+  // occupancy, SMs).
+  RowsLaunch launch(int n) const {
+    if (cec_) {
+      if (cec_->fused(n))
+        return {"a group of " + std::to_string(kFusedThreads / kFusedRows) + " lanes", kFusedRows, kFusedThreads,
+                "the rotation and the evaluation in one kernel, a tile of " + std::to_string(kFusedRows) + " rows per block"};
+      const int lanes = cec_row_lanes(n), K = cec_->K;
+      return {lanes == 1 ? std::string("one thread") : "a group of " + std::to_string(lanes) + " lanes", kCecRowThreads / lanes,
+              kCecRowThreads,
+              K == 0   ? std::string()
+              : K == 1 ? std::string("after the population's rotation, one matrix product")
+                       : "after the population's rotations, " + std::to_string(K) + " matrix products (one per component)"};
+    }
+    if (sched_) return {"one CTA", 1, sched_->threads(), {}};
+    return kWarpPerRow;
+  }
 
  private:
   int D_;
@@ -52,10 +68,9 @@ class BuiltinRows final : public RowsEvaluator<T> {
   std::unique_ptr<ScheduleOnDevice<T>> sched_;
 };
 
-}  // namespace
-
+// A built-in problem's BuiltinRows, its data uploaded (and landed) after the memory check.
 template <class T>
-std::shared_ptr<const RowsEvaluator<T>> builtin_rows(const Problem& problem, int max_rows, CecRotation rotation) {
+std::shared_ptr<const BuiltinRows<T>> make_builtin_rows(const Problem& problem, int max_rows, CecRotation rotation) {
   if (!problem.cec_data() && !problem.schedule_data() && !problem.is_builtin())
     throw ConfigError("problem " + problem.name() + ": user objectives run on the CPU engines (serial, threads, matrix)");
   const std::size_t D = static_cast<std::size_t>(problem.dim());
@@ -70,31 +85,17 @@ std::shared_ptr<const RowsEvaluator<T>> builtin_rows(const Problem& problem, int
   return rows;
 }
 
+}  // namespace
 
 template <class T>
-RowsLaunch rows_launch(const Problem& problem, int n) {
-  if (const CecInstance* cec = problem.cec_data()) {
-    use_device(CecOnDevice<T>::bytes(*cec, n));
-    const CecOnDevice<T> c(*cec, n);  // its choice depends on the device (occupancy, SMs)
-    if (c.fused(n))
-      return {"a group of " + std::to_string(kFusedThreads / kFusedRows) + " lanes", kFusedRows, kFusedThreads,
-              "the rotation and the evaluation in one kernel, a tile of " + std::to_string(kFusedRows) + " rows per block"};
-    const int lanes = cec_row_lanes(n);
-    return {lanes == 1 ? std::string("one thread") : "a group of " + std::to_string(lanes) + " lanes", kCecRowThreads / lanes, kCecRowThreads,
-            c.K == 0   ? std::string()
-            : c.K == 1 ? std::string("after the population's rotation, one matrix product")
-                       : "after the population's rotations, " + std::to_string(c.K) + " matrix products (one per component)"};
-  }
-  if (problem.schedule_data()) {
-    use_device(ScheduleOnDevice<T>::bytes(problem));
-    const ScheduleOnDevice<T> s(problem);
-    return {"one CTA", 1, s.threads(), {}};
-  }
-  return kWarpPerRow;
+std::shared_ptr<const RowsEvaluator<T>> builtin_rows(const Problem& problem, int max_rows, CecRotation rotation) {
+  return make_builtin_rows<T>(problem, max_rows, rotation);
 }
 
 RowsLaunch builtin_rows_launch(const Problem& problem, const RunOptions& o, int n) {
-  return o.precision == Precision::f32 ? rows_launch<float>(problem, n) : rows_launch<double>(problem, n);
+  // the evaluator gpu-eval and gpu-kernels would make for n rows, asked how it evaluates them
+  return o.precision == Precision::f32 ? make_builtin_rows<float>(problem, n, CecRotation::product)->launch(n)
+                                       : make_builtin_rows<double>(problem, n, CecRotation::product)->launch(n);
 }
 
 template <class T>

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/trials.hpp"
 #include "cuda/engines/describe.hpp"
 #include "cuda/engines/eval/batch_evaluator.hpp"
 #include "cuda/families/builtin.hpp"
@@ -26,17 +27,14 @@ GpuPlan plan_gpu(const Problem& problem, const Resolved& r, const RunOptions& o,
 
 std::vector<Result> BuiltinModel::run_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int trials) const {
   if (o.engine == Engine::gpu) return cuda::minimize_gpu(problem, r, o, trials);  // the trials in one launch
-  std::vector<Result> out;
-  RunOptions ot = o;
-  for (int t = 0; t < trials; ++t, ++ot.trial) {
+  return detail::each_trial(o, trials, [&](const RunOptions& ot) {
     switch (o.engine) {
-      case Engine::gpu_eval: out.push_back(cuda::minimize_gpu_eval(problem, r, ot)); break;
-      case Engine::gpu_kernels: out.push_back(cuda::minimize_gpu_kernels(problem, r, ot)); break;
-      case Engine::gpu_fused: out.push_back(cuda::minimize_gpu_fused(problem, r, ot)); break;
+      case Engine::gpu_eval: return cuda::minimize_gpu_eval(problem, r, ot);
+      case Engine::gpu_kernels: return cuda::minimize_gpu_kernels(problem, r, ot);
+      case Engine::gpu_fused: return cuda::minimize_gpu_fused(problem, r, ot);
       default: throw ConfigError("{engine} " + std::string(engine_name(o.engine)) + ": not a CUDA engine");
     }
-  }
-  return out;
+  });
 }
 
 std::vector<LaunchExplanation> BuiltinModel::explain_gpu(const Problem& problem, const Resolved& r, const RunOptions& o,

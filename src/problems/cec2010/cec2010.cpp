@@ -13,6 +13,7 @@
 #include "degpu/problem.hpp"
 #include "degpu/rng.hpp"
 #include "problems/cec/cec_data.hpp"
+#include "problems/checks.hpp"
 #include "problems/token_file.hpp"
 
 namespace degpu {
@@ -254,10 +255,7 @@ class Cec2010Model final : public ProblemModel {
   explicit Cec2010Model(std::shared_ptr<const Cec2010Instance> data) : data_(std::move(data)) {}
   const Cec2010Instance* data() const { return data_.get(); }
   double evaluate(const double* x, int) const override { return evaluate_cec2010(*data_, x); }
-  float evaluate(const float* x, int dim) const override {
-    std::vector<double> xd(x, x + dim);
-    return static_cast<float>(evaluate_cec2010(*data_, xd.data()));
-  }
+  float evaluate(const float* x, int dim) const override { return problems::evaluate_in_double(*this, x, dim); }
   std::string not_on_gpu() const override {
     return "CEC 2010 is evaluated on the CPU only so far (and by ma-sw-chains' gpu engine): use {engine} serial, threads or matrix";
   }

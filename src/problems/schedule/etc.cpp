@@ -13,6 +13,7 @@
 #include "degpu/run.hpp"
 #include "degpu/schedule.hpp"
 #include "problems/builtin_model.hpp"
+#include "problems/checks.hpp"
 #include "problems/token_file.hpp"
 
 namespace degpu {
@@ -241,10 +242,7 @@ class ScheduleModel final : public BuiltinModel {
   double evaluate(const double* x, int dim) const override {
     return objective_(std::span<const double>(x, static_cast<std::size_t>(dim)));
   }
-  float evaluate(const float* x, int dim) const override {
-    std::vector<double> xd(x, x + dim);
-    return static_cast<float>(objective_(std::span<const double>(xd)));
-  }
+  float evaluate(const float* x, int dim) const override { return problems::evaluate_in_double(*this, x, dim); }
 
  private:
   Problem::ScheduleData data_;

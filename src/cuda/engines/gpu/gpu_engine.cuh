@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/params.hpp"
+#include "core/trials.hpp"
 #include "cuda/engines/gpu/gpu_global.cuh"
 #include "cuda/engines/gpu/gpu_plan.hpp"
 #include "cuda/engines/gpu/gpu_resident.cuh"
@@ -267,12 +268,8 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const ops::Params p = ops::make_params(problem, r, o);
   const GpuPlan plan = make_plan<Fn, T>(p, n, resident_request(fn));
   const bool resident = plan.path == GpuPlan::Path::resident;
-  if (!resident && n > 1) {  // the global paths take the whole device: one trial per launch
-    std::vector<Result> out;
-    RunOptions ot = o;
-    for (int k = 0; k < n; ++k, ++ot.trial) out.push_back(run<T>(problem, r, ot, 1, fn).front());
-    return out;
-  }
+  if (!resident && n > 1)  // the global paths take the whole device: one trial per launch
+    return detail::each_trial(o, n, [&](const RunOptions& ot) { return run<T>(problem, r, ot, 1, fn).front(); });
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np), nt = static_cast<std::size_t>(n);
   const std::size_t Ds = static_cast<std::size_t>(row_stride(p.D));
   long long max_gens = r.stop.max_gens ? *r.stop.max_gens : (1LL << 62);
