@@ -25,6 +25,7 @@
 #include "degpu/run.hpp"
 #include "parse.hpp"
 #include "png_plot.hpp"
+#include "results.hpp"
 #include "stats.hpp"
 
 namespace degpu::cli {
@@ -225,9 +226,8 @@ int bench_janssen(const BenchArgs& a) {
     md << " " << fmt(total[ci], "%.1f") << " | " << overall[ci] << " |\n";
   }
 
-  // trials.csv and results.json
-  std::ostringstream csv;
-  csv << "function,problem,configuration,trial,error,wall_s,evals,stop_reason,reached\n";
+  // trials.csv and results.json (each trial's row written to both: results.hpp's Table)
+  Table csv({{"function"}, {"problem"}, {"configuration"}, {"trial"}, {"error"}, {"wall_s", "%.6f"}, {"evals"}, {"stop_reason"}, {"reached"}});
   nlohmann::ordered_json j;
   j["benchmark"] = "janssen";
   j["dim"] = D;
@@ -269,18 +269,10 @@ int bench_janssen(const BenchArgs& a) {
       x["place"] = rankings[fi].place[ci];
       auto& tl = x["trials"] = nlohmann::ordered_json::array();
       for (int k = 0; k < trials; ++k) {
-        nlohmann::ordered_json t;
-        t["trial"] = k;
-        t["error"] = c.outcomes[k].error;
-        t["wall_s"] = c.outcomes[k].seconds;
-        t["evals"] = c.evals[k];
-        t["stop_reason"] = c.reasons[k];
-        tl.push_back(std::move(t));
-        char row[256];
-        std::snprintf(row, sizeof row, "%s,%s,%s,%d,%.17g,%.6f,%lld,%s,%d\n", functions[fi].c_str(),
-                      problems[fi].name().c_str(), configs[ci].name.c_str(), k, c.outcomes[k].error,
-                      c.outcomes[k].seconds, c.evals[k], c.reasons[k].c_str(), c.outcomes[k].error <= *stop.target_error);
-        csv << row;
+        csv.add({functions[fi], problems[fi].name(), configs[ci].name, static_cast<long long>(k), c.outcomes[k].error,
+                 c.outcomes[k].seconds, c.evals[k], c.reasons[k], static_cast<long long>(c.outcomes[k].error <= *stop.target_error)});
+        // the trial in results.json: the same row, its own columns
+        tl.push_back(csv.row_json(csv.rows() - 1, {"trial", "error", "wall_s", "evals", "stop_reason"}));
       }
       per.push_back(std::move(x));
     }
@@ -288,7 +280,7 @@ int bench_janssen(const BenchArgs& a) {
   }
   std::filesystem::create_directory(out);
   write_output(out + "/results.json", j.dump(2) + "\n");
-  write_output(out + "/trials.csv", csv.str());
+  write_output(out + "/trials.csv", csv.csv());
   write_output(out + "/summary.md", md.str());
   for (std::size_t fi = 0; fi < functions.size(); ++fi) {  // the paper's Fig. 7: error against time
     std::vector<Series> series;

@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 #include "de_options.hpp"
+#include "options.hpp"
 #include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/run.hpp"
@@ -37,7 +38,9 @@ int list(const std::string& what) {
 
 struct DevicesArgs {
   bool explain = false;
-  std::string problem, dim, strategy = "rand/1/bin", np, precision = "f64", trials = "1";
+  std::string problem, dim;
+  DeOptions de;
+  ExecutionOptions exec;
 };
 
 // --explain: how each CUDA engine would launch for the problem (and why).
@@ -47,17 +50,14 @@ int explain(const DevicesArgs& a) {
   po.problem = a.problem;
   po.dim = a.dim;
   const Problem problem = make_problem(po.spec());
-  DeSettings s;  // as run and bench convert them (de_options.hpp)
-  set_de_setting(s, "strategy", a.strategy);
-  set_de_setting(s, "np", a.np);
-  s.finish();
+  DeSettings s = a.de.settings();  // as run and bench convert them (de_options.hpp)
   const DEConfig de = s.de;
-  const int trials = parse_trials(a.trials);
-  set_de_setting(s, "precision", a.precision);
+  const int trials = parse_trials(a.exec.trials);
+  set_de_setting(s, "precision", a.exec.precision);
   RunOptions o = s.o;
   const auto lines = explain_launch(problem, de, StopCriteria{}, o, trials);
-  std::printf("%s  D=%d  %s  NP=%d  precision=%s  trials=%d\n", problem.name().c_str(), problem.dim(), a.strategy.c_str(),
-              resolve(problem, de, StopCriteria{}).de.np, a.precision.c_str(), trials);
+  std::printf("%s  D=%d  %s  NP=%d  precision=%s  trials=%d\n", problem.name().c_str(), problem.dim(), a.de.value("strategy").c_str(),
+              resolve(problem, de, StopCriteria{}).de.np, a.exec.precision.c_str(), trials);
   for (const auto& l : lines) std::printf("%-12s %s\n", l.engine.c_str(), l.text.c_str());
   return 0;
 }
@@ -88,10 +88,8 @@ Command add_devices(CLI::App& app) {
   app.add_flag("--explain", a->explain, "with --problem and --dim: the launch configuration of each CUDA engine, and why");
   app.add_option("--problem", a->problem, "problem name (degpu list problems), for --explain");
   app.add_option("--dim", a->dim, "dimension D, for --explain");
-  app.add_option("--strategy", a->strategy, "DE strategy, for --explain")->capture_default_str();
-  app.add_option("--np", a->np, "population size, for --explain (default 5 D, clamped to [20, 500])");
-  app.add_option("--precision", a->precision, "f32 | f64, for --explain")->capture_default_str();
-  app.add_option("--trials", a->trials, "concurrent trials, for --explain")->capture_default_str();
+  a->de.add_to(app, {{"strategy", "DE strategy, for --explain"}, {"np", "population size, for --explain (default 5 D, clamped to [20, 500])"}});
+  a->exec.add_to(app, {{"precision", "f32 | f64, for --explain"}, {"trials", "concurrent trials, for --explain"}});
   return [a] { return devices(*a); };
 }
 

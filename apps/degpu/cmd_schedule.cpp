@@ -15,15 +15,20 @@
 #include "degpu/errors.hpp"
 #include "degpu/run.hpp"
 #include "degpu/schedule.hpp"
+#include "options.hpp"
 #include "parse.hpp"
+#include "results.hpp"
 
 namespace degpu::cli {
 namespace {
 
 struct ScheduleArgs {
-  std::string etc, generate, machines, heuristic, lambda, np, max_evals, max_time, engine = "auto", threads,
-      seed = "1", json, seed_heuristic, history, local_search_starts, history_every, strategy = "rand/1/bin", F = "0.05", CR = "0.01", precision = "f64";
-  bool quiet = false, local_search = false;
+  std::string etc, generate, machines, heuristic, lambda, np, seed_heuristic, local_search_starts;
+  DeOptions de;
+  StopOptions stop;
+  ExecutionOptions exec;
+  OutputOptions out;
+  bool local_search = false;
   // DE's options: given with --heuristic (count() > 0, defaulted or not), they are refused, not ignored
   std::vector<const CLI::Option*> de_only;
 };
@@ -62,27 +67,23 @@ std::vector<Heuristic> seed_heuristics(const std::string& text) {
 
 // --history: one line per sample; makespan and flowtime of the best schedule where the engine kept it
 // (every sample, but the gpu engine's past its first ~256 MB of rows; blank there).
-std::string history_csv(const EtcInstance& e, const Result& r) {
-  std::string out = "wall_s,generation,evals,fitness,makespan,flowtime\n";
-  char line[256];
+Table history_table(const EtcInstance& e, const Result& r) {
+  Table t({{"wall_s", "%.6f"}, {"generation"}, {"evals"}, {"fitness"}, {"makespan"}, {"flowtime"}});
   std::vector<int> machine;
   for (const HistoryPoint& h : r.history) {
-    std::snprintf(line, sizeof line, "%.6f,%lld,%lld,%.17g,", h.wall_s, h.generation, h.evals, h.best_f);
-    out += line;
+    TableCell makespan, flowtime;
     if (static_cast<int>(h.best_x.size()) == e.n) {
       decode_schedule(h.best_x, e.m, machine);
       const ScheduleCost c = schedule_cost(e, machine);
-      std::snprintf(line, sizeof line, "%.17g,%.17g\n", c.makespan, c.flowtime);
-      out += line;
-    } else {
-      out += ",\n";
+      makespan = c.makespan, flowtime = c.flowtime;
     }
+    t.add({h.wall_s, h.generation, h.evals, h.best_f, makespan, flowtime});
   }
-  return out;
+  return t;
 }
 
 int schedule(const ScheduleArgs& a) {
-  const std::uint64_t seed = parse_seed("--seed", a.seed);
+  const std::uint64_t seed = parse_seed("--seed", a.exec.seed);
   double lambda = kDefaultLambda;
   if (!a.lambda.empty()) lambda = parse_number("--lambda", a.lambda);
   check_lambda(lambda);
@@ -98,7 +99,7 @@ int schedule(const ScheduleArgs& a) {
   StopCriteria stop;
   RunOptions o;
   if (!heuristic_only) {
-    o.engine = parse_engine(a.engine);
+    o.engine = parse_engine(a.exec.engine);
     // default NP: the paper's 64 on the CPU engines; 1024 on the CUDA engines, which a population of 64
     // leaves mostly idle (docs/SCHEDULING.md: 10 of the 12 Braun files end lower after 30 s on the gpu engine)
     const Engine resolved = resolve_engine(o.engine);
@@ -106,36 +107,31 @@ int schedule(const ScheduleArgs& a) {
     const std::string np_text = !a.np.empty() ? a.np : cuda ? "1024" : "64";
     const long long np = parse_integer("--np", np_text);
     if (np < 4 || np > 100'000'000) throw ConfigError("--np " + np_text + ": must be in [4, 100000000]");
-    DeSettings ds;  // converted as run's and bench's (de_options.hpp); NP by the rule above
-    set_de_setting(ds, "strategy", a.strategy);
-    ds.finish();
-    set_de_setting(ds, "F", a.F);
-    set_de_setting(ds, "CR", a.CR);
+    DeSettings ds = a.de.settings();  // converted as run's and bench's (de_options.hpp); NP by the rule above
     de = ds.de;
     de.np = static_cast<int>(np);
-    if (!a.max_evals.empty()) stop.max_evals = parse_max_evals(a.max_evals);
-    if (!a.max_time.empty()) stop.max_time_s = parse_number("--max-time", a.max_time);
+    stop = a.stop.criteria();
     // --max-time alone runs until the time is up (not the library's default of 10000 D evaluations)
     if (!stop.max_evals) stop.max_evals = stop.max_time_s ? 1'000'000'000'000'000LL : 1'000'000LL;
-    if (!a.threads.empty()) set_de_setting(ds, "threads", a.threads);
-    set_de_setting(ds, "precision", a.precision);
+    if (!a.exec.threads.empty()) set_de_setting(ds, "threads", a.exec.threads);
+    set_de_setting(ds, "precision", a.exec.precision);
     o.threads = ds.o.threads;
     o.precision = ds.o.precision;
     o.seed = seed;
-    if (!a.history_every.empty() && a.history.empty()) throw ConfigError("--history-every " + a.history_every + ": give --history FILE.csv too");
-    if (!a.history.empty()) {
+    const OutputOptions& out = a.out;
+    if (!out.history_every.empty() && out.history.empty()) throw ConfigError("--history-every " + out.history_every + ": give --history FILE.csv too");
+    if (!out.history.empty()) {
       // default: about 1000 samples of an evaluation budget; every 100 generations of a time budget
-      long long every = stop.max_time_s && a.max_evals.empty() ? 100 : std::max(1LL, *stop.max_evals / de.np / 1000);
-      if (!a.history_every.empty()) {
-        every = parse_integer("--history-every", a.history_every);
-        if (every < 1 || every > (1 << 30)) throw ConfigError("--history-every " + a.history_every + ": must be in [1, 1073741824]");
+      long long every = stop.max_time_s && a.stop.max_evals.empty() ? 100 : std::max(1LL, *stop.max_evals / de.np / 1000);
+      if (!out.history_every.empty()) {
+        every = parse_integer("--history-every", out.history_every);
+        if (every < 1 || every > (1 << 30)) throw ConfigError("--history-every " + out.history_every + ": must be in [1, 1073741824]");
       }
       o.history_every = static_cast<int>(every);
       o.history_x = true;
     }
   }
-  check_writable("--json", a.json);
-  check_writable("--history", a.history);
+  a.out.check_writable();
   LocalSearchOptions lso;  // --local-search: its balancing starts, their seed (DE's) and threads
   if (!a.local_search_starts.empty()) {
     if (!a.local_search) throw ConfigError("--local-search-starts " + a.local_search_starts + ": give --local-search too");
@@ -180,7 +176,7 @@ int schedule(const ScheduleArgs& a) {
     }
     const double seed_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
     const Result r = minimize(problem, de, stop, o);
-    if (!a.history.empty()) write_output(a.history, history_csv(*e, r));
+    if (!a.out.history.empty()) write_output(a.out.history, history_table(*e, r).csv());
     decode_schedule(r.best_x, e->m, machine);
     cost = schedule_cost(*e, machine);
     j["method"] = "de";
@@ -218,8 +214,8 @@ int schedule(const ScheduleArgs& a) {
   j["flowtime"] = cost.flowtime;
   j["fitness"] = fitness;
   j["machine"] = machine;
-  if (!a.json.empty()) write_output(a.json, j.dump(2) + "\n");
-  if (!a.quiet && a.json != "-") {
+  if (!a.out.json.empty()) write_output(a.out.json, j.dump(2) + "\n");
+  if (!a.out.quiet && a.out.json != "-") {
     std::printf("%s on %s (%d tasks, %d machines): makespan %.6g, flowtime %.6g, fitness %.6g (lambda %g), %.3g s\n",
                 j["method"].get<std::string>().c_str(), e->source.c_str(), e->n, e->m, cost.makespan, cost.flowtime,
                 fitness, lambda, j["wall_s"].get<double>());
@@ -237,30 +233,29 @@ Command add_schedule(CLI::App& app) {
   app.add_option("--machines", a->machines, "machines of a Braun-format --etc file (default 16)");
   app.add_option("--heuristic", a->heuristic, "run only this heuristic: minmin | maxmin | mct | olb");
   app.add_option("--lambda", a->lambda, "fitness = lambda makespan + (1 - lambda) flowtime / m (default 0.75)");
-  app.add_option("--np", a->np, "DE population size (default 64 on the CPU engines, 1024 on gpu, gpu-kernels and gpu-eval)");
-  app.add_option("--strategy", a->strategy, "DE/x/y/z without DE/: rand/1/bin, best/1/exp, current-to-pbest/1/bin ...")->capture_default_str();
-  app.add_option("--F", a->F, "scale factor, or LO:HI to dither")->capture_default_str();
-  app.add_option("--CR", a->CR, "crossover rate, or LO:HI to dither")->capture_default_str();
-  app.add_option("--max-evals", a->max_evals, "stop DE before exceeding N evaluations (default 1000000 without --max-time)");
-  app.add_option("--max-time", a->max_time, "stop DE after S seconds");
-  app.add_option("--engine", a->engine, "DE engine: auto | serial | threads | matrix | gpu | gpu-kernels | gpu-eval")->capture_default_str();
-  app.add_option("--precision", a->precision, "f64 | f32: the DE coordinates' type (the costs are summed in double)")->capture_default_str();
-  app.add_option("--threads", a->threads, "threads for the threads and matrix engines (default: all cores)");
-  app.add_option("--seed-heuristic", a->seed_heuristic,
-                 "seed DE's population with these heuristics' schedules (comma-separated: minmin,maxmin,mct,olb)");
-  app.add_option("--history", a->history, "write the convergence log as CSV: wall_s, generation, evals, fitness, makespan, flowtime");
-  app.add_option("--history-every", a->history_every,
-                 "a --history line every N generations (default: ~1000 lines of --max-evals; 100 with --max-time alone)");
-  app.add_option("--seed", a->seed, "DE's random seed")->capture_default_str();
-  app.add_option("--json", a->json, "write the schedule as JSON to FILE, or - for stdout");
-  app.add_flag("--local-search", a->local_search,
-               "then improve the schedule (and each --seed-heuristic seed first) by moves and swaps of tasks between "
-               "machines: the best of a search on the fitness alone and of searches that first even the machines' "
-               "finish times (docs/SCHEDULING.md)");
-  app.add_option("--local-search-starts", a->local_search_starts,
-                 "with --local-search: balancing searches, each visiting the machines in its own drawn order, "
-                 "spread over the cores (default 16; 0: the fitness search alone)");
-  app.add_flag("--quiet", a->quiet, "no summary line");
+  CLI::Option_group* alg = a->de.add_to(app, {{"strategy", "DE/x/y/z without DE/: rand/1/bin, best/1/exp, current-to-pbest/1/bin ..."},
+                                               {"F", "", "0.05"},
+                                               {"CR", "", "0.01"}});
+  alg->add_option("--np", a->np, "DE population size (default 64 on the CPU engines, 1024 on gpu, gpu-kernels and gpu-eval)");
+  alg->add_option("--seed-heuristic", a->seed_heuristic,
+                  "seed DE's population with these heuristics' schedules (comma-separated: minmin,maxmin,mct,olb)");
+  alg->add_flag("--local-search", a->local_search,
+                "then improve the schedule (and each --seed-heuristic seed first) by moves and swaps of tasks between "
+                "machines: the best of a search on the fitness alone and of searches that first even the machines' "
+                "finish times (docs/SCHEDULING.md)");
+  alg->add_option("--local-search-starts", a->local_search_starts,
+                  "with --local-search: balancing searches, each visiting the machines in its own drawn order, "
+                  "spread over the cores (default 16; 0: the fitness search alone)");
+  a->stop.add_to(app, {{"max-evals", "stop DE before exceeding N evaluations (default 1000000 without --max-time)"},
+                       {"max-time", "stop DE after S seconds"}});
+  a->exec.add_to(app, {{"engine", "DE engine: auto | serial | threads | matrix | gpu | gpu-kernels | gpu-eval"},
+                       {"precision", "f64 | f32: the DE coordinates' type (the costs are summed in double)"},
+                       {"threads"},
+                       {"seed", "DE's random seed"}});
+  a->out.add_to(app, {{"json", "write the schedule as JSON to FILE, or - for stdout"},
+                      {"history", "write the convergence log as CSV: wall_s, generation, evals, fitness, makespan, flowtime"},
+                      {"history-every", "a --history line every N generations (default: ~1000 lines of --max-evals; 100 with --max-time alone)"},
+                      {"quiet", "no summary line"}});
   for (const char* name : {"--np", "--strategy", "--F", "--CR", "--max-evals", "--max-time", "--engine", "--precision",
                            "--threads", "--seed-heuristic", "--history", "--history-every", "--seed"})
     a->de_only.push_back(app.get_option(name));

@@ -239,6 +239,27 @@ TEST_F(Cli, DevicesExplain) {
   }
 }
 
+// The options come in groups (apps/degpu/options.hpp), each listed under its name with the flags of that
+// command, and a group's flag says the command's own help and default (schedule's F and CR).
+TEST_F(Cli, HelpListsTheOptionGroups) {
+  const Out r = run("run --help");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto at = [&](const std::string& text, const std::string& what) { return text.find(what); };
+  for (const char* group : {"Algorithm", "Stop", "Execution", "Output"}) EXPECT_NE(at(r.out, group), std::string::npos) << group;
+  // each flag in its group: the group's name comes before it, and the next group's after
+  EXPECT_LT(at(r.out, "Algorithm"), at(r.out, "--repair"));
+  EXPECT_LT(at(r.out, "--repair"), at(r.out, "Stop"));
+  EXPECT_LT(at(r.out, "Stop"), at(r.out, "--target-error"));
+  EXPECT_LT(at(r.out, "Execution"), at(r.out, "--trials"));
+  EXPECT_LT(at(r.out, "Output"), at(r.out, "--history-every"));
+  const Out sch = run("schedule --help");
+  ASSERT_EQ(sch.code, 0) << sch.err;
+  EXPECT_NE(at(sch.out, "0.05"), std::string::npos) << sch.out;  // schedule's --F default
+  EXPECT_NE(at(sch.out, "DE's random seed"), std::string::npos) << sch.out;
+  EXPECT_EQ(at(sch.out, "--max-gens"), std::string::npos) << sch.out;  // not a flag of schedule
+  EXPECT_EQ(at(run("devices --help").out, "--max-evals"), std::string::npos);
+}
+
 TEST_F(Cli, HelpAndMissingArguments) {
   EXPECT_EQ(run("--help").code, 0);
   EXPECT_EQ(run("run --help").code, 0);
