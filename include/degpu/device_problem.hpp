@@ -96,9 +96,8 @@ class FunctorModel final : public ProblemModel {
   }
   std::vector<LaunchExplanation> explain_gpu(const Problem& problem, const Resolved& r, const RunOptions& o,
                                              int trials) const override {
-    using Fn = std::conditional_t<kTerms, F, cuda::RowFunction<F>>;
-    return o.precision == Precision::f32 ? cuda::row_problem::explain<float, Fn>(problem, r, o, trials)
-                                         : cuda::row_problem::explain<double, Fn>(problem, r, o, trials);
+    if constexpr (kTerms) return explain<F>(problem, r, o, trials, F{});
+    else return explain<cuda::RowFunction<F>>(problem, r, o, trials, cuda::RowFunction<F>{f_});
   }
 #endif
   std::string not_on_gpu() const override {
@@ -116,6 +115,12 @@ class FunctorModel final : public ProblemModel {
   static std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOptions& o, int trials, const Fn& fn) {
     return o.precision == Precision::f32 ? cuda::row_problem::run<float>(problem, r, o, trials, fn)
                                          : cuda::row_problem::run<double>(problem, r, o, trials, fn);
+  }
+  template <class Fn>
+  static std::vector<LaunchExplanation> explain(const Problem& problem, const Resolved& r, const RunOptions& o, int trials,
+                                                const Fn& fn) {
+    return o.precision == Precision::f32 ? cuda::row_problem::explain<float>(problem, r, o, trials, fn)
+                                         : cuda::row_problem::explain<double>(problem, r, o, trials, fn);
   }
 #endif
   F f_;

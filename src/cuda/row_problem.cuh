@@ -67,8 +67,8 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
 // How each CUDA engine would launch for fn's problem (degpu::explain_launch): the plans the engines make for
 // Fn, as run() above makes them.
 template <class T, class Fn>
-std::vector<LaunchExplanation> explain(const Problem& problem, const Resolved& r, const RunOptions& o, int trials) {
-  const GpuPlan plan = gpu_engine::make_plan<Fn, T>(ops::make_params(problem, r, o), trials, ResidentCec{});
+std::vector<LaunchExplanation> explain(const Problem& problem, const Resolved& r, const RunOptions& o, int trials, const Fn& fn) {
+  const GpuPlan plan = gpu_engine::make_plan<Fn, T>(ops::make_params(problem, r, o), trials, fn);
   const RowsLaunch rows = has_terms<Fn> ? kWarpPerRow : RowsLaunch{"one thread", kRowFunctionThreads, kRowFunctionThreads, {}};
   return describe_launches(problem, r, trials, rows, fused::explain<T, Fn>(problem, r, o), plan);
 }

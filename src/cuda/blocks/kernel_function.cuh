@@ -1,11 +1,13 @@
 // The function type the kernels of the gpu and gpu-fused engines are instantiated for, and its value, which
 // the kernels take as a parameter with whatever device data it holds: a built-in function's struct
-// (classic.hpp; empty), CecFunction<T> for a CEC suite problem (cec_group.cuh: its data on the device),
+// (classic.hpp; empty), CecFunction<T> for a CEC suite problem (cec_function.cuh: its data on the device),
 // ScheduleFunction for the scheduling problem (schedule_device.cuh: its instance on the device) or
 // RowFunction for a user's functor (device_problem.hpp). The engines see only these types' traits; which
 // problem takes which type, and who uploads its data, is the families' (cuda/families/builtin.cuh for the
 // built-in ones, device_problem.hpp for a user's).
 #pragma once
+#include <cstddef>
+#include <string>
 #include <type_traits>
 
 #include "degpu/functions/classic.hpp"
@@ -14,28 +16,6 @@
 
 namespace degpu::cuda {
 namespace {
-
-// A CEC function's data that the gpu engine's resident path keeps in shared memory (all zero for the other
-// functions): its shift rows and shuffles (read once per coordinate by every body and by the compositions'
-// weights), and `mslots` of its `matrices` rotation matrices M_c^T (D x Ds each): all of them, loaded
-// once; or one, loaded for each component's product; or none (read through L1 from global memory). The
-// function asks for all but mslots; the engine's plan chooses mslots.
-struct ResidentCec {
-  bool on = false;
-  int shifts = 0, shuffles = 0, matrices = 0, mslots = 0;
-};
-
-template <class T>
-struct CecFunction;  // cec_group.cuh
-template <class F>
-struct IsCecFunction : std::false_type {};
-template <class T>
-struct IsCecFunction<CecFunction<T>> : std::true_type {};
-template <class F>
-inline constexpr bool is_cec_function = IsCecFunction<F>::value;
-struct ScheduleFunction;  // schedule_device.cuh
-template <class F>
-inline constexpr bool is_schedule_function = std::is_same_v<F, ScheduleFunction>;
 
 // A user's objective in the row form (device_problem.hpp): f(x, D) in T for one individual's row, made by
 // one thread (lane 0 of the group that holds the individual). The kernels take the value (the user's
@@ -57,12 +37,75 @@ inline constexpr bool is_row_function = IsRowFunction<F>::value;
 template <class F>
 inline constexpr bool has_terms = F::pattern != fn::Pattern::whole;
 
-// What of F's data the gpu engine's resident path may keep in shared memory (a CEC function's; nothing
-// for the others).
+// What a kernel function type may declare beyond its pattern: the engines ask these traits, never which
+// family a function is of (a family's own file defines its type: cec_function.cuh, schedule_device.cuh).
+//   F::kGroupLanes   the lanes of the group that evaluates one row (a schedule: 32); absent: the engine's choice.
+//   F::kFused        false where gpu-fused's kernels cannot run it (the problem's model says why: not_on).
+//   F::kGroupValue   true where a group of lanes evaluates a whole row itself:
+//                    fn.group_value<kThreads, kG>(slot, u, lane, G, active, first, sync), valid in lane 0, with
+//                    the function's own shared scratch for a CTA of at most kThreads threads (kG: G where the
+//                    kernel knows it at compile time, else 0; `first`: the thread
+//                    whose scratch the group uses first; `slot`: the individual's scratch slot in the
+//                    function's data; `sync`: the group's barrier, which every lane reaches).
+//   F::kResident     true where the gpu engine's resident path gives the function a region of the CTA's shared
+//                    memory and the generation's evaluation (ResidentTeam below; the hooks resident_choices,
+//                    resident_bytes, describe_resident, resident_load, resident_generation, resident_done).
 template <class F>
-ResidentCec resident_request(const F& f) {
-  if constexpr (is_cec_function<F>) return f.resident;
-  else return ResidentCec{};
+constexpr int group_lanes() {
+  if constexpr (requires { F::kGroupLanes; }) return F::kGroupLanes;
+  else return 0;
+}
+template <class F>
+constexpr bool fused_runs() {
+  if constexpr (requires { F::kFused; }) return F::kFused;
+  else return true;
+}
+template <class F>
+inline constexpr bool on_fused = fused_runs<F>();
+template <class F>
+constexpr bool declares_group_value() {
+  if constexpr (requires { F::kGroupValue; }) return F::kGroupValue;
+  else return false;
+}
+template <class F>
+inline constexpr bool has_group_value = declares_group_value<F>();
+template <class F>
+constexpr bool declares_resident() {
+  if constexpr (requires { F::kResident; }) return F::kResident;
+  else return false;
+}
+template <class F>
+inline constexpr bool has_resident_hooks = declares_resident<F>();
+
+// The resident path's CTA as a function's resident_generation sees it: its region of shared memory (the
+// `choice` the plan made among resident_choices), this generation's trial rows (`next`, individual k at
+// next + k Ds), the CTA's `mine` of its P individuals, and this thread's group (gid of ngroups, lane of G).
+template <class T>
+struct ResidentTeam {
+  unsigned char* region;
+  T* next;
+  int P, Ds, D, mine, gid, ngroups, lane, choice;
+};
+
+// The choices a function offers the resident path for its shared-memory region, in the order the plan tries
+// them (the first that fits): out[0 .. count). A function without a region has one, 0.
+template <class F>
+int resident_choices(const F& f, int out[4]) {
+  if constexpr (has_resident_hooks<F>) return f.resident_choices(out);
+  out[0] = 0;
+  return 1;
+}
+// The bytes of F's region for a CTA of P individuals with rows Ds apart (0 without one).
+template <class F>
+__host__ __device__ std::size_t resident_bytes(const F& f, int P, int Ds, int D, int choice) {
+  if constexpr (has_resident_hooks<F>) return f.resident_bytes(P, Ds, D, choice);
+  else return 0;
+}
+// What the plan says of the choice ("" without a region).
+template <class F>
+std::string describe_resident(const F& f, int choice) {
+  if constexpr (has_resident_hooks<F>) return f.describe_resident(choice);
+  else return std::string();
 }
 
 // fn::visit for host code that launches kernels (fn::visit is also a device function, and nvcc warns

@@ -1,5 +1,6 @@
-// The built-in problem families on the CUDA engines: the one place where a problem's kind picks the kernel
-// function type the engines are instantiated for, and where its data goes up to the device. The engines
+// The built-in problem families on the CUDA engines: the list of the families whose kernel function types the
+// engines are instantiated for (with_function: each family's own function, in its folder, picks its type and
+// uploads its data). The engines
 // (gpu_engine.cuh, gpu_fused.cuh, gpu_kernels.cu, the gpu-eval engine) take the function's value with its
 // data, as they take a user's functor (device_problem.hpp, row_problem.cuh); none of them asks what kind of
 // problem it runs. The translation units beside this header instantiate the engines for the built-ins:
@@ -18,7 +19,8 @@
 #include "cuda/util/check.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/problem.hpp"
-#include "problems/cec/cec_group.cuh"
+#include "problems/cec/cec_function.cuh"
+#include "problems/classic/classic_function.cuh"
 #include "problems/schedule/schedule_device.cuh"
 
 namespace degpu::cuda::families {
@@ -29,29 +31,16 @@ namespace {
 enum class Upload { yes, no };
 
 // f(fn), fn the built-in problem's kernel function in T with its data on the device, a CEC function's with a
-// scratch slot for each of `slots` individuals; the data stays until f returns. ConfigError for a problem
-// that is not built in (a model runs its own kernels).
+// scratch slot for each of `slots` individuals; the data stays until f returns. The built-in families, a line
+// each (each family's function in its folder of src/problems/); ConfigError for a problem of none of them (a
+// model runs its own kernels).
 template <class T, class F>
 void with_function(const Problem& problem, std::size_t slots, Upload upload, F&& f) {
-  if (const CecInstance* cec = problem.cec_data()) {
-    CecFunction<T> fn{CecGroup<T>{}, resident_cec(*cec)};
-    if (upload == Upload::no) return f(fn);
-    use_device(CecGroupOnDevice<T>::bytes(*cec, slots));
-    const CecGroupOnDevice<T> data(*cec, slots);
-    fn.group = data.group;
-    f(fn);
-  } else if (problem.schedule_data()) {
-    ScheduleFunction fn{};
-    if (upload == Upload::no) return f(fn);
-    use_device(ScheduleOnDevice<T>::bytes(problem));
-    const ScheduleOnDevice<T> data(problem);
-    fn.view = data.view();
-    f(fn);
-  } else if (problem.is_builtin()) {
-    visit_host(problem.function(), f);
-  } else {
-    throw ConfigError("problem " + problem.name() + ": not a built-in problem; the CUDA engines run it through its model");
-  }
+  const bool up = upload == Upload::yes;
+  if (with_classic_function(problem, f)) return;
+  if (with_cec_function<T>(problem, slots, up, f)) return;
+  if (with_schedule_function<T>(problem, up, f)) return;
+  throw ConfigError("problem " + problem.name() + ": not a built-in problem; the CUDA engines run it through its model");
 }
 
 // n trials of the gpu engine on a built-in problem (a CEC function: a scratch slot per individual of each
@@ -70,7 +59,7 @@ template <class T>
 GpuPlan plan_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
   GpuPlan plan;
   with_function<T>(problem, 0, Upload::no, [&](const auto& fn) {
-    plan = gpu_engine::make_plan<std::decay_t<decltype(fn)>, T>(ops::make_params(problem, r, o), n, resident_request(fn));
+    plan = gpu_engine::make_plan<std::decay_t<decltype(fn)>, T>(ops::make_params(problem, r, o), n, fn);
   });
   return plan;
 }

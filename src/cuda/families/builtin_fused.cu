@@ -1,16 +1,18 @@
 // The gpu-fused engine (gpu_fused.cuh) for the built-in problems: the problem's kernel function with its data
-// (builtin.cuh), then the engine's templates. gpu-fused does not run a schedule.
+// (builtin.cuh), then the engine's templates, for a function gpu-fused runs (on_fused: not a schedule).
 #include "cuda/families/builtin.cuh"
 #include "cuda/families/builtin.hpp"
 
 namespace degpu::cuda {
 namespace {
 
-// f(fn) with the problem's kernel function (data uploaded or not: `upload`); a schedule is refused.
+// f(fn) with the problem's kernel function (data uploaded or not: `upload`); one gpu-fused does not run is
+// refused, with its model's reason.
 template <class T, class Fn>
 void with_fused_function(const Problem& problem, int np, families::Upload upload, Fn&& f) {
   families::with_function<T>(problem, static_cast<std::size_t>(np), upload, [&](const auto& fn) {
-    if constexpr (is_schedule_function<std::decay_t<decltype(fn)>>) throw ConfigError(fused::kNoSchedule);
+    if constexpr (!on_fused<std::decay_t<decltype(fn)>>)
+      throw ConfigError("{engine} gpu-fused: " + problem.model()->not_on(Engine::gpu_fused));
     else f(fn);
   });
 }

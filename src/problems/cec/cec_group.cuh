@@ -104,29 +104,4 @@ struct CecGroupOnDevice {
   }
 };
 
-namespace {
-
-// A CEC function as the kernels of the gpu and gpu-fused engines take it (kernel_function.cuh): its data on
-// the device with a scratch slot per individual (CecGroupOnDevice's group), evaluated by cec_group_value
-// with the suite's bias, and what of it the gpu engine's resident path may keep in shared memory.
-template <class T>
-struct CecFunction {
-  static constexpr fn::Pattern pattern = fn::Pattern::whole;
-  static constexpr bool kOwnBias = true;
-  CecGroup<T> group;
-  ResidentCec resident;
-};
-
-// The resident path's request for instance c: its shift rows, shuffles and rotation matrices.
-inline ResidentCec resident_cec(const CecInstance& c) {
-  const cec::Layout l = cec::layout(c.suite, c.fn);
-  ResidentCec r;
-  r.on = true;
-  r.shifts = l.components;
-  r.shuffles = l.shuffles;
-  r.matrices = cec_product_components(c);
-  return r;
-}
-
-}  // namespace
 }  // namespace degpu::cuda

@@ -31,7 +31,7 @@ template <class At>
 double elliptic(int n, At at) {
   if (n == 1) return at(0) * at(0);
   double s = 0;
-  for (int i = n - 1; i >= 0; --i) s += cec2010_elliptic_weight(i, n) * at(i) * at(i);
+  for (int i = n - 1; i >= 0; --i) s += cec2010_elliptic_term(cec2010_elliptic_weight(i, n), at(i));
   return s;
 }
 template <class At>
@@ -61,12 +61,7 @@ double schwefel12(int n, At at) {
 template <class At>
 double rosenbrock(int n, At at) {
   double s = 0;
-  for (int j = n - 2; j >= 0; --j) {
-    double t = at(j) * at(j) - at(j + 1);
-    s += 100 * t * t;
-    t = at(j) - 1.0;
-    s += t * t;
-  }
+  for (int j = n - 2; j >= 0; --j) s = cec2010_add_rosenbrock(s, at(j), at(j + 1));
   return s;
 }
 
@@ -129,11 +124,7 @@ double evaluate_cec2010(const Cec2010Instance& c, const double* x) {
   auto group = [&](int g) {
     const int* p = P + static_cast<std::size_t>(g) * kM;
     if (parts.rotated) {
-      for (int i = 0; i < kM; ++i) {
-        double s = 0;
-        for (int j = kM - 1; j >= 0; --j) s += z[p[j]] * c.M[static_cast<std::size_t>(j) * kM + i];
-        y[i] = s;
-      }
+      for (int i = 0; i < kM; ++i) y[i] = cec2010_rotated(i, [&](int j) { return z[p[j]]; }, c.M.data());
       return base(k, kM, [&](int i) { return y[i]; });
     }
     return base(k, kM, [&](int i) { return z[p[i]]; });

@@ -40,13 +40,30 @@ struct Cec2010Parts {
   int rest_kind = kCecNone, rest_begin = 0, rest_n = 0;
 };
 Cec2010Parts cec2010_parts(int fn, int D);
-// The base functions' pieces, written once for the CPU evaluation and the GPU kernel (host and device):
-// cos(2 pi z); Rastrigin's term z^2 - 10 cos(2 pi z) + 10; Ackley's value from its sums of z^2 and of
-// cos(2 pi z) over n values.
+// The functions' pieces, written once for the CPU evaluation (cec2010.cpp, in the port's order) and the GPU
+// kernel (engines/masw/masw_cec2010.cuh, the same terms summed by a warp or a block): cos(2 pi z);
+// Rastrigin's term z^2 - 10 cos(2 pi z) + 10; Ackley's value from its sums of z^2 and of cos(2 pi z) over n
+// values; elliptic's term with its weight (cec2010_elliptic_weight); Rosenbrock's term of z_j and z_{j+1},
+// added as the port adds it; one output of a group's rotation.
 DEGPU_HD_INLINE double cec2010_cos2pi(double z) { return cos(2 * 3.14159265358979323846264338327950288 * z); }
 DEGPU_HD_INLINE double cec2010_rastrigin_term(double z) { return z * z - 10.0 * cec2010_cos2pi(z) + 10.0; }
 DEGPU_HD_INLINE double cec2010_ackley(double s1, double s2, int n) {
   return -20.0 * exp(-0.2 * sqrt(s1 / n)) - exp(s2 / n) + 20.0 + 2.71828182845904523536028747135266250;
+}
+DEGPU_HD_INLINE double cec2010_elliptic_term(double w, double z) { return w * z * z; }
+// s + 100 (z_j^2 - z_{j+1})^2 + (z_j - 1)^2, the two terms added to s one after the other.
+DEGPU_HD_INLINE double cec2010_add_rosenbrock(double s, double zj, double zn) {
+  double t = zj * zj - zn;
+  s += 100 * t * t;
+  t = zj - 1.0;
+  return s + t * t;
+}
+// y_i = sum_{j = m-1 .. 0} z_j M[j][i] (m = 50, M row-major), z_j read by z(j): output i of a rotated group.
+template <class Z>
+DEGPU_HD_INLINE double cec2010_rotated(int i, Z z, const double* M) {
+  double s = 0;
+  for (int j = kCec2010GroupSize - 1; j >= 0; --j) s += z(j) * M[j * kCec2010GroupSize + i];
+  return s;
 }
 // Elliptic's weight of value i of n: 1e6^(i / (n - 1)), as the port's lookupprepare makes it (the ends exact).
 double cec2010_elliptic_weight(int i, int n);

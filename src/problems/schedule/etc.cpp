@@ -14,6 +14,7 @@
 #include "degpu/schedule.hpp"
 #include "problems/builtin_model.hpp"
 #include "problems/checks.hpp"
+#include "problems/schedule/schedule_gpu.hpp"
 #include "problems/token_file.hpp"
 
 namespace degpu {
@@ -236,8 +237,14 @@ class ScheduleModel final : public BuiltinModel {
  public:
   ScheduleModel(Problem::ScheduleData data, Objective objective) : data_(std::move(data)), objective_(std::move(objective)) {}
   const Problem::ScheduleData& data() const { return data_; }
-  std::string not_on(Engine engine) const override {  // gpu-fused's kernels evaluate a term form or a row per group
-    return engine == Engine::gpu_fused ? "the schedule problem runs on gpu, gpu-kernels, gpu-eval and the CPU engines" : std::string();
+  // gpu-fused's kernels evaluate a term form or a row per group; the gpu engine's group of 32 lanes keeps
+  // the machines' finish times in shared memory (schedule_device.cuh)
+  std::string not_on(Engine engine) const override {
+    if (engine == Engine::gpu_fused) return "the schedule problem runs on gpu, gpu-kernels, gpu-eval and the CPU engines";
+    if (engine == Engine::gpu && data_.etc->m > kScheduleGroupMachines)
+      return std::to_string(data_.etc->m) + " machines; it schedules on at most " + std::to_string(kScheduleGroupMachines) +
+             " (use {engine} gpu-kernels, gpu-eval or threads)";
+    return std::string();
   }
   double evaluate(const double* x, int dim) const override {
     return objective_(std::span<const double>(x, static_cast<std::size_t>(dim)));

@@ -15,17 +15,17 @@
 #include <string>
 #include <vector>
 
+#include "cuda/blocks/group.cuh"
 #include "cuda/blocks/kernel_function.cuh"
 #include "cuda/util/check.hpp"
 #include "cuda/util/device_array.cuh"
 #include "degpu/errors.hpp"
 #include "degpu/schedule.hpp"
+#include "problems/schedule/schedule_gpu.hpp"
 
 namespace degpu::cuda {
 namespace {
 
-// The gpu engine keeps each group's machines' finish times in shared memory: at most this many machines.
-constexpr int kScheduleGroupMachines = 64;
 
 struct ScheduleView {
   const double* etc = nullptr;    // n x m, task-major
@@ -135,11 +135,30 @@ __global__ void evaluate_schedules(ScheduleView v, const T* __restrict__ x, T* _
   }
 }
 
-// The scheduling problem as the gpu engine's kernels take it (kernel_function.cuh): its instance on the
-// device, evaluated by a group of 32 lanes (schedule_group_value).
+// The scheduling problem as the gpu engine's kernels take it (kernel_function.cuh's traits): its instance
+// on the device, evaluated by a group of 32 lanes (schedule_group_value: whole warps, which find a chunk's
+// tasks on the same machine together), each warp's finish times and staging in the function's own shared
+// memory. gpu-fused does not run it (ScheduleModel::not_on says so), nor may the gpu engine with more than
+// kScheduleGroupMachines machines (the same).
 struct ScheduleFunction {
   static constexpr fn::Pattern pattern = fn::Pattern::whole;
+  static constexpr int kGroupLanes = 32;
+  static constexpr bool kFused = false;
+  static constexpr bool kGroupValue = true;
   ScheduleView view;
+
+  // The value in every lane; `slot`, `active` and `first` are not needed (a warp per schedule, its scratch
+  // by the warp's index).
+  template <int kThreads, int kG, class T, class Sync>
+  __device__ double group_value(std::size_t, const T* u, int, int, bool, int, Sync) const {
+    if constexpr (kG == 32) {
+      __shared__ double scratch[kThreads / 32][kScheduleGroupMachines + 32];
+      return schedule_group_value<T>(view, u, Group<32>{}, scratch[threadIdx.x / 32]);
+    } else {
+      __trap();  // kGroupLanes: the plans give a schedule whole warps
+      return 0.0;
+    }
+  }
 };
 
 // A schedule problem's instance on the device, and the paper's evaluation of many rows.
@@ -186,6 +205,24 @@ class ScheduleOnDevice {
   ScheduleView view_;
   int warps_ = 1;
 };
+
+// f(fn) with the problem's kernel function, if the problem is a schedule: its instance on the device while f
+// runs (or, without `upload`, none: enough to plan a launch). false for another problem. The family's line
+// in cuda/families/builtin.cuh.
+template <class T, class F>
+bool with_schedule_function(const Problem& problem, bool upload, F& f) {
+  if (!problem.schedule_data()) return false;
+  ScheduleFunction fn{};
+  if (!upload) {
+    f(fn);
+    return true;
+  }
+  use_device(ScheduleOnDevice<T>::bytes(problem));
+  const ScheduleOnDevice<T> data(problem);
+  fn.view = data.view();
+  f(fn);
+  return true;
+}
 
 }  // namespace
 }  // namespace degpu::cuda

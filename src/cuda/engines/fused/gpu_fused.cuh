@@ -58,12 +58,10 @@
 #include "cuda/util/check.hpp"
 #include "cuda/util/device_array.cuh"
 #include "degpu/errors.hpp"
-#include "problems/cec/cec_group.cuh"
+#include "cuda/blocks/kernel_function.cuh"
 
 namespace degpu::cuda::fused {
 namespace {
-
-constexpr const char* kNoSchedule = "{engine} gpu-fused: the schedule problem runs on gpu, gpu-kernels, gpu-eval and the CPU engines";
 
 // Kernel P's output for one individual and generation.
 struct Draw {
@@ -110,19 +108,17 @@ __device__ __forceinline__ Member group_of(int G, int np) {
 // are added in order through shared memory by the group's first thread. Every thread of the block must
 // call it (it may hold a barrier); the value is valid in lane 0 of the group. Prefix functions (Schwefel
 // 1.2) and a user's row function are evaluated by lane 0 alone, in order (a scan across the group is not
-// written yet). CEC functions:
-// the group's rotations, then lane 0 (cec_group.cuh; the block's barrier between the steps), with the
-// suite's bias (the launch passes bias 0 then).
+// written yet). A function that evaluates a row by a group itself (kernel_function.cuh's kGroupValue: a CEC
+// function, its rotations and then lane 0, the block's barrier between the steps) does so, with its own
+// bias where it adds one (the launch passes bias 0 then).
 template <class F, class T>
 __device__ double member_evaluate(const Member& q, const F& fn, const T* row, const T* __restrict__ o, int D, double* red) {
   if constexpr (is_row_function<F>) {  // a user's row: lane 0 alone
     return q.active && q.lane == 0 ? static_cast<double>(fn.f(row, D)) : 0.0;
-  } else if constexpr (is_cec_function<F>) {
-    // GroupFold's slots: the lanes of each group's first warp (blocks of at most 1024 threads)
-    __shared__ __align__(16) double slots[fold_slot_doubles(1024)];
+  } else if constexpr (has_group_value<F>) {
+    // the function's scratch: the lanes of each group's first warp (blocks of at most 1024 threads)
     const int first = q.G < kWarpSize ? static_cast<int>(threadIdx.x) - q.lane : q.k * kWarpSize;
-    return cec_group_value(fn.group, q.active ? q.i : 0, row, q.lane, q.G, q.active, slots + fold_slot_offset(first),
-                           [] { __syncthreads(); });
+    return fn.template group_value<1024, 0>(q.active ? q.i : 0, row, q.lane, q.G, q.active, first, [] { __syncthreads(); });
   } else if constexpr (F::pattern == fn::Pattern::prefix) {
     return q.active && q.lane == 0 ? fn::evaluate<F, T, double>(row, o, D) : 0.0;
   } else {
@@ -361,7 +357,7 @@ struct CudaEvent {
 template <class T, class Fn>
 Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const Fn& fn,
            std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now()) {
-  static_assert(!is_schedule_function<Fn>, "gpu-fused does not run schedules (kNoSchedule)");
+  static_assert(on_fused<Fn>, "gpu-fused does not run this function (its kFused is false; the model's not_on says why)");
   const ops::Params p = ops::make_params(problem, r, o);
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np);
   const auto ie = kernel_ie<Fn, T>;

@@ -74,28 +74,19 @@ DeviceLimits device_limits() {
 }
 
 // The resident plan with `cluster` CTAs per trial and groups of `group` lanes, if the population fits:
-// the widest window of draws (at most `group` generations) that fits the shared memory beside as many of
-// a CEC function's rotation matrices as fit: every one, else one at a time, else none (measured on the
-// H100, 30 trials of janssen:f10: products reading M_c^T through L1 waited on L2 for 40% of the kernel's
-// stall samples).
+// the widest window of draws (at most `group` generations) that fits the shared memory beside the
+// function's region, of its first choice that leaves a window room (kernel_function.cuh's
+// resident_choices: a CEC function's rotation matrices, every one, else one at a time, else none).
 template <class Fn, class T>
-bool fit_resident(const ops::Params& p, int n, int cluster, int group, const DeviceLimits& dev, const ResidentCec& cec, GpuPlan& plan) {
+bool fit_resident(const ops::Params& p, int n, int cluster, int group, const DeviceLimits& dev, const Fn& fn, GpuPlan& plan) {
   if (cluster > p.np) return false;
   const void* kernel = resident_kernel<Fn, T>(group);
   cudaFuncAttributes attr{};
   DEGPU_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
   const std::size_t limit = static_cast<std::size_t>(dev.optin) - attr.sharedSizeBytes;
   const bool pbest = p.mutation == Mutation::current_to_pbest1;
-  int mslots[3] = {cec.matrices, std::min(cec.matrices, 1), 0};
-  // DEGPU_GPU_CEC_MATRICES=one|none caps the choice (for measurements and tests; docs/GPU.md)
-  if (const char* env = std::getenv("DEGPU_GPU_CEC_MATRICES"); env && *env) {
-    const std::string v = env;
-    if (v != "all" && v != "one" && v != "none")
-      throw ConfigError("DEGPU_GPU_CEC_MATRICES=" + v + " (set in the environment): expected all, one or none");
-    if (v != "all") mslots[0] = mslots[1];
-    if (v == "none") mslots[0] = mslots[1] = 0;
-  }
-  ResidentCec c = cec;
+  int choices[4];
+  const int nchoices = resident_choices(fn, choices);
   // DEGPU_GPU_WINDOW=N caps the window (for measurements; docs/GPU.md)
   int wmax = group;
   if (const char* env = std::getenv("DEGPU_GPU_WINDOW"); env && *env) {
@@ -105,20 +96,20 @@ bool fit_resident(const ops::Params& p, int n, int cluster, int group, const Dev
       throw ConfigError(std::string("DEGPU_GPU_WINDOW=") + env + " (set in the environment): expected a power of two from 1 to 32");
     wmax = std::min(wmax, static_cast<int>(v));
   }
+  int choice = 0;
   int w = 0;
-  for (int m = 0; m < 3 && !w; ++m) {
-    if (m > 0 && mslots[m] == mslots[m - 1]) continue;
-    c.mslots = mslots[m];
+  for (int m = 0; m < nchoices && !w; ++m) {
+    choice = choices[m];
     for (w = wmax; w >= 1; w /= 2)
-      if (resident_shape<T>(p.np, p.D, cluster, w, pbest, c).bytes <= limit) break;
+      if (resident_shape<T>(p.np, p.D, cluster, w, pbest, fn, choice).bytes <= limit) break;
   }
   if (w >= 1) {
-    const ResidentShape sh = resident_shape<T>(p.np, p.D, cluster, w, pbest, c);
+    const ResidentShape sh = resident_shape<T>(p.np, p.D, cluster, w, pbest, fn, choice);
     plan.path = GpuPlan::Path::resident;
     plan.cluster = cluster;
     plan.group = group;
     plan.window = w;
-    plan.cec_mslots = c.mslots;
+    plan.fn_choice = choice;
     plan.threads = std::min(kMaxThreads, (sh.P * group + 31) / 32 * 32);
     plan.rounds = ceil_div(sh.P, plan.threads / group);
     plan.smem_bytes = sh.bytes;
@@ -146,7 +137,7 @@ bool fit_resident(const ops::Params& p, int n, int cluster, int group, const Dev
 template <class Fn, class T>
 void plan_global(const ops::Params& p, const DeviceLimits& dev, bool wide, int threads, int per_individual, GpuPlan& plan) {
   const void* kernel = reinterpret_cast<const void*>(run_grid<Fn, T, 32>);
-  if constexpr (has_terms<Fn>) {  // CEC functions, schedules and row functions take the grid path
+  if constexpr (has_terms<Fn>) {  // a function of whole rows (a group's or a row function's) takes the grid path
     if (wide) kernel = reinterpret_cast<const void*>(run_wide<Fn, T>);
   } else if (wide) {
     throw ConfigError("gpu engine: CEC functions, schedules and a user's row functions do not take the wide path (use grid,B)");
@@ -176,7 +167,7 @@ void plan_global(const ops::Params& p, const DeviceLimits& dev, bool wide, int t
 // The launch configuration (docs/GPU.md, "The gpu engine"). DEGPU_GPU_PLAN overrides it, for
 // measurements: resident,C,B,G (B: ignored, the threads follow from C and G), grid,B or wide,K,B.
 template <class Fn, class T>
-GpuPlan make_plan(const ops::Params& p, int n, const ResidentCec& cec) {
+GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn) {
   const DeviceLimits dev = device_limits();
   const int blocks_per_row = ceil_div(p.D, kBlock);
   GpuPlan plan;
@@ -185,7 +176,7 @@ GpuPlan make_plan(const ops::Params& p, int n, const ResidentCec& cec) {
     int a = 0, b = 0, c = 0;
     const std::string note = std::string("DEGPU_GPU_PLAN=") + env + " (set in the environment). ";
     if (std::sscanf(env, "resident,%d,%d,%d", &a, &b, &c) == 3) {
-      if (!fit_resident<Fn, T>(p, n, a, c == 8 && !is_schedule_function<Fn> ? 8 : 32, dev, cec, plan))
+      if (!fit_resident<Fn, T>(p, n, a, group_lanes<Fn>() ? group_lanes<Fn>() : c == 8 ? 8 : 32, dev, fn, plan))
         throw ConfigError(std::string("DEGPU_GPU_PLAN=") + env + ": the population does not fit that cluster");
       plan.why = note;
       return plan;
@@ -207,24 +198,23 @@ GpuPlan make_plan(const ops::Params& p, int n, const ResidentCec& cec) {
   // n trials: the SMs shared out, a cluster of SMs / n CTAs each, groups of 8 lanes (32 for D > 256),
   // which pack four individuals into a warp's instructions.
   if (dev.cc >= 9) {
-    // (a schedule: whole warps, which find a chunk's tasks on the same machine together)
+    // (a function may name its group's lanes: a schedule takes whole warps, kGroupLanes)
     // (a row function: lane 0 of each group evaluates, so groups of 8 keep four lanes of a warp at work)
-    const int group = is_schedule_function<Fn> ? 32 : is_row_function<Fn> ? 8 : n == 1 ? (blocks_per_row > 8 ? 32 : 8) : (blocks_per_row > 64 ? 32 : 8);
+    const int group = group_lanes<Fn>() ? group_lanes<Fn>() : is_row_function<Fn> ? 8 : n == 1 ? (blocks_per_row > 8 ? 32 : 8) : (blocks_per_row > 64 ? 32 : 8);
     const int want = n == 1 ? ceil_div(static_cast<long long>(p.np) * group, 256) : std::max(1, dev.sms / n);
     int lowest = 0;  // the smallest cluster that holds the population
     for (int c = 1; c <= 16 && !lowest; ++c) {
       GpuPlan probe;
-      if (fit_resident<Fn, T>(p, n, c, group, dev, cec, probe)) lowest = c;
+      if (fit_resident<Fn, T>(p, n, c, group, dev, fn, probe)) lowest = c;
     }
     if (lowest) {
       for (int c = std::clamp(want, lowest, 16); c >= lowest; --c) {
-        if (!fit_resident<Fn, T>(p, n, c, group, dev, cec, plan)) continue;
+        if (!fit_resident<Fn, T>(p, n, c, group, dev, fn, plan)) continue;
         plan.why = (n == 1 ? std::string("one trial") : std::to_string(n) + " trials") + ": the population in shared memory, a cluster of " +
                    std::to_string(c) + " CTAs per trial (" + std::to_string(ceil_div(p.np, c)) + " individuals each; " +
                    (n == 1 ? "spread over up to 16 SMs, at most 8 warps each" : std::to_string(dev.sms) + " SMs shared among the trials") +
                    "), a group of " + std::to_string(group) + " lanes per individual, draws made " + std::to_string(plan.window) +
-                   " generations ahead; " + (cec.on ? std::to_string(plan.cec_mslots) + " of the CEC function's " + std::to_string(cec.matrices) +
-                   " rotation matrices kept in shared memory" + (plan.cec_mslots == 1 && cec.matrices > 1 ? " (one at a time)" : "") + "; " : std::string()) +
+                   " generations ahead; " + describe_resident(fn, plan.fn_choice) +
                    std::to_string(plan.resident_teams) + " such clusters fit at once (occupancy API).";
         return plan;
       }
@@ -260,13 +250,9 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   using clock = std::chrono::steady_clock;
   if (!problem.on_gpu())
     throw ConfigError("problem " + problem.name() + ": user objectives run on the CPU engines (serial, threads, matrix)");
-  if constexpr (is_schedule_function<Fn>)  // a group of 32 lanes keeps the machines' loads (schedule_group_value)
-    if (fn.view.m > kScheduleGroupMachines)
-      throw ConfigError("{engine} gpu: " + std::to_string(fn.view.m) + " machines; it schedules on at most " +
-                        std::to_string(kScheduleGroupMachines) + " (use {engine} gpu-kernels, gpu-eval or threads)");
   use_device(0);
   const ops::Params p = ops::make_params(problem, r, o);
-  const GpuPlan plan = make_plan<Fn, T>(p, n, resident_request(fn));
+  const GpuPlan plan = make_plan<Fn, T>(p, n, fn);
   const bool resident = plan.path == GpuPlan::Path::resident;
   if (!resident && n > 1)  // the global paths take the whole device: one trial per launch
     return detail::each_trial(o, n, [&](const RunOptions& ot) { return run<T>(problem, r, ot, 1, fn).front(); });
@@ -329,8 +315,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const Mutation m = p.mutation;
   s.need_best = uses_best(m) || s.has_target || o.history_every > 0 || s.max_time_ns > 0;
   s.window = plan.window;
-  s.rcec = resident_request(fn);
-  s.rcec.mslots = plan.cec_mslots;
+  s.fn_choice = plan.fn_choice;
   s.per_individual = plan.per_individual;
   s.rk = round_keys(p.seed);
 

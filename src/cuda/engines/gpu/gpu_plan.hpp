@@ -22,7 +22,7 @@ struct GpuPlan {
   int threads = 0;             // per CTA
   int group = 32;              // lanes per individual (resident, grid)
   int window = 1;              // resident: generations of draws made at a time
-  int cec_mslots = 0;          // resident, CEC: rotation matrices kept in shared memory (all, one or none)
+  int fn_choice = 0;           // resident: the kernel function's choice for its region (a CEC function's matrices kept)
   int per_individual = 1;      // wide: CTAs per individual
   std::size_t smem_bytes = 0;  // dynamic shared memory per CTA
   int resident_teams = 0;      // trials that run at once; the others wait for a free place (resident)

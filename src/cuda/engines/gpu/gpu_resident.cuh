@@ -25,15 +25,13 @@ struct ResidentShape {
   int P;   // individuals per CTA (the last CTAs may hold fewer)
   int Ds;  // row stride
   int W;   // generations of draws made at a time (a power of two)
-  std::size_t off_f, off_box, off_win, off_fall, off_slots, off_stage, off_z, off_fit, off_cshift, off_cshuf, off_cm, bytes;
+  std::size_t off_f, off_box, off_win, off_fall, off_slots, off_fn, bytes;
 };
-// cec: a CEC function (the CTA's trials rotated together, a component at a time: A_c staged, Ds x P
-// rounded up to 4; the rotations, P x Ds; each trial's component values, P x kMaxComponents doubles;
-// and ResidentCec's data).
-template <class T>
-__host__ __device__ ResidentShape resident_shape(int np, int D, int cluster, int window, bool gather_f, const ResidentCec& c = {}) {
+// off_fn: the kernel function's region (kernel_function.cuh's kResident: a CEC function's data and its
+// generation's rotations), sized by the function for the plan's `choice`; none for the other functions.
+template <class T, class F>
+__host__ __device__ ResidentShape resident_shape(int np, int D, int cluster, int window, bool gather_f, const F& fn, int choice) {
   auto align = [](std::size_t v) { return (v + 15) / 16 * 16; };
-  const bool cec = c.on;
   ResidentShape s{};
   s.P = (np + cluster - 1) / cluster;
   s.Ds = row_stride(D);
@@ -49,18 +47,8 @@ __host__ __device__ ResidentShape resident_shape(int np, int D, int cluster, int
   at += gather_f ? align(static_cast<std::size_t>(np) * sizeof(T)) : 0;
   s.off_slots = at;
   at += align(3 * sizeof(Slot<T>));
-  s.off_stage = at;
-  at += cec ? align(static_cast<std::size_t>(s.Ds) * ((s.P + 3) / 4 * 4) * sizeof(T)) : 0;
-  s.off_z = at;
-  at += cec ? align(static_cast<std::size_t>(s.P) * s.Ds * sizeof(T)) : 0;
-  s.off_fit = at;
-  at += cec ? align(static_cast<std::size_t>(s.P) * cec::kMaxComponents * sizeof(double)) : 0;
-  s.off_cshift = at;
-  at += align(static_cast<std::size_t>(c.shifts) * D * sizeof(T));
-  s.off_cshuf = at;
-  at += align(static_cast<std::size_t>(c.shuffles) * D * sizeof(int));
-  s.off_cm = at;
-  at += align(static_cast<std::size_t>(c.mslots) * D * s.Ds * sizeof(T));
+  s.off_fn = at;
+  at += resident_bytes(fn, s.P, s.Ds, D, choice);
   s.bytes = at;
   return s;
 }
@@ -83,7 +71,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   p.trial += t;
   const bool pbest = p.mutation == Mutation::current_to_pbest1;
   const Mutation m = p.mutation;
-  const ResidentShape sh = resident_shape<T>(p.np, p.D, static_cast<int>(C), s.window, pbest, s.rcec);
+  const ResidentShape sh = resident_shape<T>(p.np, p.D, static_cast<int>(C), s.window, pbest, fn, s.fn_choice);
   const int P = sh.P, Ds = sh.Ds, W = sh.W, D = p.D;
   T* rows = reinterpret_cast<T*>(smem);  // [2][P][Ds]: the even and odd generations' rows
   T* fv = reinterpret_cast<T*>(smem + sh.off_f);  // [2][P]
@@ -120,18 +108,9 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     hi[j] = j < D ? s.hi[j] : T(0);
     os[j] = j < D && s.shift ? s.shift[j] : T(0);
   }
-  // a CEC function's shift rows, shuffles and (where they all fit) rotation matrices, for the whole run
-  T* cshift = reinterpret_cast<T*>(smem + sh.off_cshift);
-  int* cshuf = reinterpret_cast<int*>(smem + sh.off_cshuf);
-  T* cm = reinterpret_cast<T*>(smem + sh.off_cm);
-  const ResidentCec& rc = s.rcec;
-  const bool m_all = rc.matrices > 0 && rc.mslots == rc.matrices, m_one = !m_all && rc.mslots == 1;
-  if constexpr (is_cec_function<F>) {
-    for (int e = threadIdx.x; e < rc.shifts * D; e += blockDim.x) cshift[e] = fn.group.view.shift[e];
-    for (int e = threadIdx.x; e < rc.shuffles * D; e += blockDim.x) cshuf[e] = fn.group.view.shuffle[e];
-    // every matrix, or M_0 alone; landed by the first product (cta_rotate waits)
-    if (m_all || m_one) cta_copy16_async(cm, fn.group.Mt, static_cast<std::size_t>(m_all ? rc.matrices : 1) * D * Ds * sizeof(T));
-  }
+  // the function's data for the whole run (a CEC function's shift rows, shuffles and rotation matrices)
+  unsigned char* fregion = smem + sh.off_fn;
+  if constexpr (has_resident_hooks<F>) fn.resident_load(fregion, P, Ds, D, s.fn_choice);
   __syncthreads();
 
   // Generation 0.
@@ -229,50 +208,10 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       }
       if (s.need_best) keep_best(bf, bi, take ? ft : fi, i);
     };
-    if constexpr (is_cec_function<F>) {
-      // CEC: every trial of the CTA first; then, a component at a time, the trials' rotations as one matrix
-      // product into shared memory and each group's value of that component (cec_group.cuh); then each
-      // group combines its components and selects, as for the other functions.
-      for (int k = gid; k < mine; k += ngroups) trial(k);
-      __syncthreads();
-      cec::View<T> v = fn.group.view;
-      v.shift = cshift;
-      if (rc.shuffles) v.shuffle = cshuf;
-      T* Z = reinterpret_cast<T*>(smem + sh.off_z);
-      double* fit = reinterpret_cast<double*>(smem + sh.off_fit);  // [P][kMaxComponents]
-      // The folds: a loop per body, and the whole warp's syncs (GroupFoldT<true, true>): a warp's groups
-      // fold in step, a group past `mine` folding a copy of the last individual and keeping nothing.
-      // Measured on the H100 (the whole D 100 benchmark, 30 trials a function): 21.5 s with a switch per
-      // coordinate and the groups' masks; 20.6 s with a loop per body; 20.4 s with the warp's syncs; 19.6 s
-      // with both (PERFORMANCE.md).
-      const int lead = G < 32 ? gid % (32 / G) : 0;  // the groups before this one in its warp
-      GroupFoldT<true, true> fold;
-      group_fold(grp.lane, G, cta_fold_slots() + fold_slot_offset(static_cast<int>(threadIdx.x) - grp.lane), fold);
-      const int ncomp = cec::components(v.suite, v.fn);
-      const std::size_t mbytes = static_cast<std::size_t>(D) * Ds * sizeof(T);
-      for (int c = 0; c < ncomp; ++c) {
-        if (c < fn.group.K) {
-          cta_rotate(fn.group, c, cshift + static_cast<std::size_t>(c) * D, m_all ? cm + static_cast<std::size_t>(c) * D * Ds : m_one ? cm : nullptr,
-                     own(nxt, 0), Ds, mine, reinterpret_cast<T*>(smem + sh.off_stage), Z);
-          // one matrix at a time: the next one's copy lands while the groups evaluate this component
-          if (m_one) cta_copy16_async(cm, fn.group.Mt + static_cast<std::size_t>((c + 1) % fn.group.K) * D * Ds, mbytes);
-        }
-        for (int k = gid; k - lead < mine; k += ngroups) {
-          const int kq = k < mine ? k : mine - 1;
-          const T* zk = Z + static_cast<std::size_t>(kq) * Ds;
-          const double fc = cec::component_value<T>(v, c, own(nxt, kq), [&](int i) -> T { return zk[i]; }, fold);
-          if (grp.lane == 0 && k < mine) fit[k * cec::kMaxComponents + c] = fc;
-        }
-        __syncthreads();  // Z is the next component's; fit is read by the group's other lanes
-      }
-      for (int k = gid; k - lead < mine; k += ngroups) {
-        const int kq = k < mine ? k : mine - 1;
-        double fk[cec::kMaxComponents];
-        for (int c = 0; c < ncomp; ++c) fk[c] = fit[kq * cec::kMaxComponents + c];
-        const double value = cec::combine<T>(v, own(nxt, kq), fk, fold);
-        __syncwarp();  // every lane of the warp (a copy's too) has read the trial before a loss overwrites it
-        if (k < mine) select(k, value);
-      }
+    if constexpr (has_resident_hooks<F>) {
+      // the function's own generation (a CEC function: the CTA's trials rotated together, cec_function.cuh)
+      const ResidentTeam<T> team{fregion, own(nxt, 0), P, Ds, D, mine, gid, ngroups, grp.lane, s.fn_choice};
+      fn.template resident_generation<kMaxThreads, G>(team, trial, select);
     } else {
       for (int k = gid; k < mine; k += ngroups) {
         Partial acc = trial(k);
@@ -293,7 +232,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   }
 
   // The result: the best of the last population; its owner writes its row out.
-  if constexpr (is_cec_function<F>) __pipeline_wait_prior(0);  // no copy into shared memory outlives the CTA
+  if constexpr (has_resident_hooks<F>) fn.resident_done();
   const long long done = g - 1;
   const int last = static_cast<int>(done & 1);
   bf = nan, bi = 0xffffffffu;

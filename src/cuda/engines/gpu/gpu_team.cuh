@@ -9,11 +9,11 @@
 
 #include "core/algorithms/registry.hpp"
 #include "core/de_ops.hpp"
+#include "cuda/blocks/group.cuh"
+#include "cuda/blocks/kernel_function.cuh"
 #include "cuda/blocks/vec4.cuh"
 #include "degpu/functions/classic.hpp"
 #include "degpu/stop.hpp"
-#include "problems/cec/cec_group.cuh"
-#include "problems/schedule/schedule_device.cuh"
 
 namespace cg = cooperative_groups;
 
@@ -75,38 +75,6 @@ struct GridTeam {
     arrive();
     wait();
   }
-};
-
-// G consecutive lanes of a warp.
-template <int G>
-struct Group {
-  int lane;
-  unsigned mask;
-  __device__ Group()
-      : lane(static_cast<int>(threadIdx.x % G)),
-        mask(G == 32 ? 0xffffffffu : ((1u << G) - 1u) << ((threadIdx.x % 32) / G * G)) {}
-  template <class V>
-  __device__ V sum(V v) const {
-    for (int off = G / 2; off > 0; off /= 2) v += __shfl_xor_sync(mask, v, off, G);
-    return v;
-  }
-  template <class V>
-  __device__ V product(V v) const {
-    for (int off = G / 2; off > 0; off /= 2) v *= __shfl_xor_sync(mask, v, off, G);
-    return v;
-  }
-  // The sum of v over the lanes before this one (0 in lane 0).
-  template <class V>
-  __device__ V exclusive_scan(V v) const {
-    V incl = v;
-    for (int off = 1; off < G; off *= 2) {
-      const V y = __shfl_up_sync(mask, incl, off, G);
-      if (lane >= off) incl += y;
-    }
-    const V ex = __shfl_up_sync(mask, incl, 1, G);
-    return lane == 0 ? V(0) : ex;
-  }
-  __device__ void sync() const { __syncwarp(mask); }
 };
 
 // kGlobal: rows in global memory (else shared memory), and their read-only companions.
@@ -173,8 +141,7 @@ struct State {
   int window;          // resident path: generations of draws made at a time
   int per_individual;  // wide path: CTAs per individual
   RoundKeys rk;
-  ResidentCec rcec; // resident path: what of a CEC function's data its CTAs keep in shared memory (the
-                    // function's request, with the plan's choice of matrices)
+  int fn_choice;     // resident path: the plan's choice among the function's resident_choices (kernel_function.cuh)
   alg::State algo;  // the algorithm's state of individual 0 of trial 0 (trials x np individuals; core/algorithms)
   const T* initial;        // RunOptions::initial: the first rows of generation 0 (ninitial x D), every trial's
   int ninitial;
@@ -310,34 +277,19 @@ __device__ double group_evaluate(const T* u, const T* __restrict__ o, int D, con
   return acc.finish<F>(grp, D);
 }
 
-// GroupFold's slots of the CTA's threads (kMaxThreads, shared memory; only the CEC kernels use them).
-__device__ __forceinline__ double* cta_fold_slots() {
-  __shared__ __align__(16) double slots[fold_slot_doubles(kMaxThreads)];
-  return slots;
-}
-
-// Each group's finish times and staging for a schedule (groups of 32 lanes).
-__device__ __forceinline__ double* cta_schedule_scratch() {
-  __shared__ double scratch[kMaxThreads / 32][kScheduleGroupMachines + 32];
-  return scratch[threadIdx.x / 32];
-}
-
 // f(u) by one group, every lane gets it: group_evaluate for the built-in functions (without the bias), a
-// CEC function with its suite's bias (State::bias is 0 then; `slot` is the individual's scratch slot), a
-// schedule's fitness, a user's row function (fn: its value) by lane 0.
+// function that evaluates a row by a group itself (kernel_function.cuh's kGroupValue: with its own bias
+// where it adds one, State::bias being 0 then; `slot` is the individual's scratch slot in its data), a
+// user's row function (fn: its value) by lane 0.
 template <class F, class T, int G>
 __device__ double group_value(const State<T>& s, const F& fn, std::size_t slot, const T* u, const T* o, int D, const Group<G>& grp) {
   if constexpr (is_row_function<F>) {
     double v = 0;
     if (grp.lane == 0) v = static_cast<double>(fn.f(u, D));
     return __shfl_sync(grp.mask, v, 0, G);
-  } else if constexpr (is_schedule_function<F>) {
-    if constexpr (G == 32) return schedule_group_value<T>(fn.view, u, grp, cta_schedule_scratch());
-    __trap();  // the plan gives a schedule groups of 32 lanes
-    return 0.0;
-  } else if constexpr (is_cec_function<F>) {
-    const double v = cec_group_value(fn.group, slot, u, grp.lane, G, true, cta_fold_slots() + fold_slot_offset(static_cast<int>(threadIdx.x) - grp.lane),
-                                     [&] { grp.sync(); });
+  } else if constexpr (has_group_value<F>) {
+    const double v = fn.template group_value<kMaxThreads, G>(slot, u, grp.lane, G, true, static_cast<int>(threadIdx.x) - grp.lane,
+                                                             [&] { grp.sync(); });
     return __shfl_sync(grp.mask, v, 0, G);
   } else {
     return group_evaluate<F, T, G>(u, o, D, grp);

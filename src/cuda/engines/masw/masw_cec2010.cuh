@@ -38,9 +38,7 @@ __device__ inline double cec_group(const Cec2010Dev& c, const double* Ms, double
     for (int h = 0; h < 2; ++h) {
       const int i = lane + 32 * h;
       if (h == 1 && !two) break;
-      double s = 0;
-      for (int j = kCecM - 1; j >= 0; --j) s += zs[j] * Ms[j * kCecM + i];
-      v[h] = s;
+      v[h] = cec2010_rotated(i, [&](int j) { return zs[j]; }, Ms);
     }
     __syncwarp();
     zs[lane] = v[0];
@@ -53,7 +51,7 @@ __device__ inline double cec_group(const Cec2010Dev& c, const double* Ms, double
   double s1 = 0, s2 = 0;
   switch (c.kind) {
     case kCecElliptic:
-      s1 = __ldg(c.gw + lane) * v[0] * v[0] + (two ? __ldg(c.gw + lane + 32) * v[1] * v[1] : 0.0);
+      s1 = cec2010_elliptic_term(__ldg(c.gw + lane), v[0]) + (two ? cec2010_elliptic_term(__ldg(c.gw + lane + 32), v[1]) : 0.0);
       break;
     case kCecRastrigin:
       for (int h = 0; h < 2; ++h)
@@ -77,8 +75,7 @@ __device__ inline double cec_group(const Cec2010Dev& c, const double* Ms, double
       for (int h = 0; h < 2; ++h) {
         const int j = lane + 32 * h;
         if (j >= kCecM - 1) break;
-        const double t = zs[j] * zs[j] - zs[j + 1], u = zs[j] - 1.0;
-        s1 += 100 * t * t + u * u;
+        s1 = cec2010_add_rosenbrock(s1, zs[j], zs[j + 1]);
       }
   }
   s1 = warp_reduce(s1);
@@ -150,15 +147,14 @@ __global__ void __launch_bounds__(kThreads) k_cec2010(Layout L, Cec2010Dev c, Sr
       case kCecRosenbrock:  // F20 (no permutation): terms j = 0 .. n - 2
         for (int i = rb + static_cast<int>(threadIdx.x); i < re; i += kThreads) {
           if (i >= n - 1) break;
-          const double zi = z(c.rest_begin + i), t = zi * zi - z(c.rest_begin + i + 1), u = zi - 1.0;
-          a.s0 += 100 * t * t + u * u;
+          a.s0 = cec2010_add_rosenbrock(a.s0, z(c.rest_begin + i), z(c.rest_begin + i + 1));
         }
         break;
       default:
         for (int i = rb + static_cast<int>(threadIdx.x); i < re; i += kThreads) {
           const double zi = z(c.rest_begin + i);
           switch (c.rest_kind) {
-            case kCecElliptic: a.s0 += __ldg(c.rw + i) * zi * zi; break;
+            case kCecElliptic: a.s0 += cec2010_elliptic_term(__ldg(c.rw + i), zi); break;
             case kCecRastrigin: a.s0 += cec2010_rastrigin_term(zi); break;
             case kCecAckley: a.s0 += zi * zi, a.s1 += cec2010_cos2pi(zi); break;
             default: a.s0 += zi * zi;  // sphere

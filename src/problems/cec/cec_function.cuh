@@ -1,0 +1,210 @@
+// A CEC 2017 / 2014 function as the kernels of the gpu and gpu-fused engines take it (kernel_function.cuh's
+// traits): its data on the device with a scratch slot per individual (CecGroupOnDevice's group), a row's
+// value made by a group of lanes (cec_group_value, with the suite's bias), and, on the gpu engine's resident
+// path, the CTA's own way: the function's shift rows, shuffles and as many rotation matrices as fit kept in
+// shared memory for the whole run, and each generation's trials rotated together, a component at a time
+// (cec_cta.cuh's cta_rotate), then each group's value of that component (cec_fold.cuh). The engines call
+// these hooks; none of them knows the function is CEC's.
+#pragma once
+#include <cuda_pipeline.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdlib>
+#include <string>
+#include <type_traits>
+
+#include "cuda/blocks/kernel_function.cuh"
+#include "cuda/util/check.hpp"
+#include "degpu/errors.hpp"
+#include "degpu/problem.hpp"
+#include "problems/cec/cec_cta.cuh"
+#include "problems/cec/cec_fold.cuh"
+#include "problems/cec/cec_group.cuh"
+
+namespace degpu::cuda {
+namespace {
+
+// GroupFold's slots of a CTA of at most kThreads threads (shared memory): one array per kernel, which the
+// group evaluation and the resident path's generation share.
+template <int kThreads>
+__device__ __forceinline__ double* cec_fold_slots() {
+  __shared__ __align__(16) double slots[fold_slot_doubles(kThreads)];
+  return slots;
+}
+
+// What of a CEC function's data the resident path may keep in shared memory: its shift rows and shuffles
+// (read once per coordinate by every body and by the compositions' weights), and of its `matrices`
+// rotation matrices M_c^T (D x Ds each) all, one (loaded for each component's product) or none (read
+// through L1 from global memory): the plan's choice, the number kept.
+struct CecResident {
+  int shifts = 0, shuffles = 0, matrices = 0;
+};
+
+// Where the parts of the resident region lie (bytes from its start, each 16-byte aligned): the CTA's trials
+// staged for the product (Ds x P rounded up to 4), their rotations (P x Ds), each trial's component values
+// (P x kMaxComponents doubles), the shift rows, the shuffles and `kept` matrices.
+struct CecResidentLayout {
+  std::size_t stage, z, fit, shift, shuffle, m, bytes;
+};
+
+template <class T>
+struct CecFunction {
+  static constexpr fn::Pattern pattern = fn::Pattern::whole;
+  static constexpr bool kOwnBias = true;
+  static constexpr bool kGroupValue = true;
+  static constexpr bool kResident = true;
+  CecGroup<T> group;
+  CecResident resident;
+
+  template <int kThreads, int kG, class U, class Sync>
+  __device__ __forceinline__ double group_value(std::size_t slot, const U* u, int lane, int G, bool active, int first, Sync sync) const {
+    static_assert(std::is_same_v<U, T>, "a CEC function's rows are its own precision");
+    return cec_group_value(group, slot, u, lane, G, active, cec_fold_slots<kThreads>() + fold_slot_offset(first), sync);
+  }
+
+  // Matrices kept: every one, else one at a time, else none (measured on the H100, 30 trials of
+  // janssen:f10: products reading M_c^T through L1 waited on L2 for 40% of the kernel's stall samples).
+  // DEGPU_GPU_CEC_MATRICES=one|none caps the choice (for measurements and tests; docs/GPU.md).
+  int resident_choices(int out[4]) const {
+    int kept[3] = {resident.matrices, std::min(resident.matrices, 1), 0};
+    if (const char* env = std::getenv("DEGPU_GPU_CEC_MATRICES"); env && *env) {
+      const std::string v = env;
+      if (v != "all" && v != "one" && v != "none")
+        throw ConfigError("DEGPU_GPU_CEC_MATRICES=" + v + " (set in the environment): expected all, one or none");
+      if (v != "all") kept[0] = kept[1];
+      if (v == "none") kept[0] = kept[1] = 0;
+    }
+    int n = 0;
+    for (int m = 0; m < 3; ++m)
+      if (m == 0 || kept[m] != kept[m - 1]) out[n++] = kept[m];
+    return n;
+  }
+  __host__ __device__ CecResidentLayout resident_layout(int P, int Ds, int D, int kept) const {
+    auto align = [](std::size_t v) { return (v + 15) / 16 * 16; };
+    CecResidentLayout l{};
+    std::size_t at = 0;
+    l.stage = at;
+    at += align(static_cast<std::size_t>(Ds) * ((P + 3) / 4 * 4) * sizeof(T));
+    l.z = at;
+    at += align(static_cast<std::size_t>(P) * Ds * sizeof(T));
+    l.fit = at;
+    at += align(static_cast<std::size_t>(P) * cec::kMaxComponents * sizeof(double));
+    l.shift = at;
+    at += align(static_cast<std::size_t>(resident.shifts) * D * sizeof(T));
+    l.shuffle = at;
+    at += align(static_cast<std::size_t>(resident.shuffles) * D * sizeof(int));
+    l.m = at;
+    at += align(static_cast<std::size_t>(kept) * D * Ds * sizeof(T));
+    l.bytes = at;
+    return l;
+  }
+  __host__ __device__ std::size_t resident_bytes(int P, int Ds, int D, int kept) const {
+    return resident_layout(P, Ds, D, kept).bytes;
+  }
+  std::string describe_resident(int kept) const {
+    return std::to_string(kept) + " of the CEC function's " + std::to_string(resident.matrices) +
+           " rotation matrices kept in shared memory" + (kept == 1 && resident.matrices > 1 ? " (one at a time)" : "") + "; ";
+  }
+
+  // The run's data into the region, by every thread of the CTA before its first barrier: the shift rows,
+  // the shuffles, and every matrix or M_0 alone (landed by the first product: cta_rotate waits).
+  __device__ __forceinline__ void resident_load(unsigned char* region, int P, int Ds, int D, int kept) const {
+    const CecResidentLayout l = resident_layout(P, Ds, D, kept);
+    T* cshift = reinterpret_cast<T*>(region + l.shift);
+    int* cshuf = reinterpret_cast<int*>(region + l.shuffle);
+    for (int e = threadIdx.x; e < resident.shifts * D; e += blockDim.x) cshift[e] = group.view.shift[e];
+    for (int e = threadIdx.x; e < resident.shuffles * D; e += blockDim.x) cshuf[e] = group.view.shuffle[e];
+    if (kept > 0)
+      cta_copy16_async(region + l.m, group.Mt, static_cast<std::size_t>(kept == resident.matrices ? kept : 1) * D * Ds * sizeof(T));
+  }
+
+  // One generation of the CTA: every trial first (trial(k) writes individual k's into team.next); then, a
+  // component at a time, the trials' rotations as one matrix product into shared memory and each group's
+  // value of that component; then each group combines its components and selects (select(k, value)).
+  // (Inlined into the kernel: called, its callbacks' closures went to local memory and the H100 ran the whole
+  // D 100 benchmark 1.5x slower.)
+  template <int kThreads, int G, class Trial, class Select>
+  __device__ __forceinline__ void resident_generation(const ResidentTeam<T> team, Trial&& trial, Select&& select) const {
+    const int P = team.P, D = team.D, Ds = team.Ds, mine = team.mine, gid = team.gid, ngroups = team.ngroups, lane = team.lane;
+    for (int k = gid; k < mine; k += ngroups) trial(k);
+    __syncthreads();
+    const CecResidentLayout l = resident_layout(P, Ds, D, team.choice);
+    T* cshift = reinterpret_cast<T*>(team.region + l.shift);
+    T* cm = reinterpret_cast<T*>(team.region + l.m);
+    const bool m_all = resident.matrices > 0 && team.choice == resident.matrices, m_one = !m_all && team.choice == 1;
+    cec::View<T> v = group.view;
+    v.shift = cshift;
+    if (resident.shuffles) v.shuffle = reinterpret_cast<int*>(team.region + l.shuffle);
+    T* Z = reinterpret_cast<T*>(team.region + l.z);
+    double* fit = reinterpret_cast<double*>(team.region + l.fit);  // [P][kMaxComponents]
+    const auto row = [&](int k) { return team.next + static_cast<std::size_t>(k) * Ds; };
+    // The folds: a loop per body, and the whole warp's syncs (GroupFoldT<true, true>): a warp's groups
+    // fold in step, a group past `mine` folding a copy of the last individual and keeping nothing.
+    // Measured on the H100 (the whole D 100 benchmark, 30 trials a function): 21.5 s with a switch per
+    // coordinate and the groups' masks; 20.6 s with a loop per body; 20.4 s with the warp's syncs; 19.6 s
+    // with both (PERFORMANCE.md).
+    const int lead = G < 32 ? gid % (32 / G) : 0;  // the groups before this one in its warp
+    GroupFoldT<true, true> fold;
+    group_fold(lane, G, cec_fold_slots<kThreads>() + fold_slot_offset(static_cast<int>(threadIdx.x) - lane), fold);
+    const int ncomp = cec::components(v.suite, v.fn);
+    const std::size_t mbytes = static_cast<std::size_t>(D) * Ds * sizeof(T);
+    for (int c = 0; c < ncomp; ++c) {
+      if (c < group.K) {
+        cta_rotate(group, c, cshift + static_cast<std::size_t>(c) * D, m_all ? cm + static_cast<std::size_t>(c) * D * Ds : m_one ? cm : nullptr,
+                   row(0), Ds, mine, reinterpret_cast<T*>(team.region + l.stage), Z);
+        // one matrix at a time: the next one's copy lands while the groups evaluate this component
+        if (m_one) cta_copy16_async(cm, group.Mt + static_cast<std::size_t>((c + 1) % group.K) * D * Ds, mbytes);
+      }
+      for (int k = gid; k - lead < mine; k += ngroups) {
+        const int kq = k < mine ? k : mine - 1;
+        const T* zk = Z + static_cast<std::size_t>(kq) * Ds;
+        const double fc = cec::component_value<T>(v, c, row(kq), [&](int i) -> T { return zk[i]; }, fold);
+        if (lane == 0 && k < mine) fit[k * cec::kMaxComponents + c] = fc;
+      }
+      __syncthreads();  // Z is the next component's; fit is read by the group's other lanes
+    }
+    for (int k = gid; k - lead < mine; k += ngroups) {
+      const int kq = k < mine ? k : mine - 1;
+      double fk[cec::kMaxComponents];
+      for (int c = 0; c < ncomp; ++c) fk[c] = fit[kq * cec::kMaxComponents + c];
+      const double value = cec::combine<T>(v, row(kq), fk, fold);
+      __syncwarp();  // every lane of the warp (a copy's too) has read the trial before a loss overwrites it
+      if (k < mine) select(k, value);
+    }
+  }
+  // Before the CTA ends: no copy into shared memory outlives it.
+  __device__ __forceinline__ void resident_done() const { __pipeline_wait_prior(0); }
+};
+
+// The resident path's request for instance c: its shift rows, shuffles and rotation matrices.
+inline CecResident resident_cec(const CecInstance& c) {
+  const cec::Layout l = cec::layout(c.suite, c.fn);
+  CecResident r;
+  r.shifts = l.components;
+  r.shuffles = l.shuffles;
+  r.matrices = cec_product_components(c);
+  return r;
+}
+
+// f(fn) with the problem's kernel function in T, if the problem is CEC 2017 / 2014's: its data on the device
+// with a scratch slot for each of `slots` individuals while f runs (or, without `upload`, no data: enough
+// to plan a launch). false for another problem. The family's line in cuda/families/builtin.cuh.
+template <class T, class F>
+bool with_cec_function(const Problem& problem, std::size_t slots, bool upload, F& f) {
+  const CecInstance* cec = problem.cec_data();
+  if (!cec) return false;
+  CecFunction<T> fn{CecGroup<T>{}, resident_cec(*cec)};
+  if (!upload) {
+    f(fn);
+    return true;
+  }
+  use_device(CecGroupOnDevice<T>::bytes(*cec, slots));
+  const CecGroupOnDevice<T> data(*cec, slots);
+  fn.group = data.group;
+  f(fn);
+  return true;
+}
+
+}  // namespace
+}  // namespace degpu::cuda
