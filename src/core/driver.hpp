@@ -1,13 +1,15 @@
-// The generational DE loop shared by the host-looped engines (serial, threads, matrix, gpu-eval). An engine
-// supplies an executor (how a loop over the population runs: in order, or on the pool's threads) and a
-// trial maker (per individual, or whole-population phases); the driver owns initialisation, selection, the
-// best, history and the stop criteria.
+// The generational DE loop of every engine that loops on the host: `generations` (generation 0, then
+// generations until a stop; the best, the stop criteria, history and progress, the result), over a
+// population that is the engine's: host rows (run_generational below: serial, threads, matrix, gpu-eval,
+// whose engine supplies an executor and a trial maker) or device rows (cuda/engines/device_loop.cuh:
+// gpu-kernels, gpu-fused).
 #pragma once
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 #include "core/algorithms/registry.hpp"
@@ -17,6 +19,46 @@
 #include "degpu/run.hpp"
 
 namespace degpu::driver {
+
+// The loop over the generations of one run, for a population `pop` with:
+//   pop.start()        generation 0 made and evaluated, its best found
+//   pop.step(g)        generation g made (current-to-pbest's ranking first), evaluated and selected, its best found
+//   pop.best_f()       the best value (double)
+//   pop.best_row()     the best row (std::vector<double>): a history sample's where RunOptions::history_x, the result's
+//   pop.nan_evals()    the evaluations that gave NaN so far
+// t0: when the run began (wall_s and the history's times count from it).
+template <class Pop>
+Result generations(const Problem& problem, const Resolved& r, const RunOptions& o, int np,
+                   std::chrono::steady_clock::time_point t0, Pop& pop) {
+  const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  Result res;
+  const auto record = [&](long long g) {
+    res.history.push_back({g, res.evals, pop.best_f(), elapsed()});
+    if (o.history_x) res.history.back().best_x = pop.best_row();
+  };
+  pop.start();
+  res.evals = np;
+  if (o.history_every > 0) record(0);
+  const auto fstar = problem.optimum_f();
+  long long g = 0;
+  std::optional<StopReason> reason = check_stop(r.stop, fstar, pop.best_f(), res.evals, np, 0, elapsed());
+  while (!reason) {
+    ++g;
+    pop.step(g);
+    res.evals += np;
+    reason = check_stop(r.stop, fstar, pop.best_f(), res.evals, np, g, elapsed());
+    if (o.history_every > 0 && (g % o.history_every == 0 || reason)) record(g);
+    if (o.progress) o.progress(Progress{g, res.evals, pop.best_f(), elapsed()});
+  }
+  res.generations = g;
+  res.stop_reason = *reason;
+  res.best_f = pop.best_f();
+  res.best_x = pop.best_row();
+  res.nan_evals = pop.nan_evals();
+  if (fstar) res.best_error = res.best_f - *fstar;
+  res.wall_s = elapsed();
+  return res;
+}
 
 // Runs f(i) for i in [0, n) one after another.
 struct SerialExec {
@@ -138,9 +180,7 @@ struct PerIndividualTrials {
 template <class T, class Exec, class Trials>
 Result run_generational(const Problem& problem, const Resolved& r, const RunOptions& o, const Exec& exec,
                         const Trials& trials) {
-  using clock = std::chrono::steady_clock;
-  const auto t0 = clock::now();
-  const auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - t0).count(); };
+  const auto t0 = std::chrono::steady_clock::now();
   const ops::Params p = ops::make_params(problem, r, o);
   Population<T> P;
   P.D = p.D;
@@ -157,75 +197,62 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
   P.state = alg::initial_state(p, static_cast<std::size_t>(p.np));
   P.trial_state.resize(P.state.size());
 
-  Result res;
-  const auto count_nan = [&](const std::vector<T>& f) {
-    long long k = 0;
-    for (T v : f) k += (v != v);
-    return k;
-  };
-  const auto find_best = [&] {
-    std::uint32_t b = 0;
-    for (int i = 1; i < p.np; ++i)
-      if (ops::better(P.f[i], P.f[b])) b = static_cast<std::uint32_t>(i);
-    P.best = b;
-  };
-  const auto rank = [&] {
-    if (p.mutation != Mutation::current_to_pbest1) return;
-    P.ranking.resize(p.np);
-    std::iota(P.ranking.begin(), P.ranking.end(), 0u);
-    std::stable_sort(P.ranking.begin(), P.ranking.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return ops::better(P.f[a], P.f[b]); });
-  };
-  const auto record = [&](long long g) {
-    res.history.push_back({g, res.evals, static_cast<double>(P.f[P.best]), elapsed()});
-    if (o.history_x) res.history.back().best_x.assign(P.row(static_cast<int>(P.best)), P.row(static_cast<int>(P.best)) + p.D);
-  };
-
-  if constexpr (requires { trials.init(p, problem, P); }) {
-    trials.init(p, problem, P);  // an engine that evaluates elsewhere (gpu-eval)
-  } else {
-    exec.for_each(p.np, [&](int i) {
-      init_individual(p, P, i);
-      P.f[i] = problem.evaluate<T>(P.row(i));
-    });
-  }
-  res.evals = p.np;
-  res.nan_evals = count_nan(P.f);
-  find_best();
-  if (o.history_every > 0) record(0);
-
-  const auto fstar = problem.optimum_f();
-  const auto should_stop = [&](long long g) {
-    return check_stop(r.stop, fstar, static_cast<double>(P.f[P.best]), res.evals, p.np, g, elapsed());
-  };
-
-  const alg::Trials states = P.states();  // the buffers do not move after this
-  long long g = 0;
-  std::optional<StopReason> reason = should_stop(0);
-  while (!reason) {
-    ++g;
-    rank();
-    trials(p, problem, P, static_cast<std::uint32_t>(g));
-    for (int i = 0; i < p.np; ++i)
-      if (ops::no_worse(P.ftrial[i], P.f[i])) {
-        P.side[i] ^= 1;
-        P.f[i] = P.ftrial[i];
-        states.take(static_cast<std::uint32_t>(i));
+  // The population on the host, as generations() takes it.
+  struct HostRows {
+    const ops::Params& p;
+    const Problem& problem;
+    const Exec& exec;
+    const Trials& trials;
+    Population<T>& P;
+    long long nans = 0;
+    alg::Trials states{};
+    void count_nan(const std::vector<T>& f) {
+      for (T v : f) nans += (v != v);
+    }
+    void find_best() {
+      std::uint32_t b = 0;
+      for (int i = 1; i < p.np; ++i)
+        if (ops::better(P.f[i], P.f[b])) b = static_cast<std::uint32_t>(i);
+      P.best = b;
+    }
+    void start() {
+      if constexpr (requires { trials.init(p, problem, P); }) {
+        trials.init(p, problem, P);  // an engine that evaluates elsewhere (gpu-eval)
+      } else {
+        exec.for_each(p.np, [&](int i) {
+          init_individual(p, P, i);
+          P.f[i] = problem.evaluate<T>(P.row(i));
+        });
       }
-    res.evals += p.np;
-    res.nan_evals += count_nan(P.ftrial);
-    find_best();
-    reason = should_stop(g);
-    if (o.history_every > 0 && (g % o.history_every == 0 || reason)) record(g);
-    if (o.progress) o.progress(Progress{g, res.evals, static_cast<double>(P.f[P.best]), elapsed()});
-  }
-  res.generations = g;
-  res.stop_reason = *reason;
-  res.best_f = static_cast<double>(P.f[P.best]);
-  res.best_x.assign(P.row(static_cast<int>(P.best)), P.row(static_cast<int>(P.best)) + p.D);
-  if (fstar) res.best_error = res.best_f - *fstar;
-  res.wall_s = elapsed();
-  return res;
+      count_nan(P.f);
+      find_best();
+      states = P.states();  // the buffers do not move after this
+    }
+    void step(long long g) {
+      if (p.mutation == Mutation::current_to_pbest1) {
+        P.ranking.resize(p.np);
+        std::iota(P.ranking.begin(), P.ranking.end(), 0u);
+        std::stable_sort(P.ranking.begin(), P.ranking.end(),
+                         [&](std::uint32_t a, std::uint32_t b) { return ops::better(P.f[a], P.f[b]); });
+      }
+      trials(p, problem, P, static_cast<std::uint32_t>(g));
+      for (int i = 0; i < p.np; ++i)
+        if (ops::no_worse(P.ftrial[i], P.f[i])) {
+          P.side[i] ^= 1;
+          P.f[i] = P.ftrial[i];
+          states.take(static_cast<std::uint32_t>(i));
+        }
+      count_nan(P.ftrial);
+      find_best();
+    }
+    double best_f() const { return static_cast<double>(P.f[P.best]); }
+    std::vector<double> best_row() const {
+      const T* x = P.row(static_cast<int>(P.best));
+      return std::vector<double>(x, x + p.D);
+    }
+    long long nan_evals() const { return nans; }
+  } pop{p, problem, exec, trials, P};
+  return generations(problem, r, o, p.np, t0, pop);
 }
 
 }  // namespace degpu::driver

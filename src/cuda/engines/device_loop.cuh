@@ -1,8 +1,9 @@
 // The host side of an engine whose population lives on the device and which launches each generation
-// from the host (gpu-kernels, gpu-fused): after generation 0 and after each generation the best is found
-// on the device and its value read back; the stop criteria, history (with the best row where asked) and
-// progress are applied as the CPU driver applies them; current-to-pbest's ranking is made on the host, as
-// the CPU engines make it; at the end the result is read back. The engine gives the generations.
+// from the host (gpu-kernels, gpu-fused): the population as the host driver's loop takes it
+// (core/driver.hpp's `generations`, which applies the stop criteria, history and progress as for the CPU
+// engines). After generation 0 and after each generation the best is found on the device and its value
+// read back; current-to-pbest's ranking is made on the host, as the CPU engines make it; the best row and
+// the NaN count are read back when asked. The engine gives the generations.
 #pragma once
 #include <algorithm>
 #include <chrono>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "core/de_ops.hpp"
+#include "core/driver.hpp"
 #include "cuda/blocks/de_blocks.cuh"
 #include "cuda/util/check.hpp"
 #include "cuda/util/device_array.cuh"
@@ -43,7 +45,6 @@ template <class T, class Initial, class Generation, class Population>
 Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const ops::Params& p, cudaStream_t stream,
            std::chrono::steady_clock::time_point t0, const unsigned long long* nan_count, Initial initial,
            Generation generation, Population population) {
-  const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np);
   const bool pbest = p.mutation == Mutation::current_to_pbest1;
   DeviceArray<T> best_f(1);
@@ -52,63 +53,64 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
     DEGPU_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream));
     DEGPU_CUDA_TRY(cudaStreamSynchronize(stream));
   };
-  Result res;
   T bf = 0;
   const auto read_best = [&] {
     find_best<T><<<1, kBestThreads, 0, stream>>>(p.np, population().f, best.ptr, best_f.ptr);
     DEGPU_CUDA_TRY(cudaGetLastError());
     copy_back(&bf, best_f.ptr, sizeof(T));
   };
-  const auto best_row = [&] {
-    std::uint32_t b = 0;
-    copy_back(&b, best.ptr, sizeof(b));
-    std::vector<T> bx(D);
-    copy_back(bx.data(), population().x + static_cast<std::size_t>(b) * D, D * sizeof(T));
-    return std::vector<double>(bx.begin(), bx.end());
-  };
-  const auto record = [&](long long g) {
-    res.history.push_back({g, res.evals, static_cast<double>(bf), elapsed()});
-    if (o.history_x) res.history.back().best_x = best_row();  // as the CPU driver keeps it
-  };
-
-  initial();
-  read_best();
-  res.evals = p.np;
-  if (o.history_every > 0) record(0);
   std::vector<T> f_h;
   std::vector<std::uint32_t> rank_h;
-  long long g = 0;
-  std::optional<StopReason> reason = check_stop(r.stop, problem.optimum_f(), static_cast<double>(bf), res.evals, p.np, 0, elapsed());
-  while (!reason) {
-    ++g;
-    if (pbest) {  // generation g - 1 is done: read_best waited for it
-      f_h.resize(np);
-      rank_h.resize(np);
-      copy_back(f_h.data(), population().f, np * sizeof(T));
-      std::iota(rank_h.begin(), rank_h.end(), 0u);
-      std::stable_sort(rank_h.begin(), rank_h.end(), [&](std::uint32_t a, std::uint32_t b) { return ops::better(f_h[a], f_h[b]); });
-      DEGPU_CUDA_TRY(cudaMemcpyAsync(ranking.ptr, rank_h.data(), np * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream));
-      // a pageable source is staged before the call returns, and the copy precedes the generation on the
-      // stream; wait anyway so that rank_h may be reused whatever the copy path
-      DEGPU_CUDA_TRY(cudaStreamSynchronize(stream));
+  // The population on the device, as driver::generations takes it.
+  struct DeviceRows {
+    decltype(read_best)& read;
+    decltype(copy_back)& copy;
+    Initial& initial;
+    Generation& generation;
+    Population& population;
+    const T& bf;
+    const DeviceArray<std::uint32_t>& best;
+    const DeviceArray<std::uint32_t>& ranking;
+    std::vector<T>& f_h;
+    std::vector<std::uint32_t>& rank_h;
+    cudaStream_t stream;
+    const unsigned long long* nan_count;
+    std::size_t D, np;
+    bool pbest;
+    void start() {
+      initial();
+      read();
     }
-    generation(g, static_cast<const std::uint32_t*>(best.ptr), pbest ? static_cast<const std::uint32_t*>(ranking.ptr) : nullptr);
-    read_best();
-    res.evals += p.np;
-    reason = check_stop(r.stop, problem.optimum_f(), static_cast<double>(bf), res.evals, p.np, g, elapsed());
-    if (o.history_every > 0 && (g % o.history_every == 0 || reason)) record(g);
-    if (o.progress) o.progress(Progress{g, res.evals, static_cast<double>(bf), elapsed()});
-  }
-  unsigned long long nans = 0;
-  copy_back(&nans, nan_count, sizeof(nans));
-  res.best_x = best_row();
-  res.generations = g;
-  res.stop_reason = *reason;
-  res.best_f = static_cast<double>(bf);
-  res.nan_evals = static_cast<long long>(nans);
-  if (problem.optimum_f()) res.best_error = res.best_f - *problem.optimum_f();
-  res.wall_s = elapsed();
-  return res;
+    void step(long long g) {
+      if (pbest) {  // generation g - 1 is done: read_best waited for it
+        f_h.resize(np);
+        rank_h.resize(np);
+        copy(f_h.data(), population().f, np * sizeof(T));
+        std::iota(rank_h.begin(), rank_h.end(), 0u);
+        std::stable_sort(rank_h.begin(), rank_h.end(), [&](std::uint32_t a, std::uint32_t b) { return ops::better(f_h[a], f_h[b]); });
+        DEGPU_CUDA_TRY(cudaMemcpyAsync(ranking.ptr, rank_h.data(), np * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream));
+        // a pageable source is staged before the call returns, and the copy precedes the generation on the
+        // stream; wait anyway so that rank_h may be reused whatever the copy path
+        DEGPU_CUDA_TRY(cudaStreamSynchronize(stream));
+      }
+      generation(g, static_cast<const std::uint32_t*>(best.ptr), pbest ? static_cast<const std::uint32_t*>(ranking.ptr) : nullptr);
+      read();
+    }
+    double best_f() const { return static_cast<double>(bf); }
+    std::vector<double> best_row() const {
+      std::uint32_t b = 0;
+      copy(&b, best.ptr, sizeof(b));
+      std::vector<T> bx(D);
+      copy(bx.data(), population().x + static_cast<std::size_t>(b) * D, D * sizeof(T));
+      return std::vector<double>(bx.begin(), bx.end());
+    }
+    long long nan_evals() const {
+      unsigned long long nans = 0;
+      copy(&nans, nan_count, sizeof(nans));
+      return static_cast<long long>(nans);
+    }
+  } pop{read_best, copy_back, initial, generation, population, bf, best, ranking, f_h, rank_h, stream, nan_count, D, np, pbest};
+  return driver::generations(problem, r, o, p.np, t0, pop);
 }
 
 }  // namespace

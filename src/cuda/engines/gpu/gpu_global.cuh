@@ -80,6 +80,37 @@ __device__ int begin_generation(const ops::Params& p, const State<T>& s, GridTea
   return 0;
 }
 
+// The global paths' generations, written once for the grid and the wide path (a loop the kernel writes
+// around its step, so that the step stays in the kernel's body: no callback, nothing in local memory):
+//   Generations<T> gen(p, s);
+//   while (gen.next(team)) { ... generation gen.g: rows gen.rows (of parity gen.cur), best gen.best ... }
+//   gen.finish();
+// next() begins generation g (begin_generation: the barrier, the team's best, the stop decision, the p-best
+// ranking) and says whether to make it; finish() writes the result (CTA 0).
+template <class T>
+struct Generations {
+  const ops::Params& p;
+  const State<T>& s;
+  std::size_t Ds;
+  long long g = 0;
+  int why = 0, cur = 0;
+  std::uint32_t best = 0;
+  GlobalRows<T> rows{};
+  __device__ Generations(const ops::Params& p_, const State<T>& s_) : p(p_), s(s_), Ds(static_cast<std::size_t>(row_stride(p_.D))) {}
+  __device__ __forceinline__ bool next(GridTeam& team) {
+    ++g;
+    cur = static_cast<int>((g - 1) & 1);
+    why = begin_generation(p, s, team, s.f[cur], g, best);
+    rows = GlobalRows<T>{s.x[0], s.x[1], s.side[cur], Ds};
+    return why == 0;
+  }
+  __device__ __forceinline__ std::uint32_t gen() const { return static_cast<std::uint32_t>(g); }
+  __device__ __forceinline__ void finish() const {
+    const long long done = g - 1;
+    if (GridTeam::rank() == 0) write_result(s, 0, s.f[done & 1], GlobalRows<T>{s.x[0], s.x[1], s.side[done & 1], Ds}, p.np, p.D, done, why);
+  }
+};
+
 // A row of generation 0 (coordinates of blocks b, b + step, ... of individual i), with the padding.
 template <class T>
 __device__ void init_blocks(const ops::Params& p, const State<T>& s, T* x0, T* x1, std::uint32_t i, int b, int step) {
@@ -147,15 +178,11 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
   }
 
   const bool stateful = alg::stateful(p);
-  long long g = 1;
-  int why = 0;
-  std::uint32_t best = 0;
-  for (;; ++g) {
-    const int cur = static_cast<int>((g - 1) & 1), nxt = cur ^ 1;
-    why = begin_generation(p, s, team, f[cur], g, best);
-    if (why) break;
-    const std::uint32_t gu = static_cast<std::uint32_t>(g);
-    const GlobalRows<T> rows{s.x[0], s.x[1], s.side[cur], Ds};
+  Generations<T> gen(p, s);
+  while (gen.next(team)) {
+    const std::uint32_t gu = gen.gen(), best = gen.best;
+    const int cur = gen.cur, nxt = cur ^ 1;
+    const GlobalRows<T>& rows = gen.rows;
     bf = nan, bi = 0xffffffffu;
     for (std::uint32_t i = group; i < np; i += groups) {
       WinDraw<T> w = single ? wa : make_win<T>(p, gu, i);
@@ -184,8 +211,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
       if (bin) ahead = philox_block(s.rk, 1u + grp.lane, group, gu + 1, tag);
     }
   }
-  const long long done = g - 1;
-  if (rank == 0) write_result(s, 0, f[done & 1], GlobalRows<T>{s.x[0], s.x[1], s.side[done & 1], Ds}, p.np, p.D, done, why);
+  gen.finish();
 }
 
 // Reductions over the CTA (every thread gets the value; blockDim a multiple of 32, at most 1024).
@@ -339,15 +365,11 @@ __global__ void __launch_bounds__(kMaxThreads) run_wide(ops::Params p, const __g
   team.arrive();
 
   const bool stateful = alg::stateful(p);
-  long long g = 1;
-  int why = 0;
-  std::uint32_t best = 0;
-  for (;; ++g) {
-    const int cur = static_cast<int>((g - 1) & 1), nxt = cur ^ 1;
-    why = begin_generation(p, s, team, f[cur], g, best);
-    if (why) break;
-    const std::uint32_t gu = static_cast<std::uint32_t>(g);
-    const GlobalRows<T> rows{s.x[0], s.x[1], s.side[cur], Ds};
+  Generations<T> gen(p, s);
+  while (gen.next(team)) {
+    const std::uint32_t gu = gen.gen(), best = gen.best;
+    const int cur = gen.cur, nxt = cur ^ 1;
+    const GlobalRows<T>& rows = gen.rows;
     for (int i = first; i < p.np; i += stride) {
       WinDraw<T> w = make_win<T>(p, gu, static_cast<std::uint32_t>(i));
       if (stateful) stateful_trial(p, gu, static_cast<std::uint32_t>(i), s.algo + i, w);
@@ -369,8 +391,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_wide(ops::Params p, const __g
     if (s.need_best) publish_best(bf, bi, &s.slots[nxt * ranks + rank], rank == 0 && time_up());
     team.arrive();
   }
-  const long long done = g - 1;
-  if (rank == 0) write_result(s, 0, f[done & 1], GlobalRows<T>{s.x[0], s.x[1], s.side[done & 1], Ds}, p.np, p.D, done, why);
+  gen.finish();
 }
 
 }  // namespace
