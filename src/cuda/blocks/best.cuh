@@ -1,10 +1,10 @@
 // The best of a population, written once: the order (lower f first, NaN last, ties to the lower index), and
-// the reductions that find it with CUB (cub::WarpReduce, cub::BlockReduce) where the threads taking part
-// are known at compile time. The order is total, so any reduction tree gives the same answer: the best is
+// the block reduction that finds it with CUB (cub::BlockReduce) where the block's size is known at compile
+// time (gpu-kernels' and gpu-fused's). The gpu engine's reductions of the best stay hand-written
+// (gpu_team.cuh: a CTA size known at run time; cub::WarpReduce measured slower for the team's best). The order is total, so any reduction tree gives the same answer: the best is
 // the CPU engines' (ops::better, the first index on ties).
 #pragma once
 #include <cub/block/block_reduce.cuh>
-#include <cub/warp/warp_reduce.cuh>
 
 #include <cstdint>
 
@@ -31,14 +31,6 @@ struct RanksFirst {
     return ranks_before(b.f, b.idx, a.f, a.idx) ? b : a;
   }
 };
-
-// The best of the 32 lanes' (f, idx), valid in lane 0; run by a whole warp.
-template <class T>
-__device__ __forceinline__ Ranked<T> warp_best(Ranked<T> v) {
-  using Reduce = cub::WarpReduce<Ranked<T>>;
-  __shared__ typename Reduce::TempStorage tmp;  // unused by the shuffle-based reduction of a whole warp
-  return Reduce(tmp).Reduce(v, RanksFirst{});
-}
 
 // The best of a block of kThreads threads' (f, idx), valid in thread 0; run by the whole block.
 template <int kThreads, class T>

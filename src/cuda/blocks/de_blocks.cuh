@@ -5,6 +5,7 @@
 
 #include "core/algorithms/registry.hpp"
 #include "core/de_ops.hpp"
+#include "cuda/blocks/best.cuh"
 
 namespace degpu::cuda {
 
@@ -73,31 +74,14 @@ __device__ void block_select(int D, std::uint32_t i, T* __restrict__ x, T* __res
 // Run by one whole block of kThreads threads.
 template <int kThreads, class T>
 __device__ void block_find_best(int np, const T* __restrict__ f, std::uint32_t* best, T* best_f) {
-  constexpr int kBestThreads = kThreads;
-  __shared__ T sf[kBestThreads];
-  __shared__ std::uint32_t si[kBestThreads];
   std::uint32_t b = threadIdx.x < static_cast<unsigned>(np) ? threadIdx.x : 0;
-  for (int i = threadIdx.x + kBestThreads; i < np; i += kBestThreads)
+  for (int i = threadIdx.x + kThreads; i < np; i += kThreads)
     if (ops::better(f[i], f[b])) b = static_cast<std::uint32_t>(i);
-  sf[threadIdx.x] = f[b];
-  si[threadIdx.x] = b;
-  __syncthreads();
-  for (int s = kBestThreads / 2; s > 0; s /= 2) {
-    if (threadIdx.x < s) {
-      const T fa = sf[threadIdx.x], fb = sf[threadIdx.x + s];
-      const std::uint32_t ia = si[threadIdx.x], ib = si[threadIdx.x + s];
-      if (ops::better(fb, fa) || (!ops::better(fa, fb) && ib < ia)) {
-        sf[threadIdx.x] = fb;
-        si[threadIdx.x] = ib;
-      }
-    }
-    __syncthreads();
-  }
+  const Ranked<T> r = block_best<kThreads>(Ranked<T>{f[b], b});
   if (threadIdx.x == 0) {
-    *best = si[0];
-    *best_f = sf[0];
+    *best = r.idx;
+    *best_f = r.f;
   }
-  __syncthreads();
 }
 
 }  // namespace degpu::cuda

@@ -6,7 +6,8 @@
 namespace degpu::cuda {
 namespace {
 
-// G consecutive lanes of a warp.
+// G consecutive lanes of a warp. Its reductions are butterflies (__shfl_xor_sync), not cub::WarpReduce:
+// every lane needs the value (a function's finish, the selection), which CUB's gives to lane 0 alone.
 template <int G>
 struct Group {
   int lane;

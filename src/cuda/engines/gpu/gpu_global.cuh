@@ -214,7 +214,8 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
   gen.finish();
 }
 
-// Reductions over the CTA (every thread gets the value; blockDim a multiple of 32, at most 1024).
+// Reductions over the CTA (every thread gets the value; blockDim a multiple of 32, at most 1024). Not
+// cub::BlockReduce: the wide path's CTA size is the plan's (DEGPU_GPU_PLAN may set it), known at run time.
 template <class Op>
 __device__ double cta_reduce(double v, Op op, double identity) {
   __shared__ double part[32];

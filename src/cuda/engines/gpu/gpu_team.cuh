@@ -9,6 +9,7 @@
 
 #include "core/algorithms/registry.hpp"
 #include "core/de_ops.hpp"
+#include "cuda/blocks/best.cuh"
 #include "cuda/blocks/group.cuh"
 #include "cuda/blocks/kernel_function.cuh"
 #include "cuda/blocks/vec4.cuh"
@@ -296,19 +297,15 @@ __device__ double group_value(const State<T>& s, const F& fn, std::size_t slot, 
   }
 }
 
-// Orders (f, index): lower f first, NaN last, ties to the lower index.
-template <class T>
-__device__ __forceinline__ bool ranks_before(T fa, std::uint32_t ia, T fb, std::uint32_t ib) {
-  return ops::better(fa, fb) || (!ops::better(fb, fa) && ia < ib);
-}
-
 // The running best (bf, bi) of a thread: (f, i) replaces it if it ranks before.
 template <class T>
 __device__ __forceinline__ void keep_best(T& bf, std::uint32_t& bi, T f, std::uint32_t i) {
   if (ranks_before(f, i, bf, bi)) bf = f, bi = i;
 }
 
-// The CTA's best (f, index) into *slot (with the stop flag); run by every thread of the CTA.
+// The CTA's best (f, index) into *slot (with the stop flag); run by every thread of the CTA. Hand-written,
+// not cub::BlockReduce: the CTA's size is the plan's, chosen at run time (cub::BlockReduce takes it as a
+// template argument and needs exactly that many threads).
 template <class T>
 __device__ void publish_best(T bf, std::uint32_t bi, Slot<T>* slot, int stop) {
   __shared__ T sf[32];
@@ -348,6 +345,8 @@ __device__ Slot<T> read_best(Load load, unsigned ranks) {
       const Slot<T> s = load(r);
       if (ranks_before(s.f, s.idx, bf, bi)) bf = s.f, bi = s.idx;
     }
+    // Hand-written, not cub::WarpReduce (over best.cuh's Ranked): with CUB's, the whole D 100 benchmark
+    // took 3.8% longer (H200, bench/architecture_speed.sh: 18.22 s against 17.56 s; PERFORMANCE.md).
     for (int off = 16; off > 0; off /= 2) {
       const T of = __shfl_xor_sync(0xffffffffu, bf, off);
       const std::uint32_t oi = __shfl_xor_sync(0xffffffffu, bi, off);
