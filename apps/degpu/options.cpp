@@ -8,21 +8,26 @@
 namespace degpu::cli {
 namespace {
 
-// A flag's entry in its group: the key, the group's help and default (empty: none).
+// A flag's entry in group G's table: the key, the member of G that holds its value (none for DE's, which
+// DeOptions keeps by key), the group's help and default (empty: none).
+template <class G>
 struct Entry {
   const char* key;
+  std::string G::*member;
   const char* help;
   const char* default_value;
 };
 
-const Entry& entry(const std::vector<Entry>& table, const std::string& key, const char* group) {
-  for (const Entry& e : table)
+template <class G>
+const Entry<G>& entry(const std::vector<Entry<G>>& table, const std::string& key, const char* group) {
+  for (const Entry<G>& e : table)
     if (key == e.key) return e;
   throw std::logic_error(std::string("no --") + key + " in the " + group + " options");
 }
 
 // --KEY into `target` in group g, with the command's help and default where it gives them.
-CLI::Option* add(CLI::Option_group* g, std::string& target, const Entry& e, const Flag& f) {
+template <class G>
+CLI::Option* add(CLI::Option_group* g, std::string& target, const Entry<G>& e, const Flag& f) {
   const std::string def = f.default_value.empty() ? e.default_value : f.default_value;
   if (!def.empty()) target = def;
   CLI::Option* o = g->add_option("--" + f.key, target, f.help.empty() ? e.help : f.help);
@@ -30,50 +35,63 @@ CLI::Option* add(CLI::Option_group* g, std::string& target, const Entry& e, cons
   return o;
 }
 
-const std::vector<Entry>& de_entries() {
-  static const std::vector<Entry> t{
-      {"strategy", "DE/x/y/z without DE/: rand/1/bin, current-to-pbest/1/exp, rand/1/nec ...", "rand/1/bin"},
-      {"np", "population size (default 5 D, clamped to [20, 500])", ""},
-      {"F", "scale factor, or LO:HI to dither", "0.5"},
-      {"CR", "crossover rate, or LO:HI to dither", "0.9"},
-      {"dither", "none | generation | individual (default generation when F or CR is a range)", ""},
-      {"p", "current-to-pbest: fraction of the best the p-best is drawn from (default 0.1)", ""},
-      {"repair", "bounds repair: reinit | midpoint | clip | reflect", "reinit"},
+// The command's flags of a group whose values are members of `values` (StopOptions, ExecutionOptions,
+// OutputOptions), in a CLI11 option group.
+template <class G>
+CLI::Option_group* add_group(CLI::App& app, const char* name, const char* description, G& values,
+                             const std::vector<Entry<G>>& table, const std::vector<Flag>& flags) {
+  CLI::Option_group* g = app.add_option_group(name, description);
+  for (const Flag& f : flags) {
+    const Entry<G>& e = entry(table, f.key, name);
+    add(g, values.*e.member, e, f);
+  }
+  return g;
+}
+
+const std::vector<Entry<DeOptions>>& de_entries() {
+  static const std::vector<Entry<DeOptions>> t{
+      {"strategy", nullptr, "DE/x/y/z without DE/: rand/1/bin, current-to-pbest/1/exp, rand/1/nec ...", "rand/1/bin"},
+      {"np", nullptr, "population size (default 5 D, clamped to [20, 500])", ""},
+      {"F", nullptr, "scale factor, or LO:HI to dither", "0.5"},
+      {"CR", nullptr, "crossover rate, or LO:HI to dither", "0.9"},
+      {"dither", nullptr, "none | generation | individual (default generation when F or CR is a range)", ""},
+      {"p", nullptr, "current-to-pbest: fraction of the best the p-best is drawn from (default 0.1)", ""},
+      {"repair", nullptr, "bounds repair: reinit | midpoint | clip | reflect", "reinit"},
   };
   return t;
 }
 
-const std::vector<Entry>& stop_entries() {
-  static const std::vector<Entry> t{
-      {"max-evals", "stop before exceeding N evaluations (default 10000 D)", ""},
-      {"max-gens", "stop after N generations", ""},
-      {"target-error", "stop when best_f - f* <= E", ""},
-      {"max-time", "stop after S seconds of wall clock", ""},
+const std::vector<Entry<StopOptions>>& stop_entries() {
+  static const std::vector<Entry<StopOptions>> t{
+      {"max-evals", &StopOptions::max_evals, "stop before exceeding N evaluations (default 10000 D)", ""},
+      {"max-gens", &StopOptions::max_gens, "stop after N generations", ""},
+      {"target-error", &StopOptions::target_error, "stop when best_f - f* <= E", ""},
+      {"max-time", &StopOptions::max_time, "stop after S seconds of wall clock", ""},
   };
   return t;
 }
 
-const std::vector<Entry>& execution_entries() {
-  static const std::vector<Entry> t{
-      {"engine",
+const std::vector<Entry<ExecutionOptions>>& execution_entries() {
+  static const std::vector<Entry<ExecutionOptions>> t{
+      {"engine", &ExecutionOptions::engine,
        "auto (gpu with a CUDA device, else threads) | serial | threads | matrix | gpu-eval | gpu-kernels | gpu-fused | gpu "
        "(degpu list engines)",
        "auto"},
-      {"threads", "threads for the threads and matrix engines (default: all cores)", ""},
-      {"precision", "f32 | f64", "f64"},
-      {"seed", "random seed", "1"},
-      {"trials", "independent runs (trials --trial to --trial + N - 1); the JSON lists each", "1"},
-      {"trial", "index of the (first) trial: its own random streams, same run alone or in a batch", "0"},
+      {"threads", &ExecutionOptions::threads, "threads for the threads and matrix engines (default: all cores)", ""},
+      {"precision", &ExecutionOptions::precision, "f32 | f64", "f64"},
+      {"seed", &ExecutionOptions::seed, "random seed", "1"},
+      {"trials", &ExecutionOptions::trials, "independent runs (trials --trial to --trial + N - 1); the JSON lists each", "1"},
+      {"trial", &ExecutionOptions::trial, "index of the (first) trial: its own random streams, same run alone or in a batch", "0"},
   };
   return t;
 }
 
-const std::vector<Entry>& output_entries() {
-  static const std::vector<Entry> t{
-      {"json", "write the result as JSON to FILE, or - for stdout", ""},
-      {"history", "write the best of every generation to FILE.csv", ""},
-      {"history-every", "with --history: every K generations (default 1)", ""},
-      {"quiet", "no progress line and no summary", ""},
+const std::vector<Entry<OutputOptions>>& output_entries() {
+  static const std::vector<Entry<OutputOptions>> t{
+      {"json", &OutputOptions::json, "write the result as JSON to FILE, or - for stdout", ""},
+      {"history", &OutputOptions::history, "write the best of every generation to FILE.csv", ""},
+      {"history-every", &OutputOptions::history_every, "with --history: every K generations (default 1)", ""},
+      {"quiet", nullptr, "no progress line and no summary", ""}  // a flag: OutputOptions::quiet,
   };
   return t;
 }
@@ -84,16 +102,9 @@ CLI::Option_group* DeOptions::add_to(CLI::App& app, const std::vector<Flag>& fla
   CLI::Option_group* g = app.add_option_group("Algorithm", "the optimiser and its settings");
   for (const Flag& f : flags) {
     std::string& v = values_[f.key];
-    CLI::Option* o = add(g, v, entry(de_entries(), f.key, "algorithm"), f);
-    options_[f.key] = o;
-    registered_.emplace_back(o, &v);
+    registered_.emplace_back(add(g, v, entry(de_entries(), f.key, "algorithm"), f), &v);
   }
   return g;
-}
-
-bool DeOptions::given(const std::string& key) const {
-  const auto it = options_.find(key);
-  return it != options_.end() && it->second->count() > 0;
 }
 
 const std::string& DeOptions::value(const std::string& key) const {
@@ -109,19 +120,14 @@ DeSettings DeOptions::settings() const {
   s.finish();
   for (const DeSetting& d : de_settings()) {
     const std::string key = d.key;
-    if (key == "strategy" || key == "np" || !options_.count(key) || value(key).empty()) continue;
+    if (key == "strategy" || key == "np" || value(key).empty()) continue;  // empty: not taken, or no default
     d.set(s, value(key));
   }
   return s;
 }
 
 void StopOptions::add_to(CLI::App& app, const std::vector<Flag>& flags) {
-  CLI::Option_group* g = app.add_option_group("Stop", "when a run ends (the first criterion met)");
-  for (const Flag& f : flags) {
-    std::string* target = f.key == "max-evals" ? &max_evals : f.key == "max-gens" ? &max_gens
-                        : f.key == "target-error" ? &target_error : &max_time;
-    add(g, *target, entry(stop_entries(), f.key, "stop"), f);
-  }
+  add_group(app, "Stop", "when a run ends (the first criterion met)", *this, stop_entries(), flags);
 }
 
 StopCriteria StopOptions::criteria() const {
@@ -134,12 +140,7 @@ StopCriteria StopOptions::criteria() const {
 }
 
 void ExecutionOptions::add_to(CLI::App& app, const std::vector<Flag>& flags) {
-  CLI::Option_group* g = app.add_option_group("Execution", "where and how it runs");
-  for (const Flag& f : flags) {
-    std::string* target = f.key == "engine" ? &engine : f.key == "threads" ? &threads : f.key == "precision" ? &precision
-                        : f.key == "seed" ? &seed : f.key == "trials" ? &trials : &trial;
-    add(g, *target, entry(execution_entries(), f.key, "execution"), f);
-  }
+  add_group(app, "Execution", "where and how it runs", *this, execution_entries(), flags);
 }
 
 void ExecutionOptions::apply(RunOptions& o) const {
@@ -162,15 +163,16 @@ std::pair<long long, long long> ExecutionOptions::trial_range() const {
 }
 
 void OutputOptions::add_to(CLI::App& app, const std::vector<Flag>& flags) {
-  CLI::Option_group* g = app.add_option_group("Output", "what is written where");
+  // --quiet is a flag (a bool, not a value): the others through the table, then it
+  std::vector<Flag> options;
+  const Flag* quiet_flag = nullptr;
   for (const Flag& f : flags) {
-    if (f.key == "quiet") {
-      g->add_flag("--quiet", quiet, f.help.empty() ? entry(output_entries(), "quiet", "output").help : f.help);
-      continue;
-    }
-    std::string* target = f.key == "json" ? &json : f.key == "history" ? &history : &history_every;
-    add(g, *target, entry(output_entries(), f.key, "output"), f);
+    if (f.key == "quiet") quiet_flag = &f;
+    else options.push_back(f);
   }
+  CLI::Option_group* g = add_group(app, "Output", "what is written where", *this, output_entries(), options);
+  if (quiet_flag)
+    g->add_flag("--quiet", quiet, quiet_flag->help.empty() ? entry(output_entries(), "quiet", "output").help : quiet_flag->help);
 }
 
 void OutputOptions::check_writable() const {

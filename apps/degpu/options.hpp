@@ -31,7 +31,6 @@ struct Flag {
 class DeOptions {
  public:
   CLI::Option_group* add_to(CLI::App& app, const std::vector<Flag>& flags);
-  bool given(const std::string& key) const;  // on the command line (not a default)
   const std::string& value(const std::string& key) const;
   // The flags registered and their values: for a command that refuses them with another algorithm.
   const std::vector<std::pair<CLI::Option*, const std::string*>>& registered() const { return registered_; }
@@ -40,7 +39,6 @@ class DeOptions {
 
  private:
   std::map<std::string, std::string> values_;
-  std::map<std::string, CLI::Option*> options_;
   std::vector<std::pair<CLI::Option*, const std::string*>> registered_;
 };
 
