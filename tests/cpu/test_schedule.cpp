@@ -538,3 +538,30 @@ TEST(Schedule, SeededPopulationStartsFromTheGivenRows) {
   bad({row, out}, "row 1, coordinate 7: 8.5 is outside the box [0, 8]");
   bad(std::vector<std::vector<double>>(17, row), "17 rows for np 16");
 }
+
+// What the GPU engines cannot take is the schedule model's to say, before any device is asked: gpu-fused
+// runs no schedule, and the gpu engine keeps each group's machines in shared memory, at most 64 of them.
+// Checked by validate(), so a machine without a GPU says it too.
+TEST(Schedule, ModelSaysWhichGpuEngineCannotTakeIt) {
+  DEConfig de;
+  de.np = 16;
+  StopCriteria stop;
+  stop.max_gens = 2;
+  const auto refusal = [&](const Problem& p, Engine engine) {
+    RunOptions o;
+    o.engine = engine;
+    try {
+      validate(p, de, stop, o);
+    } catch (const ConfigError& err) {
+      return std::string(err.what());
+    }
+    return std::string();
+  };
+  const Problem wide = schedule_problem(generate_etc(parse_etc_spec("96x65:ThMhCc")), 0.75);
+  EXPECT_NE(refusal(wide, Engine::gpu).find("65 machines; it schedules on at most 64"), std::string::npos);
+  EXPECT_EQ(refusal(wide, Engine::gpu_kernels), "");
+  EXPECT_EQ(refusal(wide, Engine::serial), "");
+  const Problem narrow = schedule_problem(generate_etc(parse_etc_spec("96x64:ThMhCc")), 0.75);
+  EXPECT_EQ(refusal(narrow, Engine::gpu), "");
+  EXPECT_NE(refusal(narrow, Engine::gpu_fused).find("runs on gpu, gpu-kernels, gpu-eval"), std::string::npos);
+}
