@@ -21,26 +21,12 @@
 
 namespace degpu::cuda::row_problem {
 
-// f[k] = fn.f(row k) for k < n, a thread per row (a RowFunction), kRowFunctionThreads threads a block.
-constexpr int kRowFunctionThreads = 128;
-template <class Fn, class T>
-__global__ void evaluate_row_function(const __grid_constant__ Fn fn, const T* __restrict__ x, int D, int n, T* __restrict__ f) {
-  const long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (k < n) f[k] = static_cast<T>(fn.f(x + static_cast<std::size_t>(k) * D, D));
-}
-
 template <class Fn, class T>
 class Rows final : public RowsEvaluator<T> {
  public:
   Rows(const Fn& fn, int D) : fn_(fn), D_(D) {}
   void evaluate(const T* rows, int n, T* f, CUstream_st* stream) const override {
-    if (n < 1) return;
-    if constexpr (has_terms<Fn>) {  // the term form: a warp per row, as the built-ins (evaluate_rows.cuh)
-      launch_evaluate_rows<Fn, T>(rows, nullptr, D_, n, 0.0, f, stream);
-    } else {
-      evaluate_row_function<Fn, T><<<static_cast<unsigned>((n + kRowFunctionThreads - 1) / kRowFunctionThreads),
-                                     kRowFunctionThreads, 0, stream>>>(fn_, rows, D_, n, f);
-    }
+    launch_function_rows<Fn, T>(fn_, rows, nullptr, D_, n, 0.0, f, stream);  // evaluate_rows.cuh
     DEGPU_CUDA_TRY(cudaGetLastError());
   }
 
@@ -69,8 +55,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
 template <class T, class Fn>
 std::vector<LaunchExplanation> explain(const Problem& problem, const Resolved& r, const RunOptions& o, int trials, const Fn& fn) {
   const GpuPlan plan = gpu_engine::make_plan<Fn, T>(ops::make_params(problem, r, o), trials, fn);
-  const RowsLaunch rows = has_terms<Fn> ? kWarpPerRow : RowsLaunch{"one thread", kRowFunctionThreads, kRowFunctionThreads, {}};
-  return describe_launches(problem, r, trials, rows, fused::explain<T, Fn>(problem, r, o), plan);
+  return describe_launches(problem, r, trials, function_rows_launch<Fn>(), fused::explain<T, Fn>(problem, r, o), plan);
 }
 
 }  // namespace degpu::cuda::row_problem

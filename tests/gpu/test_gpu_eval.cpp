@@ -396,3 +396,46 @@ TEST(GpuEval, CecTrialsRunTogether) {
   }
   EXPECT_NE(all.trials[0].best_x, all.trials[1].best_x);
 }
+
+// Every CEC 2010 function on every DE engine of the GPU (its kernel function, cec2010_device.cuh: one thread
+// per row in the CPU's order, in double): in double the serial engine's run (its best x bit for bit, the
+// evaluations; the values differ at most by the device's cos and exp); in float a value the CPU gives its
+// best x. D 130: F9-F18 leave variables out, F9-F13's rest starts mid-group. Generated instances (seed 5).
+TEST(GpuEval, Cec2010OnEveryEngineMatchesTheSerialEngine) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  for (int fn = 1; fn <= 20; ++fn) {
+    ProblemSpec s;
+    s.name = "cec2010:f" + std::to_string(fn);
+    s.dim = 130;
+    s.shift = ShiftSpec{ShiftSpec::Kind::random, 5, {}};
+    const Problem p = make_problem(s);
+    DEConfig de;
+    de.np = 24;
+    StopCriteria stop;
+    stop.max_gens = 15;
+    for (Precision prec : {Precision::f64, Precision::f32}) {
+      RunOptions o;
+      o.precision = prec;
+      o.engine = Engine::serial;
+      const Result ref = minimize(p, de, stop, o);
+      for (Engine e : {Engine::gpu_eval, Engine::gpu_kernels, Engine::gpu_fused, Engine::gpu}) {
+        o.engine = e;
+        const Result r = minimize(p, de, stop, o);
+        const std::string what = s.name + " " + std::string(engine_name(e)) + " " + std::string(precision_name(prec));
+        ASSERT_EQ(r.best_x.size(), 130u) << what;
+        EXPECT_EQ(r.evals, ref.evals) << what;
+        const double cpu = p.evaluate<double>(r.best_x.data());
+        EXPECT_NEAR(r.best_f, cpu, (prec == Precision::f64 ? 1e-13 : 1e-6) * std::fabs(cpu)) << what;
+        if (prec == Precision::f64) EXPECT_EQ(r.best_x, ref.best_x) << what;
+      }
+    }
+  }
+  // devices --explain: gpu-eval and gpu-kernels evaluate a row by one thread
+  ProblemSpec s;
+  s.name = "cec2010:f14";
+  s.dim = 1000;
+  const auto ex = explain_launch(make_problem(s), DEConfig{}, StopCriteria{}, RunOptions{}, 1);
+  ASSERT_EQ(ex.size(), 4u);
+  EXPECT_NE(ex[0].text.find("evaluated by one thread each"), std::string::npos) << ex[0].text;
+  EXPECT_NE(ex[1].text.find("evaluation one thread per individual"), std::string::npos) << ex[1].text;
+}

@@ -1,6 +1,8 @@
-// The built-in problems' batch evaluation on the device (RowsEvaluator): a classic function a warp per row
-// (evaluate_rows.cuh), a CEC function by cec_device.cuh's kernels, a schedule a CTA per row
-// (schedule_device.cuh); and the engines that evaluate rows (gpu-kernels, gpu-eval) on a built-in problem.
+// The built-in problems' batch evaluation on the device (RowsEvaluator), a rows evaluator per family: a
+// classic function a warp per row and a CEC 2010 function a thread per row (their kernel functions,
+// evaluate_rows.cuh), a CEC 2017 / 2014 function by cec_device.cuh's kernels (the population's rotations,
+// then the bodies), a schedule a CTA per row (schedule_device.cuh); and the engines that evaluate rows
+// (gpu-kernels, gpu-eval) on a built-in problem.
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,72 +13,126 @@
 #include "cuda/util/check.hpp"
 #include "cuda/util/device_array.cuh"
 #include "degpu/errors.hpp"
-#include "degpu/functions/classic.hpp"
 #include "problems/cec/cec_device.cuh"
+#include "problems/cec2010/cec2010_device.cuh"
+#include "problems/classic/classic_function.cuh"
 #include "problems/schedule/schedule_device.cuh"
 
 namespace degpu::cuda {
 namespace {
 
-// A classic function (a warp per row), a CEC function (cec_device.cuh) or a schedule (a CTA per row).
+// A family's rows evaluator, which also says how it launches for n rows (degpu devices --explain).
 template <class T>
-class BuiltinRows final : public RowsEvaluator<T> {
+class FamilyRows : public RowsEvaluator<T> {
  public:
-  BuiltinRows(const Problem& problem, int max_rows, CecRotation rotation)
-      : D_(problem.dim()), bias_(problem.bias()), shift_(problem.shift().size()) {
-    if (problem.cec_data()) {
-      cec_ = std::make_unique<CecOnDevice<T>>(*problem.cec_data(), max_rows, rotation);
-    } else if (problem.schedule_data()) {
-      sched_ = std::make_unique<ScheduleOnDevice<T>>(problem);
-    } else {
-      function_ = problem.function();
-      if (!problem.shift().empty()) upload_as(shift_.ptr, problem.shift());
-    }
+  virtual RowsLaunch launch(int n) const = 0;
+};
+
+// A classic function: its term-form struct a warp per row, the rows shifted and the bias added.
+template <class T>
+class ClassicRows final : public FamilyRows<T> {
+ public:
+  static std::unique_ptr<FamilyRows<T>> make(const Problem& problem, int, CecRotation) {
+    if (!problem.is_builtin()) return nullptr;
+    use_device(problem.shift().size() * sizeof(T));
+    return std::make_unique<ClassicRows>(problem);
+  }
+  explicit ClassicRows(const Problem& problem)
+      : problem_(problem), D_(problem.dim()), bias_(problem.bias()), shift_(problem.shift().size()) {
+    if (!problem.shift().empty()) upload_as(shift_.ptr, problem.shift());
     o_ = problem.shift().empty() ? nullptr : shift_.ptr;
   }
   void evaluate(const T* rows, int n, T* f, CUstream_st* stream) const override {
-    if (cec_) cec_->evaluate(rows, n, f, stream);
-    else if (sched_) sched_->evaluate(rows, n, f, stream);
-    else launch_evaluate_rows<T>(function_, rows, o_, D_, n, bias_, f, stream);
-    DEGPU_CUDA_TRY(cudaGetLastError());
+    auto each = [&](const auto& fn) { launch_function_rows(fn, rows, o_, D_, n, bias_, f, stream); };
+    with_classic_function(problem_, each);
   }
-  // How evaluate() does n rows, for degpu devices --explain (a CEC function's choice depends on the device:
-  // occupancy, SMs).
-  RowsLaunch launch(int n) const {
-    if (cec_) {
-      if (cec_->fused(n))
-        return {"a group of " + std::to_string(kFusedThreads / kFusedRows) + " lanes", kFusedRows, kFusedThreads,
-                "the rotation and the evaluation in one kernel, a tile of " + std::to_string(kFusedRows) + " rows per block"};
-      const int lanes = cec_row_lanes(n), K = cec_->K;
-      return {lanes == 1 ? std::string("one thread") : "a group of " + std::to_string(lanes) + " lanes", kCecRowThreads / lanes,
-              kCecRowThreads,
-              K == 0   ? std::string()
-              : K == 1 ? std::string("after the population's rotation, one matrix product")
-                       : "after the population's rotations, " + std::to_string(K) + " matrix products (one per component)"};
-    }
-    if (sched_) return {"one CTA", 1, sched_->threads(), {}};
-    return kWarpPerRow;
+  RowsLaunch launch(int) const override { return kWarpPerRow; }
+
+ private:
+  Problem problem_;
+  int D_;
+  double bias_;
+  DeviceArray<T> shift_;
+  const T* o_ = nullptr;
+};
+
+// A CEC 2017 / 2014 function (cec_device.cuh): the population's rotations by matrix products, then the
+// bodies; or both in one kernel (fused), as the device and the rows make best.
+template <class T>
+class CecRows final : public FamilyRows<T> {
+ public:
+  static std::unique_ptr<FamilyRows<T>> make(const Problem& problem, int max_rows, CecRotation rotation) {
+    const CecInstance* cec = problem.cec_data();
+    if (!cec) return nullptr;
+    use_device(CecOnDevice<T>::bytes(*cec, max_rows, rotation));
+    return std::make_unique<CecRows>(*cec, max_rows, rotation);
+  }
+  CecRows(const CecInstance& cec, int max_rows, CecRotation rotation) : cec_(cec, max_rows, rotation) {}
+  void evaluate(const T* rows, int n, T* f, CUstream_st* stream) const override { cec_.evaluate(rows, n, f, stream); }
+  RowsLaunch launch(int n) const override {
+    if (cec_.fused(n))
+      return {"a group of " + std::to_string(kFusedThreads / kFusedRows) + " lanes", kFusedRows, kFusedThreads,
+              "the rotation and the evaluation in one kernel, a tile of " + std::to_string(kFusedRows) + " rows per block"};
+    const int lanes = cec_row_lanes(n), K = cec_.K;
+    return {lanes == 1 ? std::string("one thread") : "a group of " + std::to_string(lanes) + " lanes", kCecRowThreads / lanes,
+            kCecRowThreads,
+            K == 0   ? std::string()
+            : K == 1 ? std::string("after the population's rotation, one matrix product")
+                     : "after the population's rotations, " + std::to_string(K) + " matrix products (one per component)"};
   }
 
  private:
-  int D_;
-  double bias_;
-  fn::Classic function_{};
-  DeviceArray<T> shift_;
-  const T* o_ = nullptr;
-  std::unique_ptr<CecOnDevice<T>> cec_;
-  std::unique_ptr<ScheduleOnDevice<T>> sched_;
+  CecOnDevice<T> cec_;
 };
 
-// A built-in problem's BuiltinRows, its data uploaded (and landed) after the memory check.
+// A CEC 2010 function: its kernel function (cec2010_device.cuh's row form) a thread per row.
 template <class T>
-std::shared_ptr<const BuiltinRows<T>> make_builtin_rows(const Problem& problem, int max_rows, CecRotation rotation) {
-  if (!problem.cec_data() && !problem.schedule_data() && !problem.is_builtin())
-    throw ConfigError("problem " + problem.name() + ": user objectives run on the CPU engines (serial, threads, matrix)");
-  const std::size_t D = static_cast<std::size_t>(problem.dim());
-  use_device(D * sizeof(T) + (problem.cec_data() ? CecOnDevice<T>::bytes(*problem.cec_data(), max_rows, rotation) : 0) +
-             (problem.schedule_data() ? ScheduleOnDevice<T>::bytes(problem) : 0));
-  auto rows = std::make_shared<const BuiltinRows<T>>(problem, max_rows, rotation);
+class Cec2010Rows final : public FamilyRows<T> {
+ public:
+  static std::unique_ptr<FamilyRows<T>> make(const Problem& problem, int, CecRotation) {
+    const Cec2010Instance* c = problem.cec2010_data();
+    if (!c) return nullptr;
+    use_device(Cec2010OnDevice::bytes(c->fn, c->D));
+    return std::make_unique<Cec2010Rows>(*c);
+  }
+  explicit Cec2010Rows(const Cec2010Instance& c) : data_(c), D_(c.D) {}
+  void evaluate(const T* rows, int n, T* f, CUstream_st* stream) const override {
+    launch_function_rows(RowFunction<Cec2010Row>{Cec2010Row{data_.view}}, rows, static_cast<const T*>(nullptr), D_, n, 0.0, f,
+                         stream);
+  }
+  RowsLaunch launch(int) const override { return function_rows_launch<RowFunction<Cec2010Row>>(); }
+
+ private:
+  Cec2010OnDevice data_;
+  int D_;
+};
+
+// A schedule (schedule_device.cuh): a CTA per row, the paper's evaluation.
+template <class T>
+class ScheduleRows final : public FamilyRows<T> {
+ public:
+  static std::unique_ptr<FamilyRows<T>> make(const Problem& problem, int, CecRotation) {
+    if (!problem.schedule_data()) return nullptr;
+    use_device(ScheduleOnDevice<T>::bytes(problem));
+    return std::make_unique<ScheduleRows>(problem);
+  }
+  explicit ScheduleRows(const Problem& problem) : sched_(problem) {}
+  void evaluate(const T* rows, int n, T* f, CUstream_st* stream) const override { sched_.evaluate(rows, n, f, stream); }
+  RowsLaunch launch(int) const override { return {"one CTA", 1, sched_.threads(), {}}; }
+
+ private:
+  ScheduleOnDevice<T> sched_;
+};
+
+// A built-in problem's rows evaluator for up to max_rows rows, its data uploaded (and landed) after the
+// memory check: the built-in families, a line each; ConfigError for a problem of none of them.
+template <class T>
+std::shared_ptr<const FamilyRows<T>> make_builtin_rows(const Problem& problem, int max_rows, CecRotation rotation) {
+  std::shared_ptr<FamilyRows<T>> rows = ClassicRows<T>::make(problem, max_rows, rotation);
+  if (!rows) rows = CecRows<T>::make(problem, max_rows, rotation);
+  if (!rows) rows = Cec2010Rows<T>::make(problem, max_rows, rotation);
+  if (!rows) rows = ScheduleRows<T>::make(problem, max_rows, rotation);
+  if (!rows) throw ConfigError("problem " + problem.name() + ": user objectives run on the CPU engines (serial, threads, matrix)");
   // The data went up with cudaMemcpy from pageable memory on the legacy stream, which may return before
   // the copy has landed, and the engines evaluate on non-blocking streams, which do not wait for the legacy
   // one: wait here. (Seen on the H100: with six test processes sharing the GPU, CEC evaluations read

@@ -12,6 +12,7 @@
 #include "degpu/errors.hpp"
 #include "degpu/problem.hpp"
 #include "degpu/rng.hpp"
+#include "problems/builtin_model.hpp"
 #include "problems/cec/cec_data.hpp"
 #include "problems/checks.hpp"
 #include "problems/token_file.hpp"
@@ -25,59 +26,8 @@ bool rosenbrock_fn(int fn) { return fn == 8 || fn == 13 || fn == 18 || fn == 20;
 bool permuted(int fn) { return fn >= 4 && fn <= 18; }
 bool rotated(int fn) { return (fn >= 4 && fn <= 6) || (fn >= 9 && fn <= 11) || (fn >= 14 && fn <= 16); }
 
-// Elliptic over n values read through `at`: weights 1e6^(i / (n - 1)) as the port's lookupprepare makes
-// them (i * (1 / (n - 1)), the ends exact), summed from the last down.
-template <class At>
-double elliptic(int n, At at) {
-  if (n == 1) return at(0) * at(0);
-  double s = 0;
-  for (int i = n - 1; i >= 0; --i) s += cec2010_elliptic_term(cec2010_elliptic_weight(i, n), at(i));
-  return s;
-}
-template <class At>
-double rastrigin(int n, At at) {
-  double s = 0;
-  for (int i = n - 1; i >= 0; --i) s += cec2010_rastrigin_term(at(i));
-  return s;
-}
-template <class At>
-double ackley(int n, At at) {
-  double s1 = 0, s2 = 0;
-  for (int i = n - 1; i >= 0; --i) s1 += at(i) * at(i), s2 += cec2010_cos2pi(at(i));
-  return cec2010_ackley(s1, s2, n);
-}
-template <class At>
-double sphere(int n, At at) {
-  double s = 0;
-  for (int i = n - 1; i >= 0; --i) s += at(i) * at(i);
-  return s;
-}
-template <class At>
-double schwefel12(int n, At at) {
-  double s1 = 0, s2 = 0;
-  for (int j = 0; j < n; ++j) s1 += at(j), s2 += s1 * s1;
-  return s2;
-}
-template <class At>
-double rosenbrock(int n, At at) {
-  double s = 0;
-  for (int j = n - 2; j >= 0; --j) s = cec2010_add_rosenbrock(s, at(j), at(j + 1));
-  return s;
-}
-
 // The function of fn's kind (Cec2010Kind): elliptic, rastrigin, ackley, schwefel 1.2 or rosenbrock.
 int kind(int fn) { return fn <= 3 ? fn - 1 : fn <= 8 ? fn - 4 : fn <= 13 ? fn - 9 : fn <= 18 ? fn - 14 : fn == 19 ? 3 : 4; }
-template <class At>
-double base(int k, int n, At at) {
-  switch (k) {
-    case kCecElliptic: return elliptic(n, at);
-    case kCecRastrigin: return rastrigin(n, at);
-    case kCecAckley: return ackley(n, at);
-    case kCecSchwefel12: return schwefel12(n, at);
-    case kCecRosenbrock: return rosenbrock(n, at);
-    default: return sphere(n, at);
-  }
-}
 
 }  // namespace
 
@@ -111,34 +61,15 @@ double cec2010_bound(int fn) {
 
 double evaluate_cec2010(const Cec2010Instance& c, const double* x) {
   const int D = c.D;
-  const Cec2010Parts parts = cec2010_parts(c.fn, D);
-  const int k = parts.kind;
   thread_local std::vector<double> z;
   z.resize(D);
   for (int i = 0; i < D; ++i) z[i] = x[i] - c.o[i];
-  if (!parts.permuted) return base(parts.rest_kind, D, [&](int i) { return z[i]; });
+  const double* zs = z.data();
   const int* P = c.P.data();
-  // group g (0-based): z[P[g m .. g m + m - 1]], rotated (y_i = sum_{j = m-1 .. 0} z_j M[j][i]) where the
-  // function rotates
-  double y[kM];
-  auto group = [&](int g) {
-    const int* p = P + static_cast<std::size_t>(g) * kM;
-    if (parts.rotated) {
-      for (int i = 0; i < kM; ++i) y[i] = cec2010_rotated(i, [&](int j) { return z[p[j]]; }, c.M.data());
-      return base(k, kM, [&](int i) { return y[i]; });
-    }
-    return base(k, kM, [&](int i) { return z[p[i]]; });
-  };
-  // In the port's order: the rest first (F4-F13), then the groups from the first; F4-F8's single group
-  // times 1e6 (1 x s and s + 0 elsewhere are exact, so the values are the port's)
-  double rest = 0;
-  if (parts.rest_kind != kCecNone) {
-    const int* r = P + parts.rest_begin;
-    rest = base(parts.rest_kind, parts.rest_n, [&](int i) { return z[r[i]]; });
-  }
-  double s = 0;
-  for (int g = 0; g < parts.groups; ++g) s += group(g);
-  return s * parts.group_weight + rest;
+  const auto w = [](int i, int n) { return cec2010_elliptic_weight(i, n); };
+  const Cec2010Parts parts = cec2010_parts(c.fn, D);
+  if (!parts.permuted) return cec2010_value(parts, [zs](int k) { return zs[k]; }, c.M.data(), w);
+  return cec2010_value(parts, [zs, P](int k) { return zs[P[k]]; }, c.M.data(), w);
 }
 
 std::vector<double> cec2010_optimum_x(const Cec2010Instance& c) {
@@ -240,16 +171,14 @@ Problem make_cec2010_problem(const ProblemSpec& spec) {
 namespace {
 
 // A CEC 2010 function's model: evaluated in double on the CPU (a float row converted first, the value
-// rounded to float); MA-SW-Chains' gpu engine evaluates it from the data (engines/masw/masw_cec2010.cuh).
-class Cec2010Model final : public ProblemModel {
+// rounded to float); on the GPU, MA-SW-Chains' engine evaluates it from the data (engines/masw/masw_cec2010.cuh),
+// and the DE engines through its kernel function (cec2010_device.cuh), a built-in family's (BuiltinModel).
+class Cec2010Model final : public BuiltinModel {
  public:
   explicit Cec2010Model(std::shared_ptr<const Cec2010Instance> data) : data_(std::move(data)) {}
   const Cec2010Instance* data() const { return data_.get(); }
   double evaluate(const double* x, int) const override { return evaluate_cec2010(*data_, x); }
   float evaluate(const float* x, int dim) const override { return problems::evaluate_in_double(*this, x, dim); }
-  std::string not_on_gpu() const override {
-    return "CEC 2010 is evaluated on the CPU only so far (and by ma-sw-chains' gpu engine): use {engine} serial, threads or matrix";
-  }
 
  private:
   std::shared_ptr<const Cec2010Instance> data_;

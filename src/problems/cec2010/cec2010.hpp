@@ -68,6 +68,61 @@ DEGPU_HD_INLINE double cec2010_rotated(int i, Z z, const double* M) {
 // Elliptic's weight of value i of n: 1e6^(i / (n - 1)), as the port's lookupprepare makes it (the ends exact).
 double cec2010_elliptic_weight(int i, int n);
 
+// A function's value from its parts, in the port's order, written once for the CPU (evaluate_cec2010) and
+// one GPU thread (cec2010_device.cuh's Cec2010Row, the DE engines'): zp(k) is z = x - o at the k-th index
+// of the permutation (z[P[k]]; z[k] where the function has none), M the rotation, w(i, n) elliptic's weight
+// of value i of n (cec2010_elliptic_weight, or the same values from a table). Every loop runs as the port's
+// (most sums from the last index down).
+namespace cec2010_terms {
+template <class At, class W>
+DEGPU_HD_INLINE double base(int kind, int n, At at, W w) {
+  double s = 0, s2 = 0;
+  switch (kind) {
+    case kCecElliptic:
+      if (n == 1) return at(0) * at(0);
+      for (int i = n - 1; i >= 0; --i) s += cec2010_elliptic_term(w(i, n), at(i));
+      return s;
+    case kCecRastrigin:
+      for (int i = n - 1; i >= 0; --i) s += cec2010_rastrigin_term(at(i));
+      return s;
+    case kCecAckley:
+      for (int i = n - 1; i >= 0; --i) s += at(i) * at(i), s2 += cec2010_cos2pi(at(i));
+      return cec2010_ackley(s, s2, n);
+    case kCecSchwefel12:
+      for (int j = 0; j < n; ++j) s2 += at(j), s += s2 * s2;
+      return s;
+    case kCecRosenbrock:
+      for (int j = n - 2; j >= 0; --j) s = cec2010_add_rosenbrock(s, at(j), at(j + 1));
+      return s;
+    default:  // sphere
+      for (int i = n - 1; i >= 0; --i) s += at(i) * at(i);
+      return s;
+  }
+}
+}  // namespace cec2010_terms
+template <class Zp, class W>
+DEGPU_HD_INLINE double cec2010_value(const Cec2010Parts& parts, Zp zp, const double* M, W w) {
+  constexpr int kM = kCec2010GroupSize;
+  const auto rest = [&](int i) { return zp(parts.rest_begin + i); };
+  if (!parts.permuted) return cec2010_terms::base(parts.rest_kind, parts.rest_n, rest, w);
+  // In the port's order: the rest first (F4-F13), then the groups from the first, each rotated first
+  // (y_i = sum_{j = m-1 .. 0} z_j M[j][i]) where the function rotates; F4-F8's single group times 1e6
+  // (1 x s and s + 0 elsewhere are exact, so the values are the port's)
+  const double r = parts.rest_kind != kCecNone ? cec2010_terms::base(parts.rest_kind, parts.rest_n, rest, w) : 0.0;
+  double s = 0;
+  for (int g = 0; g < parts.groups; ++g) {
+    const int g0 = g * kM;
+    if (parts.rotated) {
+      double y[kM];
+      for (int i = 0; i < kM; ++i) y[i] = cec2010_rotated(i, [&](int j) { return zp(g0 + j); }, M);
+      s += cec2010_terms::base(parts.kind, kM, [&](int i) { return y[i]; }, w);
+    } else {
+      s += cec2010_terms::base(parts.kind, kM, [&](int i) { return zp(g0 + i); }, w);
+    }
+  }
+  return s * parts.group_weight + r;
+}
+
 // The search box's upper bound of function fn ([-ub, ub]): 5 (F2, F5, F10, F15), 32 (F3, F6, F11, F16), else 100.
 double cec2010_bound(int fn);
 // f(x) (f* = 0 for every function). Thread-safe.

@@ -1,5 +1,7 @@
-// One warp per individual (gpu-eval, gpu-kernels): the gpu engine's group evaluation (gpu_team.cuh) with a
-// group of 32 lanes, prefix functions (Schwefel 1.2) by the lanes' scan.
+// A kernel function's evaluation of rows (gpu-eval, gpu-kernels): one warp per row for a function in the
+// term form (the gpu engine's group evaluation, gpu_team.cuh, with a group of 32 lanes, prefix functions
+// (Schwefel 1.2) by the lanes' scan); one thread per row for a function in the row form (a user's functor,
+// a CEC 2010 function).
 #pragma once
 #include <cstddef>
 
@@ -33,6 +35,33 @@ template <class T>
 void launch_evaluate_rows(fn::Classic function, const T* x, const T* o, int D, int n, double bias, T* f,
                           cudaStream_t stream) {
   fn::visit(function, [&](auto fun) { launch_evaluate_rows<decltype(fun), T>(x, o, D, n, bias, f, stream); });
+}
+
+// f[k] = fn.f(row k) for k < n, a thread per row (a RowFunction), kRowFunctionThreads threads a block.
+constexpr int kRowFunctionThreads = 128;
+template <class Fn, class T>
+__global__ void evaluate_row_function(const __grid_constant__ Fn fn, const T* __restrict__ x, int D, int n, T* __restrict__ f) {
+  const long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k < n) f[k] = static_cast<T>(fn.f(x + static_cast<std::size_t>(k) * D, D));
+}
+
+// f[k] = fn(row k) + bias for k < n on `stream`: a warp per row for a function in the term form (rows shifted
+// by o where o is not null), a thread per row for one in the row form (no shift, no bias: it has its own).
+template <class Fn, class T>
+void launch_function_rows(const Fn& fn, const T* x, const T* o, int D, int n, double bias, T* f, cudaStream_t stream) {
+  if (n < 1) return;
+  if constexpr (has_terms<Fn>) {
+    launch_evaluate_rows<Fn, T>(x, o, D, n, bias, f, stream);
+  } else {
+    static_assert(is_row_function<Fn>, "launch_function_rows: a function in the term form or the row form");
+    evaluate_row_function<Fn, T><<<static_cast<unsigned>((n + kRowFunctionThreads - 1) / kRowFunctionThreads),
+                                   kRowFunctionThreads, 0, stream>>>(fn, x, D, n, f);
+  }
+}
+// How launch_function_rows launches for Fn (devices --explain).
+template <class Fn>
+RowsLaunch function_rows_launch() {
+  return has_terms<Fn> ? kWarpPerRow : RowsLaunch{"one thread", kRowFunctionThreads, kRowFunctionThreads, {}};
 }
 
 }  // namespace degpu::cuda

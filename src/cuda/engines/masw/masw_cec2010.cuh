@@ -11,21 +11,15 @@
 #include "cuda/engines/masw/masw_kernels.cuh"
 #include "cuda/util/device_array.cuh"
 #include "problems/cec2010/cec2010.hpp"
+#include "problems/cec2010/cec2010_device.cuh"
 
 namespace degpu::cuda::masw_gpu {
 
 constexpr int kCecM = kCec2010GroupSize;
 
-// A function's data on the device and its parts (cec2010_parts), with each block's share.
-struct Cec2010Dev {
-  const int* P = nullptr;      // the permutation (nullptr: none)
-  const double* o = nullptr;   // the shift, in the permutation's order (o[P[k]] at k), so read in order
-  const double* M = nullptr;   // the 50 x 50 rotation, row-major (rotated functions)
-  const double* rw = nullptr;  // the rest's elliptic weights (rest_n; elliptic rests)
-  const double* gw = nullptr;  // a group's elliptic weights (50)
-  int kind = 0, groups = 0, rotated = 0, rest_kind = kCecNone, rest_begin = 0, rest_n = 0;
-  int gpb = 0, rpb = 0;        // groups and rest values per block
-  double group_weight = 1;
+// A function's data on the device and its parts (problems/cec2010/cec2010_device.cuh), with each block's share.
+struct Cec2010Dev : Cec2010View {
+  int gpb = 0, rpb = 0;  // groups and rest values per block
 };
 
 // Group g's value (valid in lane 0) from its z in zs[0 .. 50) (the warp's), rotated in place first where
@@ -62,12 +56,13 @@ __device__ inline double cec_group(const Cec2010Dev& c, const double* Ms, double
         if (h == 0 || two) s1 += v[h] * v[h], s2 += cec2010_cos2pi(v[h]);
       break;
     case kCecSchwefel12: {  // the prefix sums of z_0 .. z_31, then of z_32 .. z_49 after them
-      double a = v[0], b = two ? v[1] : 0.0;
-      for (int off = 1; off < 32; off <<= 1) {
-        const double oa = __shfl_up_sync(0xffffffffu, a, off), ob = __shfl_up_sync(0xffffffffu, b, off);
-        if (lane >= off) a += oa, b += ob;
-      }
-      b += __shfl_sync(0xffffffffu, a, 31);
+      using Scan = cub::WarpScan<double>;
+      __shared__ typename Scan::TempStorage st[kThreads / 32];
+      double a = v[0], b = two ? v[1] : 0.0, total;
+      Scan(st[threadIdx.x >> 5]).InclusiveSum(a, a, total);
+      __syncwarp();
+      Scan(st[threadIdx.x >> 5]).InclusiveSum(b, b);
+      b += total;
       s1 = a * a + (two ? b * b : 0.0);
       break;
     }
@@ -176,46 +171,16 @@ struct CandSource {
   __device__ typename RowsSource<T>::View prepare(int) const { return {st->done != 0, cand}; }
 };
 
-// The device copy of a CEC 2010 instance, and its parts.
+// The device copy of a CEC 2010 instance (cec2010_device.cuh) and each block's share of it.
 struct Cec2010OnDevice {
-  DeviceArray<int> P;
-  DeviceArray<double> o, M, rw, gw;
+  cuda::Cec2010OnDevice data;
   Cec2010Dev dev;
-  Cec2010OnDevice(const Cec2010Instance& c, const Layout& L)
-      : P(c.P.size()), o(c.D), M(c.M.size()), rw(cec2010_parts(c.fn, c.D).rest_kind == kCecElliptic ? c.D : 0), gw(kCecM) {
-    const Cec2010Parts parts = cec2010_parts(c.fn, c.D);
-    const auto up = [](auto* dst, const auto& v) {
-      if (!v.empty()) DEGPU_CUDA_TRY(cudaMemcpy(dst, v.data(), v.size() * sizeof(v[0]), cudaMemcpyHostToDevice));
-    };
-    up(P.ptr, c.P);
-    std::vector<double> op(c.o.begin(), c.o.begin() + c.D);
-    for (std::size_t k = 0; k < c.P.size(); ++k) op[k] = c.o[c.P[k]];
-    up(o.ptr, op);
-    up(M.ptr, c.M);
-    dev.P = c.P.empty() ? nullptr : P.ptr;
-    dev.o = o.ptr, dev.M = M.ptr;
-    if (parts.rest_kind == kCecElliptic) {
-      std::vector<double> w(parts.rest_n);
-      for (int i = 0; i < parts.rest_n; ++i) w[i] = cec2010_elliptic_weight(i, parts.rest_n);
-      up(rw.ptr, w);
-      dev.rw = rw.ptr;
-    }
-    std::vector<double> g(kCecM);
-    for (int i = 0; i < kCecM; ++i) g[i] = cec2010_elliptic_weight(i, kCecM);
-    up(gw.ptr, g);
-    dev.gw = gw.ptr;
-    dev.kind = parts.kind, dev.groups = parts.groups, dev.rotated = parts.rotated, dev.group_weight = parts.group_weight;
-    dev.rest_kind = parts.rest_kind, dev.rest_begin = parts.rest_begin, dev.rest_n = parts.rest_n;
-    dev.gpb = (parts.groups + L.nblk - 1) / L.nblk;
-    dev.rpb = (parts.rest_n + L.nblk - 1) / L.nblk;
+  Cec2010OnDevice(const Cec2010Instance& c, const Layout& L) : data(c) {
+    static_cast<Cec2010View&>(dev) = data.view;
+    dev.gpb = (dev.groups + L.nblk - 1) / L.nblk;
+    dev.rpb = (dev.rest_n + L.nblk - 1) / L.nblk;
   }
-  // Device bytes of an instance of function fn at dimension D.
-  static std::size_t bytes(int fn, int D) {
-    const Cec2010Parts parts = cec2010_parts(fn, D);
-    return static_cast<std::size_t>(D) * ((parts.permuted ? sizeof(int) : 0) + sizeof(double) +
-                                          (parts.rest_kind == kCecElliptic ? sizeof(double) : 0)) +
-           (parts.rotated ? kCecM * kCecM * sizeof(double) : 0);
-  }
+  static std::size_t bytes(int fn, int D) { return cuda::Cec2010OnDevice::bytes(fn, D); }
 };
 
 }  // namespace degpu::cuda::masw_gpu

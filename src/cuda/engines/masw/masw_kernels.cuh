@@ -8,6 +8,11 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/warp/warp_reduce.cuh>
+#include <cub/warp/warp_scan.cuh>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -78,50 +83,33 @@ struct Box {
   }
 };
 
-// ---- warp and block reductions (all threads call; the result is valid in lane / thread 0) ----
+// ---- warp and block reductions (all threads call; the result is valid in lane / thread 0): CUB's ----
+struct Times {
+  __device__ double operator()(double a, double b) const { return a * b; }
+};
+// The sum (kProduct: the product) of one value per lane of the warp; valid in lane 0. Each warp of the
+// block calls it with its own TempStorage (kThreads / 32 of them a call site).
 template <bool kProduct = false>
 __device__ __forceinline__ double warp_reduce(double v) {
-  for (int off = 16; off > 0; off >>= 1) {
-    const double o = __shfl_down_sync(0xffffffffu, v, off);
-    v = kProduct ? v * o : v + o;
-  }
-  return v;
+  using Reduce = cub::WarpReduce<double>;
+  __shared__ typename Reduce::TempStorage tmp[kThreads / 32];
+  __syncwarp();  // tmp may still be read by a previous call
+  Reduce r(tmp[threadIdx.x >> 5]);
+  return kProduct ? r.Reduce(v, Times{}) : r.Sum(v);
 }
 template <bool kProduct = false>
 __device__ double block_reduce(double v) {
-  __shared__ double sh[kThreads / 32];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  v = warp_reduce<kProduct>(v);
-  __syncthreads();  // sh may still be read by a previous call
-  if (lane == 0) sh[warp] = v;
-  __syncthreads();
-  if (warp == 0) v = warp_reduce<kProduct>(lane < kThreads / 32 ? sh[lane] : (kProduct ? 1.0 : 0.0));
-  return v;
+  using Reduce = cub::BlockReduce<double, kThreads>;
+  __shared__ typename Reduce::TempStorage tmp;
+  __syncthreads();  // tmp may still be read by a previous call
+  return kProduct ? Reduce(tmp).Reduce(v, Times{}) : Reduce(tmp).Sum(v);
 }
 // Exclusive scan of one value per thread, and the block's total (valid in every thread).
 __device__ inline void block_exclusive_scan(double v, double& excl, double& total) {
-  __shared__ double sh[kThreads / 32 + 1];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  double inc = v;
-  for (int off = 1; off < 32; off <<= 1) {
-    const double o = __shfl_up_sync(0xffffffffu, inc, off);
-    if (lane >= off) inc += o;
-  }
-  __syncthreads();
-  if (lane == 31) sh[warp] = inc;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    double run = 0;
-    for (int w = 0; w < kThreads / 32; ++w) {
-      const double t = sh[w];
-      sh[w] = run;
-      run += t;
-    }
-    sh[kThreads / 32] = run;
-  }
-  __syncthreads();
-  excl = sh[warp] + (inc - v);
-  total = sh[kThreads / 32];
+  using Scan = cub::BlockScan<double, kThreads>;
+  __shared__ typename Scan::TempStorage tmp;
+  __syncthreads();  // tmp may still be read by a previous call
+  Scan(tmp).ExclusiveSum(v, excl, total);
 }
 
 // Per-vector block sums, and one counter per vector for the last-block finish.
