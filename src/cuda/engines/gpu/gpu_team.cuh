@@ -1,7 +1,7 @@
-// Device building blocks of the gpu engine (gpu_engine.cuh, gpu_resident.cuh): the teams of CTAs that
-// hold a trial and their barriers, groups of lanes that hold an individual, the evaluation of one
-// individual by a group, Philox with precomputed round keys, 4-wide row accesses, and the exchange of
-// the best individual between the CTAs of a team.
+// Device building blocks of the gpu engine (gpu_engine.cuh, gpu_resident.cuh): the evaluation of one
+// individual by a group of lanes (cuda/blocks/group.cuh), Philox with precomputed round keys, 4-wide row
+// accesses, and the exchange of the best individual between the CTAs of a team (the teams and their
+// barriers: cuda/blocks/teams.cuh).
 #pragma once
 #include <cooperative_groups.h>
 
@@ -12,6 +12,7 @@
 #include "cuda/blocks/best.cuh"
 #include "cuda/blocks/group.cuh"
 #include "cuda/blocks/kernel_function.cuh"
+#include "cuda/blocks/teams.cuh"
 #include "cuda/blocks/vec4.cuh"
 #include "degpu/functions/classic.hpp"
 #include "degpu/stop.hpp"
@@ -35,48 +36,6 @@ __device__ __forceinline__ unsigned long long global_ns() {
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
 }
-
-// The resident path's barrier between generations: what crosses it is this CTA's shared memory only, so
-// the arrive releases shared memory alone (a CTA-scope fence; the default release arrive is a GPU-scope
-// MEMBAR, measured at ~0.65 us of a 0.72 us barrier of 16 CTAs of 512 threads: bench/cluster_sync_gpu.cu);
-// the wait acquires.
-__device__ __forceinline__ void cluster_arrive_shared() {
-  asm volatile("fence.release.sync_restrict::shared::cta.cluster;" ::: "memory");
-  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
-}
-__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
-
-// The grid barrier, split like the cluster's: arrive (every write of the CTA released, one count), then
-// wait (until every CTA has counted this barrier; acquire). The CTAs are co-resident (cooperative launch),
-// so spinning is safe. The counter only grows: barrier k is passed at k x gridDim arrivals.
-struct GridTeam {
-  unsigned long long* arrivals;
-  unsigned long long passed = 0;  // barriers begun by this CTA
-  template <class S>
-  __device__ explicit GridTeam(const S& s) : arrivals(s.arrivals) {}
-  __device__ static unsigned ranks() { return gridDim.x; }
-  __device__ static unsigned rank() { return blockIdx.x; }
-  __device__ void arrive() {
-    __syncthreads();  // the CTA's writes are done
-    ++passed;
-    if (threadIdx.x == 0) {
-      __threadfence();  // release them device-wide before counting
-      atomicAdd(arrivals, 1ull);
-    }
-  }
-  __device__ void wait() {
-    if (threadIdx.x == 0) {
-      const unsigned long long target = passed * gridDim.x;
-      while (*reinterpret_cast<volatile unsigned long long*>(arrivals) < target) __nanosleep(32);
-      __threadfence();  // acquire: the others' writes before this CTA's reads
-    }
-    __syncthreads();
-  }
-  __device__ void sync() {
-    arrive();
-    wait();
-  }
-};
 
 // kGlobal: rows in global memory (else shared memory), and their read-only companions.
 template <bool kGlobal, class T>
