@@ -38,18 +38,15 @@ int list(const std::string& what) {
 
 struct DevicesArgs {
   bool explain = false;
-  std::string problem, dim;
+  ProblemOptions problem;
   DeOptions de;
   ExecutionOptions exec;
 };
 
 // --explain: how each CUDA engine would launch for the problem (and why).
 int explain(const DevicesArgs& a) {
-  if (a.problem.empty() || a.dim.empty()) throw ConfigError("--explain: needs --problem NAME and --dim D");
-  ProblemOptions po;
-  po.problem = a.problem;
-  po.dim = a.dim;
-  const Problem problem = make_problem(po.spec());
+  if (a.problem.problem.empty() || a.problem.dim.empty()) throw ConfigError("--explain: needs --problem NAME and --dim D");
+  const Problem problem = make_problem(a.problem.spec());
   DeSettings s = a.de.settings();  // as run and bench convert them (de_options.hpp)
   const DEConfig de = s.de;
   const int trials = parse_trials(a.exec.trials);
@@ -64,10 +61,15 @@ int explain(const DevicesArgs& a) {
 
 int devices(const DevicesArgs& a) {
   if (a.explain) {
-    if (a.problem.empty() || a.dim.empty()) throw ConfigError("--explain: needs --problem NAME and --dim D");
+    if (a.problem.problem.empty() || a.problem.dim.empty()) throw ConfigError("--explain: needs --problem NAME and --dim D");
     devices(DevicesArgs{});
     return explain(a);
   }
+  const ProblemOptions& p = a.problem;
+  for (const auto& [flag, value] : {std::pair{"--problem", &p.problem}, {"--dim", &p.dim}, {"--bounds", &p.bounds},
+                                    {"--shift", &p.shift}, {"--bias", &p.bias}, {"--cec-data", &p.cec_data},
+                                    {"--cec2014-data", &p.cec2014_data}})
+    if (!value->empty()) throw ConfigError(std::string(flag) + " " + *value + ": only with --explain (the launch of a problem)");
   std::string why;
   const auto list = list_devices(&why);
   if (list.empty()) {
@@ -86,8 +88,7 @@ int devices(const DevicesArgs& a) {
 Command add_devices(CLI::App& app) {
   auto a = std::make_shared<DevicesArgs>();
   app.add_flag("--explain", a->explain, "with --problem and --dim: the launch configuration of each CUDA engine, and why");
-  app.add_option("--problem", a->problem, "problem name (degpu list problems), for --explain");
-  app.add_option("--dim", a->dim, "dimension D, for --explain");
+  a->problem.add_to(app, "for --explain");
   a->de.add_to(app, {{"strategy", "DE strategy, for --explain"}, {"np", "population size, for --explain (default 5 D, clamped to [20, 500])"}});
   a->exec.add_to(app, {{"precision", "f32 | f64, for --explain"}, {"trials", "concurrent trials, for --explain"}});
   return [a] { return devices(*a); };

@@ -11,10 +11,12 @@
 
 namespace degpu::cli {
 
-// --problem, --dim, --bounds, --shift, --bias, --cec-data: shared by run and eval.
+// --problem, --dim, --bounds, --shift, --bias, --cec-data, --cec2014-data: shared by run, eval and devices
+// --explain (`for`: the help's note where the flags serve one mode of the command, and --problem and --dim
+// are then not required).
 struct ProblemOptions {
   std::string problem, dim, bounds, shift, bias, cec_data, cec2014_data;
-  void add_to(CLI::App& app);
+  void add_to(CLI::App& app, const std::string& for_ = "");
   ProblemSpec spec() const;
 };
 

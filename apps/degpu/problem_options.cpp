@@ -11,16 +11,19 @@
 
 namespace degpu::cli {
 
-void ProblemOptions::add_to(CLI::App& app) {
-  app.add_option("--problem", problem, "problem name (degpu list problems)")->required();
-  app.add_option("--dim", dim, "dimension D")->required();
-  app.add_option("--bounds", bounds, "LO:HI for every coordinate (default: the function's usual box)");
-  app.add_option("--shift", shift, "none | random | random:SEED | FILE of whitespace-separated numbers");
-  app.add_option("--bias", bias, "f* added to the function (its value at the optimum)");
-  app.add_option("--cec-data", cec_data,
-                 "folder of the official CEC 2017 / 2014 data files (cec2017:*, cec2014:*; janssen:* CEC 2017 functions); "
-                 "default: generated");
-  app.add_option("--cec2014-data", cec2014_data, "folder of the official CEC 2014 data (janssen:f05, f07; cec2014:*)");
+void ProblemOptions::add_to(CLI::App& app, const std::string& for_) {
+  const std::string note = for_.empty() ? "" : ", " + for_;
+  CLI::Option_group* g = app.add_option_group("Problem", "the function to optimise: its dimension, box, shift and data");
+  CLI::Option* p = g->add_option("--problem", problem, "problem name (degpu list problems)" + note);
+  CLI::Option* d = g->add_option("--dim", dim, "dimension D" + note);
+  if (for_.empty()) p->required(), d->required();
+  g->add_option("--bounds", bounds, "LO:HI for every coordinate (default: the function's usual box)" + note);
+  g->add_option("--shift", shift, "none | random | random:SEED | FILE of whitespace-separated numbers" + note);
+  g->add_option("--bias", bias, "f* added to the function (its value at the optimum)" + note);
+  g->add_option("--cec-data", cec_data,
+                "folder of the official CEC data files (cec2017:*, cec2014:*, cec2010:*; janssen:* CEC 2017 functions); "
+                "default: generated" + note);
+  g->add_option("--cec2014-data", cec2014_data, "folder of the official CEC 2014 data (janssen:f05, f07; cec2014:*)" + note);
 }
 
 ProblemSpec ProblemOptions::spec() const {

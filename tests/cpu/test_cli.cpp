@@ -228,6 +228,15 @@ TEST_F(Cli, DevicesExplain) {
   EXPECT_NE(no_problem.err.find("error: --explain: needs --problem NAME and --dim D"), std::string::npos) << no_problem.err;
   EXPECT_EQ(run("devices --explain --problem rastrigin --dim 100 --trials 0").code, 2);
   EXPECT_EQ(run("devices --explain --problem nosuch --dim 100").code, 2);
+  // the problem's flags, as run's: its data, shift and box (bad ones are input errors, before any device)
+  const Out no_data = run("devices --explain --problem cec2010:f14 --dim 1000 --cec-data /nonexistent/cec2010");
+  EXPECT_EQ(no_data.code, 2) << no_data.err;
+  EXPECT_NE(no_data.err.find("/nonexistent/cec2010"), std::string::npos) << no_data.err;
+  EXPECT_EQ(run("devices --explain --problem rastrigin --dim 10 --bounds 5:1").code, 2);
+  EXPECT_EQ(run("devices --explain --problem rastrigin --dim 10 --shift random:x").code, 2);
+  const Out alone = run("devices --shift random");
+  EXPECT_EQ(alone.code, 2);
+  EXPECT_NE(alone.err.find("error: --shift random: only with --explain"), std::string::npos) << alone.err;
   const Out o = run("devices --explain --problem rastrigin --dim 100 --np 250 --trials 30");
   if (degpu::list_devices().empty()) {
     EXPECT_EQ(o.code, 1) << o.err;  // a runtime failure: no device (or no CUDA in this build)
@@ -245,7 +254,9 @@ TEST_F(Cli, HelpListsTheOptionGroups) {
   const Out r = run("run --help");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto at = [&](const std::string& text, const std::string& what) { return text.find(what); };
-  for (const char* group : {"Algorithm", "Stop", "Execution", "Output"}) EXPECT_NE(at(r.out, group), std::string::npos) << group;
+  for (const char* group : {"Problem", "Algorithm", "Stop", "Execution", "Output"}) EXPECT_NE(at(r.out, group), std::string::npos) << group;
+  EXPECT_LT(at(r.out, "Problem"), at(r.out, "--cec-data"));
+  EXPECT_LT(at(r.out, "--cec-data"), at(r.out, "Algorithm"));
   // each flag in its group: the group's name comes before it, and the next group's after
   EXPECT_LT(at(r.out, "Algorithm"), at(r.out, "--repair"));
   EXPECT_LT(at(r.out, "--repair"), at(r.out, "Stop"));
