@@ -29,7 +29,8 @@ bool is_cuda_engine(Engine e);                 // false for auto: resolve it fir
 // The concrete engine that runs for `e`: e itself unless it is auto. auto is gpu where this build has
 // CUDA (cuda_compiled()) and list_devices() finds a device (looked up once per process), else threads.
 // With a problem, auto is also threads for what only the CPU engines run: a user objective (every
-// engine runs every algorithm and built-in or CEC problem; `de` is kept for configurations that may not).
+// engine runs every algorithm and built-in or CEC problem; `de` is kept for configurations that may not);
+// and gpu-kernels where the problem's model refuses the gpu engine (a schedule of more than 64 machines).
 // minimize() and minimize_trials() call it; call it yourself to know (or report) which engine runs.
 Engine resolve_engine(Engine e);
 Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de = {});

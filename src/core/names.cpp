@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/algorithms/registry.hpp"
+#include "core/trials.hpp"
 
 #include "degpu/de.hpp"
 #include "degpu/devices.hpp"
@@ -145,9 +146,17 @@ Engine resolve_engine(Engine e) {
 }
 Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de) {
   (void)de;  // every engine runs every algorithm
-  if (e == Engine::auto_ && !problem.on_gpu()) return Engine::threads;
-  return resolve_engine(e);
+  if (e != Engine::auto_) return e;
+  return detail::auto_engine(problem, resolve_engine(e) == Engine::gpu);
 }
+namespace detail {
+Engine auto_engine(const Problem& problem, bool device) {
+  if (!device || !problem.on_gpu()) return Engine::threads;
+  for (Engine e : {Engine::gpu, Engine::gpu_kernels})
+    if (problem.model()->not_on(e).empty()) return e;
+  return Engine::threads;
+}
+}  // namespace detail
 Precision parse_precision(std::string_view name) {
   return parse_named(name, kPrecisions, "precision", "{precision}");
 }

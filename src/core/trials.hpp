@@ -18,6 +18,11 @@ void check_trial_range(std::uint32_t first, int n);
 // in the engines' selection.
 void choose_best(TrialsResult& out);
 
+// The engine auto runs `problem` on, given whether a CUDA device is there (resolve_engine asks once): threads
+// for what only the CPU engines run or without a device; else gpu, or, where the problem's model refuses the
+// gpu engine (a schedule of more machines than its groups hold), gpu-kernels, or threads where it refuses both.
+Engine auto_engine(const Problem& problem, bool device);
+
 // Trials o.trial .. o.trial + n - 1 one after another (an engine that does not run them together):
 // one(ot) for each, ot being o with that trial's index.
 template <class One>

@@ -9,6 +9,8 @@
 #include "degpu/rng.hpp"
 #include "cpu_test_util.hpp"
 #include "degpu/run.hpp"
+#include "degpu/schedule.hpp"
+#include "core/trials.hpp"
 
 using namespace degpu;
 
@@ -118,6 +120,28 @@ TEST(Trials, BadCountsAndIndicesAreRefused) {
   refuses(beyond, 1, "trial 16777216: must be in [0, 16777215]");
   EXPECT_THROW(minimize(p, DEConfig{}, gens(5), beyond), ConfigError);
   EXPECT_THROW(validate(p, DEConfig{}, gens(5), beyond), ConfigError);
+}
+
+// With a device, auto takes the gpu engine for a problem it runs, gpu-kernels where the problem's model
+// refuses the gpu engine (a schedule of more than 64 machines), threads for a CPU-only objective; without
+// a device, threads.
+TEST(AutoEngine, TakesAnEngineTheProblemRunsOn) {
+  using detail::auto_engine;
+  const Problem wide = schedule_problem(generate_etc(parse_etc_spec("128x65:ThMhCc")));
+  const Problem narrow = schedule_problem(generate_etc(parse_etc_spec("128x64:ThMhCc")));
+  ProblemSpec s;
+  s.name = "cec2010:f1";
+  s.dim = 100;
+  const Problem cec2010 = make_problem(s);
+  const Problem user("mine", {-1, -1}, {1, 1}, [](std::span<const double> x) { return x[0] * x[0] + x[1]; });
+  EXPECT_EQ(auto_engine(wide, true), Engine::gpu_kernels);
+  EXPECT_EQ(auto_engine(narrow, true), Engine::gpu);
+  EXPECT_EQ(auto_engine(cec2010, true), Engine::gpu);
+  EXPECT_EQ(auto_engine(user, true), Engine::threads);
+  for (const Problem* p : {&wide, &narrow, &cec2010, &user}) EXPECT_EQ(auto_engine(*p, false), Engine::threads) << p->name();
+  // resolve_engine asks the same with this machine's answer
+  EXPECT_EQ(resolve_engine(Engine::auto_, wide), auto_engine(wide, resolve_engine(Engine::auto_) == Engine::gpu));
+  EXPECT_EQ(resolve_engine(Engine::serial, wide), Engine::serial);
 }
 
 TEST(AutoEngine, IsTheDefaultAndResolvesToAConcreteEngine) {
