@@ -40,7 +40,7 @@ void with_function(const Problem& problem, std::size_t slots, Upload upload, F&&
   const bool up = upload == Upload::yes;
   if (with_classic_function(problem, f)) return;
   if (with_cec_function<T>(problem, slots, up, f)) return;
-  if (with_cec2010_function(problem, up, f)) return;
+  if (with_cec2010_function(problem, slots, up, f)) return;
   if (with_schedule_function<T>(problem, up, f)) return;
   throw ConfigError("problem " + problem.name() + ": not a built-in problem; the CUDA engines run it through its model");
 }

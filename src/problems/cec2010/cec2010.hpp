@@ -100,27 +100,33 @@ DEGPU_HD_INLINE double base(int kind, int n, At at, W w) {
   }
 }
 }  // namespace cec2010_terms
-template <class Zp, class W>
-DEGPU_HD_INLINE double cec2010_value(const Cec2010Parts& parts, Zp zp, const double* M, W w) {
-  constexpr int kM = kCec2010GroupSize;
+// The value with each group's base value given: group(g), g = 0 .. groups - 1.
+template <class Zp, class Group, class W>
+DEGPU_HD_INLINE double cec2010_value_by(const Cec2010Parts& parts, Zp zp, Group group, W w) {
   const auto rest = [&](int i) { return zp(parts.rest_begin + i); };
   if (!parts.permuted) return cec2010_terms::base(parts.rest_kind, parts.rest_n, rest, w);
-  // In the port's order: the rest first (F4-F13), then the groups from the first, each rotated first
-  // (y_i = sum_{j = m-1 .. 0} z_j M[j][i]) where the function rotates; F4-F8's single group times 1e6
-  // (1 x s and s + 0 elsewhere are exact, so the values are the port's)
+  // In the port's order: the rest first (F4-F13), then the groups from the first; F4-F8's single group
+  // times 1e6 (1 x s and s + 0 elsewhere are exact, so the values are the port's)
   const double r = parts.rest_kind != kCecNone ? cec2010_terms::base(parts.rest_kind, parts.rest_n, rest, w) : 0.0;
   double s = 0;
-  for (int g = 0; g < parts.groups; ++g) {
-    const int g0 = g * kM;
-    if (parts.rotated) {
-      double y[kM];
-      for (int i = 0; i < kM; ++i) y[i] = cec2010_rotated(i, [&](int j) { return zp(g0 + j); }, M);
-      s += cec2010_terms::base(parts.kind, kM, [&](int i) { return y[i]; }, w);
-    } else {
-      s += cec2010_terms::base(parts.kind, kM, [&](int i) { return zp(g0 + i); }, w);
-    }
-  }
+  for (int g = 0; g < parts.groups; ++g) s += group(g);
   return s * parts.group_weight + r;
+}
+// Group g's base value, its z rotated first (y_i = sum_{j = m-1 .. 0} z_j M[j][i]) where the function rotates.
+template <class Zp, class W>
+DEGPU_HD_INLINE double cec2010_group(const Cec2010Parts& parts, int g, Zp zp, const double* M, W w) {
+  constexpr int kM = kCec2010GroupSize;
+  const int g0 = g * kM;
+  if (parts.rotated) {
+    double y[kM];
+    for (int i = 0; i < kM; ++i) y[i] = cec2010_rotated(i, [&](int j) { return zp(g0 + j); }, M);
+    return cec2010_terms::base(parts.kind, kM, [&](int i) { return y[i]; }, w);
+  }
+  return cec2010_terms::base(parts.kind, kM, [&](int i) { return zp(g0 + i); }, w);
+}
+template <class Zp, class W>
+DEGPU_HD_INLINE double cec2010_value(const Cec2010Parts& parts, Zp zp, const double* M, W w) {
+  return cec2010_value_by(parts, zp, [&](int g) { return cec2010_group(parts, g, zp, M, w); }, w);
 }
 
 // The search box's upper bound of function fn ([-ub, ub]): 5 (F2, F5, F10, F15), 32 (F3, F6, F11, F16), else 100.

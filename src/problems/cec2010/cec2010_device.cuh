@@ -1,6 +1,7 @@
 // A CEC 2010 instance on the device (cec2010.hpp, docs/CEC2010.md): its data uploaded once, read by
 // MA-SW-Chains' kernel (engines/masw/masw_cec2010.cuh: a warp per group, a block per share of the rest)
-// and by the DE engines' kernel function (Cec2010Row below: one thread per row, the CPU's evaluation).
+// and by the DE engines' (Cec2010Row below, a thread per row for gpu-eval and gpu-kernels; Cec2010Function,
+// a group of lanes per row for gpu and gpu-fused).
 #pragma once
 #include <cstddef>
 #include <vector>
@@ -76,37 +77,80 @@ struct Cec2010OnDevice {
   }
 };
 
-// A CEC 2010 function as the DE engines' kernels take it: the row form (kernel_function.cuh's RowFunction),
-// f(x, D) by one thread, in double whatever the rows' precision and in the CPU's order (cec2010_value), so
-// that its value is the CPU's but for the device's cos and exp (within an ulp or two). Large-scale functions
-// are MA-SW-Chains' work; on the DE engines this is the plain way, a group of lanes per row not written yet.
+// z = x - o at the k-th index of the permutation, in double, and elliptic's weight of value i of n: what
+// cec2010_value reads, from the device copy.
+template <class T>
+struct Cec2010Reads {
+  const T* __restrict__ x;
+  const Cec2010View& c;
+  __device__ __forceinline__ double operator()(int k) const {
+    return static_cast<double>(x[c.P ? __ldg(c.P + k) : k]) - __ldg(c.o + k);
+  }
+  __device__ __forceinline__ double weight(int i, int n) const { return n == kCec2010GroupSize ? __ldg(c.gw + i) : __ldg(c.rw + i); }
+};
+
+// A CEC 2010 function in the row form (kernel_function.cuh's RowFunction): f(x, D) by one thread, in double
+// whatever the rows' precision and in the CPU's order (cec2010_value), so that its value is the CPU's but for
+// the device's cos and exp (within an ulp or two). gpu-eval's and gpu-kernels' evaluation, a thread per row.
 struct Cec2010Row {
   Cec2010View c;
   template <class T>
   __device__ T operator()(const T* __restrict__ x, int) const {
-    const int* __restrict__ P = c.P;
-    const double* __restrict__ o = c.o;
-    const double *gw = c.gw, *rw = c.rw;
-    const auto w = [gw, rw](int i, int n) { return n == kCec2010GroupSize ? __ldg(gw + i) : __ldg(rw + i); };
-    const auto zp = [x, P, o](int k) { return static_cast<double>(x[P ? __ldg(P + k) : k]) - __ldg(o + k); };
-    return static_cast<T>(cec2010_value(c.parts(), zp, c.M, w));
+    const Cec2010Reads<T> zp{x, c};
+    return static_cast<T>(cec2010_value(c.parts(), zp, c.M, [&](int i, int n) { return zp.weight(i, n); }));
   }
 };
 
-// f(fn) with the problem's kernel function, its data on the device while f runs (`upload`; else the function
-// without data, for a plan), if the problem is a CEC 2010 function; false for another problem. The family's
-// line in cuda/families/builtin.cuh.
+// A CEC 2010 function as the gpu and gpu-fused engines' kernels take it (kernel_function.cuh's kGroupValue):
+// a row's value by a group of lanes, which rotate its groups together (output i of group g by the lane of
+// g x 50 + i, each output's sum in the CPU's order) into the individual's scratch slot, then, after the
+// group's barrier, lane 0 sums the value as one thread does (cec2010_value_by, the rotated groups read from
+// the slot): the CPU's value but for the device's cos and exp, as Cec2010Row's.
+struct Cec2010Function {
+  static constexpr fn::Pattern pattern = fn::Pattern::whole;
+  static constexpr bool kGroupValue = true;
+  Cec2010View c;
+  double* scratch = nullptr;  // groups x 50 doubles per slot (rotated functions)
+
+  template <int kThreads, int kG, class T, class Sync>
+  __device__ __forceinline__ double group_value(std::size_t slot, const T* u, int lane, int G, bool active, int, Sync sync) const {
+    constexpr int kM = kCec2010GroupSize;
+    const Cec2010Parts parts = c.parts();
+    const Cec2010Reads<T> zp{u, c};
+    double* ys = scratch + slot * static_cast<std::size_t>(c.groups) * kM;
+    if (parts.rotated && active)
+      for (int k = lane; k < c.groups * kM; k += G) {
+        const int g0 = k / kM * kM;
+        ys[k] = cec2010_rotated(k - g0, [&](int j) { return zp(g0 + j); }, c.M);
+      }
+    sync();
+    if (!active || lane != 0) return 0.0;
+    const auto w = [&](int i, int n) { return zp.weight(i, n); };
+    return cec2010_value_by(parts, zp, [&](int g) {
+      if (!parts.rotated) return cec2010_group(parts, g, zp, c.M, w);
+      const double* y = ys + static_cast<std::size_t>(g) * kM;
+      return cec2010_terms::base(parts.kind, kM, [y](int i) { return y[i]; }, w);
+    }, w);
+  }
+};
+
+// f(fn) with the problem's kernel function, its data on the device while f runs with a scratch slot for each
+// of `slots` individuals (`upload`; else the function without data, for a plan), if the problem is a CEC
+// 2010 function; false for another problem. The family's line in cuda/families/builtin.cuh.
 template <class F>
-bool with_cec2010_function(const Problem& problem, bool upload, F& f) {
+bool with_cec2010_function(const Problem& problem, std::size_t slots, bool upload, F& f) {
   const Cec2010Instance* c = problem.cec2010_data();
   if (!c) return false;
   if (!upload) {
-    f(RowFunction<Cec2010Row>{});
+    f(Cec2010Function{});
     return true;
   }
-  use_device(Cec2010OnDevice::bytes(c->fn, c->D));
+  const Cec2010Parts parts = cec2010_parts(c->fn, c->D);
+  const std::size_t scratch = parts.rotated ? slots * parts.groups * kCec2010GroupSize : 0;
+  use_device(Cec2010OnDevice::bytes(c->fn, c->D) + scratch * sizeof(double));
   const Cec2010OnDevice data(*c);
-  f(RowFunction<Cec2010Row>{Cec2010Row{data.view}});
+  const DeviceArray<double> ys(scratch);
+  f(Cec2010Function{data.view, ys.ptr});
   return true;
 }
 
