@@ -397,10 +397,11 @@ TEST(GpuEval, CecTrialsRunTogether) {
   EXPECT_NE(all.trials[0].best_x, all.trials[1].best_x);
 }
 
-// Every CEC 2010 function on every DE engine of the GPU (its kernel function, cec2010_device.cuh: one thread
-// per row in the CPU's order, in double): in double the serial engine's run (its best x bit for bit, the
-// evaluations; the values differ at most by the device's cos and exp); in float a value the CPU gives its
-// best x. D 130: F9-F18 leave variables out, F9-F13's rest starts mid-group. Generated instances (seed 5).
+// Every CEC 2010 function on every DE engine of the GPU (its kernel function, cec2010_device.cuh: a group of
+// lanes rotates a row's groups, lane 0 sums the value in the CPU's order, in double): in double the serial
+// engine's run (its best x bit for bit, the evaluations; the values differ at most by the device's cos and
+// exp); in float a value the CPU gives its best x. D 130: F9-F18 leave variables out, F9-F13's rest starts
+// mid-group. Generated instances (seed 5).
 TEST(GpuEval, Cec2010OnEveryEngineMatchesTheSerialEngine) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
   for (int fn = 1; fn <= 20; ++fn) {
@@ -430,12 +431,12 @@ TEST(GpuEval, Cec2010OnEveryEngineMatchesTheSerialEngine) {
       }
     }
   }
-  // devices --explain: gpu-eval and gpu-kernels evaluate a row by one thread
+  // devices --explain: gpu-eval and gpu-kernels evaluate a row by a warp
   ProblemSpec s;
   s.name = "cec2010:f14";
   s.dim = 1000;
   const auto ex = explain_launch(make_problem(s), DEConfig{}, StopCriteria{}, RunOptions{}, 1);
   ASSERT_EQ(ex.size(), 4u);
-  EXPECT_NE(ex[0].text.find("evaluated by one thread each"), std::string::npos) << ex[0].text;
-  EXPECT_NE(ex[1].text.find("evaluation one thread per individual"), std::string::npos) << ex[1].text;
+  EXPECT_NE(ex[0].text.find("evaluated by one warp each"), std::string::npos) << ex[0].text;
+  EXPECT_NE(ex[1].text.find("evaluation one warp per individual"), std::string::npos) << ex[1].text;
 }

@@ -85,25 +85,26 @@ class CecRows final : public FamilyRows<T> {
   CecOnDevice<T> cec_;
 };
 
-// A CEC 2010 function: its kernel function (cec2010_device.cuh's row form) a thread per row.
+// A CEC 2010 function: its kernel function (cec2010_device.cuh's Cec2010Function) a warp per row, a scratch
+// slot per row.
 template <class T>
 class Cec2010Rows final : public FamilyRows<T> {
  public:
-  static std::unique_ptr<FamilyRows<T>> make(const Problem& problem, int, CecRotation) {
+  static std::unique_ptr<FamilyRows<T>> make(const Problem& problem, int max_rows, CecRotation) {
     const Cec2010Instance* c = problem.cec2010_data();
     if (!c) return nullptr;
-    use_device(Cec2010OnDevice::bytes(c->fn, c->D));
-    return std::make_unique<Cec2010Rows>(*c);
+    use_device(Cec2010OnDevice::bytes(c->fn, c->D) + cec2010_scratch(*c, max_rows) * sizeof(double));
+    return std::make_unique<Cec2010Rows>(*c, max_rows);
   }
-  explicit Cec2010Rows(const Cec2010Instance& c) : data_(c), D_(c.D) {}
+  Cec2010Rows(const Cec2010Instance& c, int max_rows) : data_(c), scratch_(cec2010_scratch(c, max_rows)), D_(c.D) {}
   void evaluate(const T* rows, int n, T* f, CUstream_st* stream) const override {
-    launch_function_rows(RowFunction<Cec2010Row>{Cec2010Row{data_.view}}, rows, static_cast<const T*>(nullptr), D_, n, 0.0, f,
-                         stream);
+    launch_function_rows(Cec2010Function{data_.view, scratch_.ptr}, rows, static_cast<const T*>(nullptr), D_, n, 0.0, f, stream);
   }
-  RowsLaunch launch(int) const override { return function_rows_launch<RowFunction<Cec2010Row>>(); }
+  RowsLaunch launch(int) const override { return function_rows_launch<Cec2010Function>(); }
 
  private:
   Cec2010OnDevice data_;
+  DeviceArray<double> scratch_;
   int D_;
 };
 

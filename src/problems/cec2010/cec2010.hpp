@@ -69,7 +69,7 @@ DEGPU_HD_INLINE double cec2010_rotated(int i, Z z, const double* M) {
 double cec2010_elliptic_weight(int i, int n);
 
 // A function's value from its parts, in the port's order, written once for the CPU (evaluate_cec2010) and
-// one GPU thread (cec2010_device.cuh's Cec2010Row, the DE engines'): zp(k) is z = x - o at the k-th index
+// the GPU (cec2010_device.cuh's Cec2010Function, lane 0 of a group): zp(k) is z = x - o at the k-th index
 // of the permutation (z[P[k]]; z[k] where the function has none), M the rotation, w(i, n) elliptic's weight
 // of value i of n (cec2010_elliptic_weight, or the same values from a table). Every loop runs as the port's
 // (most sums from the last index down).

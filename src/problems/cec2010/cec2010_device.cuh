@@ -1,7 +1,6 @@
 // A CEC 2010 instance on the device (cec2010.hpp, docs/CEC2010.md): its data uploaded once, read by
 // MA-SW-Chains' kernel (engines/masw/masw_cec2010.cuh: a warp per group, a block per share of the rest)
-// and by the DE engines' (Cec2010Row below, a thread per row for gpu-eval and gpu-kernels; Cec2010Function,
-// a group of lanes per row for gpu and gpu-fused).
+// and by the DE engines' kernel function (Cec2010Function below: a group of lanes per row).
 #pragma once
 #include <cstddef>
 #include <vector>
@@ -89,23 +88,13 @@ struct Cec2010Reads {
   __device__ __forceinline__ double weight(int i, int n) const { return n == kCec2010GroupSize ? __ldg(c.gw + i) : __ldg(c.rw + i); }
 };
 
-// A CEC 2010 function in the row form (kernel_function.cuh's RowFunction): f(x, D) by one thread, in double
-// whatever the rows' precision and in the CPU's order (cec2010_value), so that its value is the CPU's but for
-// the device's cos and exp (within an ulp or two). gpu-eval's and gpu-kernels' evaluation, a thread per row.
-struct Cec2010Row {
-  Cec2010View c;
-  template <class T>
-  __device__ T operator()(const T* __restrict__ x, int) const {
-    const Cec2010Reads<T> zp{x, c};
-    return static_cast<T>(cec2010_value(c.parts(), zp, c.M, [&](int i, int n) { return zp.weight(i, n); }));
-  }
-};
-
-// A CEC 2010 function as the gpu and gpu-fused engines' kernels take it (kernel_function.cuh's kGroupValue):
+// A CEC 2010 function as the DE engines' kernels take it (kernel_function.cuh's kGroupValue; gpu-eval and
+// gpu-kernels a warp per row, evaluate_rows.cuh; gpu and gpu-fused their groups of lanes):
 // a row's value by a group of lanes, which rotate its groups together (output i of group g by the lane of
 // g x 50 + i, each output's sum in the CPU's order) into the individual's scratch slot, then, after the
 // group's barrier, lane 0 sums the value as one thread does (cec2010_value_by, the rotated groups read from
-// the slot): the CPU's value but for the device's cos and exp, as Cec2010Row's.
+// the slot): the CPU's value but for the device's cos and exp (within an ulp or two), computed in double
+// whatever the rows' precision.
 struct Cec2010Function {
   static constexpr fn::Pattern pattern = fn::Pattern::whole;
   static constexpr bool kGroupValue = true;
@@ -134,6 +123,12 @@ struct Cec2010Function {
   }
 };
 
+// The doubles of Cec2010Function's scratch for `slots` individuals (none for an unrotated function).
+inline std::size_t cec2010_scratch(const Cec2010Instance& c, std::size_t slots) {
+  const Cec2010Parts parts = cec2010_parts(c.fn, c.D);
+  return parts.rotated ? slots * parts.groups * kCec2010GroupSize : 0;
+}
+
 // f(fn) with the problem's kernel function, its data on the device while f runs with a scratch slot for each
 // of `slots` individuals (`upload`; else the function without data, for a plan), if the problem is a CEC
 // 2010 function; false for another problem. The family's line in cuda/families/builtin.cuh.
@@ -145,8 +140,7 @@ bool with_cec2010_function(const Problem& problem, std::size_t slots, bool uploa
     f(Cec2010Function{});
     return true;
   }
-  const Cec2010Parts parts = cec2010_parts(c->fn, c->D);
-  const std::size_t scratch = parts.rotated ? slots * parts.groups * kCec2010GroupSize : 0;
+  const std::size_t scratch = cec2010_scratch(*c, slots);
   use_device(Cec2010OnDevice::bytes(c->fn, c->D) + scratch * sizeof(double));
   const Cec2010OnDevice data(*c);
   const DeviceArray<double> ys(scratch);

@@ -45,13 +45,32 @@ __global__ void evaluate_row_function(const __grid_constant__ Fn fn, const T* __
   if (k < n) f[k] = static_cast<T>(fn.f(x + static_cast<std::size_t>(k) * D, D));
 }
 
+// f[k] = fn's value of row k for k < n by a warp per row, for a function that evaluates a row by a group of
+// lanes itself (kernel_function.cuh's kGroupValue), row k in its scratch slot k; kEvaluateRowsBlock threads
+// a block.
+template <class Fn, class T>
+__global__ void evaluate_group_value_rows(const __grid_constant__ Fn fn, const T* __restrict__ x, int D, int n, T* __restrict__ f) {
+  const int row = static_cast<int>((static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarpSize);
+  if (row >= n) return;  // whole warps leave together
+  const int lane = static_cast<int>(threadIdx.x % kWarpSize);
+  const double v = fn.template group_value<kEvaluateRowsBlock, kWarpSize>(
+      static_cast<std::size_t>(row), x + static_cast<std::size_t>(row) * D, lane, kWarpSize, true,
+      static_cast<int>(threadIdx.x) - lane, [] { __syncwarp(); });
+  if (lane == 0) f[row] = static_cast<T>(v);
+}
+
 // f[k] = fn(row k) + bias for k < n on `stream`: a warp per row for a function in the term form (rows shifted
-// by o where o is not null), a thread per row for one in the row form (no shift, no bias: it has its own).
+// by o where o is not null) and for one that evaluates a row by a group of lanes (its scratch slots for n
+// rows at least; no shift, no bias: it has its own), a thread per row for one in the row form (the same).
 template <class Fn, class T>
 void launch_function_rows(const Fn& fn, const T* x, const T* o, int D, int n, double bias, T* f, cudaStream_t stream) {
   if (n < 1) return;
   if constexpr (has_terms<Fn>) {
     launch_evaluate_rows<Fn, T>(x, o, D, n, bias, f, stream);
+  } else if constexpr (has_group_value<Fn>) {
+    const long long threads = static_cast<long long>(n) * kWarpSize;
+    evaluate_group_value_rows<Fn, T><<<static_cast<unsigned>((threads + kEvaluateRowsBlock - 1) / kEvaluateRowsBlock),
+                                       kEvaluateRowsBlock, 0, stream>>>(fn, x, D, n, f);
   } else {
     static_assert(is_row_function<Fn>, "launch_function_rows: a function in the term form or the row form");
     evaluate_row_function<Fn, T><<<static_cast<unsigned>((n + kRowFunctionThreads - 1) / kRowFunctionThreads),
@@ -61,7 +80,7 @@ void launch_function_rows(const Fn& fn, const T* x, const T* o, int D, int n, do
 // How launch_function_rows launches for Fn (devices --explain).
 template <class Fn>
 RowsLaunch function_rows_launch() {
-  return has_terms<Fn> ? kWarpPerRow : RowsLaunch{"one thread", kRowFunctionThreads, kRowFunctionThreads, {}};
+  return has_terms<Fn> || has_group_value<Fn> ? kWarpPerRow : RowsLaunch{"one thread", kRowFunctionThreads, kRowFunctionThreads, {}};
 }
 
 }  // namespace degpu::cuda
