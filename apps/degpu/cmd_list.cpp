@@ -43,9 +43,9 @@ struct DevicesArgs {
   ExecutionOptions exec;
 };
 
-// --explain: how each CUDA engine would launch for the problem (and why).
+// --explain: how each CUDA engine would launch for the problem (and why); devices() has checked that the
+// problem and its dimension are given.
 int explain(const DevicesArgs& a) {
-  if (a.problem.problem.empty() || a.problem.dim.empty()) throw ConfigError("--explain: needs --problem NAME and --dim D");
   const Problem problem = make_problem(a.problem.spec());
   DeSettings s = a.de.settings();  // as run and bench convert them (de_options.hpp)
   const DEConfig de = s.de;

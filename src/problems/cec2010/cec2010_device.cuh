@@ -21,14 +21,7 @@ struct Cec2010View {
   const double* M = nullptr;   // the 50 x 50 rotation, row-major (rotated functions)
   const double* rw = nullptr;  // the rest's elliptic weights (rest_n; elliptic rests)
   const double* gw = nullptr;  // a group's elliptic weights (50)
-  int kind = 0, groups = 0, rotated = 0, rest_kind = kCecNone, rest_begin = 0, rest_n = 0, permuted = 0;
-  double group_weight = 1;
-  DEGPU_HD Cec2010Parts parts() const {
-    Cec2010Parts p;
-    p.kind = kind, p.permuted = permuted != 0, p.rotated = rotated != 0, p.groups = groups, p.group_weight = group_weight;
-    p.rest_kind = rest_kind, p.rest_begin = rest_begin, p.rest_n = rest_n;
-    return p;
-  }
+  Cec2010Parts parts;
 };
 
 // The device copy of an instance; the data stays while it lives.
@@ -60,9 +53,7 @@ struct Cec2010OnDevice {
     for (int i = 0; i < kCec2010GroupSize; ++i) g[i] = cec2010_elliptic_weight(i, kCec2010GroupSize);
     up(gw.ptr, g);
     view.gw = gw.ptr;
-    view.kind = parts.kind, view.groups = parts.groups, view.rotated = parts.rotated, view.permuted = parts.permuted;
-    view.group_weight = parts.group_weight;
-    view.rest_kind = parts.rest_kind, view.rest_begin = parts.rest_begin, view.rest_n = parts.rest_n;
+    view.parts = parts;
     // the copies from pageable memory may not have landed when cudaMemcpy returns, and the engines launch
     // on non-blocking streams, which do not wait for the legacy one
     DEGPU_CUDA_TRY(cudaDeviceSynchronize());
@@ -104,11 +95,11 @@ struct Cec2010Function {
   template <int kThreads, int kG, class T, class Sync>
   __device__ __forceinline__ double group_value(std::size_t slot, const T* u, int lane, int G, bool active, int, Sync sync) const {
     constexpr int kM = kCec2010GroupSize;
-    const Cec2010Parts parts = c.parts();
+    const Cec2010Parts& parts = c.parts;
     const Cec2010Reads<T> zp{u, c};
-    double* ys = scratch + slot * static_cast<std::size_t>(c.groups) * kM;
+    double* ys = scratch + slot * static_cast<std::size_t>(parts.groups) * kM;
     if (parts.rotated && active)
-      for (int k = lane; k < c.groups * kM; k += G) {
+      for (int k = lane; k < parts.groups * kM; k += G) {
         const int g0 = k / kM * kM;
         ys[k] = cec2010_rotated(k - g0, [&](int j) { return zp(g0 + j); }, c.M);
       }

@@ -1,7 +1,7 @@
 // A kernel function's evaluation of rows (gpu-eval, gpu-kernels): one warp per row for a function in the
 // term form (the gpu engine's group evaluation, gpu_team.cuh, with a group of 32 lanes, prefix functions
-// (Schwefel 1.2) by the lanes' scan); one thread per row for a function in the row form (a user's functor,
-// a CEC 2010 function).
+// (Schwefel 1.2) by the lanes' scan) and for one that evaluates a row by a group of lanes itself (a CEC 2010
+// function); one thread per row for a function in the row form (a user's functor).
 #pragma once
 #include <cstddef>
 

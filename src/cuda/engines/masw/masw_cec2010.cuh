@@ -10,7 +10,6 @@
 
 #include "cuda/engines/masw/masw_kernels.cuh"
 #include "cuda/util/device_array.cuh"
-#include "problems/cec2010/cec2010.hpp"
 #include "problems/cec2010/cec2010_device.cuh"
 
 namespace degpu::cuda::masw_gpu {
@@ -28,7 +27,7 @@ __device__ inline double cec_group(const Cec2010Dev& c, const double* Ms, double
   const int lane = threadIdx.x & 31;
   double v[2] = {0, 0};
   const bool two = lane + 32 < kCecM;
-  if (c.rotated) {  // y_i = sum_{j = m-1 .. 0} z_j M[j][i]
+  if (c.parts.rotated) {  // y_i = sum_{j = m-1 .. 0} z_j M[j][i]
     for (int h = 0; h < 2; ++h) {
       const int i = lane + 32 * h;
       if (h == 1 && !two) break;
@@ -43,7 +42,7 @@ __device__ inline double cec_group(const Cec2010Dev& c, const double* Ms, double
     if (two) v[1] = zs[lane + 32];
   }
   double s1 = 0, s2 = 0;
-  switch (c.kind) {
+  switch (c.parts.kind) {
     case kCecElliptic:
       s1 = cec2010_elliptic_term(__ldg(c.gw + lane), v[0]) + (two ? cec2010_elliptic_term(__ldg(c.gw + lane + 32), v[1]) : 0.0);
       break;
@@ -74,7 +73,7 @@ __device__ inline double cec_group(const Cec2010Dev& c, const double* Ms, double
       }
   }
   s1 = warp_reduce(s1);
-  if (c.kind == kCecAckley) {
+  if (c.parts.kind == kCecAckley) {
     s2 = warp_reduce(s2);
     return cec2010_ackley(s1, s2, kCecM);
   }
@@ -95,10 +94,10 @@ __global__ void __launch_bounds__(kThreads) k_cec2010(Layout L, Cec2010Dev c, Sr
     const int j = perm ? __ldg(perm + k) : k;
     return static_cast<double>(x[j]) - __ldg(o + k);
   };
-  const int rb = blockIdx.x * c.rpb, re = min(rb + c.rpb, c.rest_n);
+  const int rb = blockIdx.x * c.rpb, re = min(rb + c.rpb, c.parts.rest_n);
   if constexpr (kPassA) {
     double s = 0;
-    for (int i = rb + static_cast<int>(threadIdx.x); i < re; i += kThreads) s += z(c.rest_begin + i);
+    for (int i = rb + static_cast<int>(threadIdx.x); i < re; i += kThreads) s += z(c.parts.rest_begin + i);
     s = block_reduce(s);
     if (threadIdx.x == 0) P.z[static_cast<std::size_t>(v) * L.nblk + blockIdx.x] = s;
     return;
@@ -107,9 +106,9 @@ __global__ void __launch_bounds__(kThreads) k_cec2010(Layout L, Cec2010Dev c, Sr
     __shared__ double zs[kThreads / 32][kCecM];
     Acc a;
     a.p = 0;  // the groups' sum
-    const int gb = blockIdx.x * c.gpb, ge = min(gb + c.gpb, c.groups);
+    const int gb = blockIdx.x * c.gpb, ge = min(gb + c.gpb, c.parts.groups);
     if (gb < ge) {
-      if (c.rotated) {
+      if (c.parts.rotated) {
         for (int k = static_cast<int>(threadIdx.x); k < kCecM * kCecM; k += kThreads) Ms[k] = __ldg(c.M + k);
         __syncthreads();
       }
@@ -123,14 +122,14 @@ __global__ void __launch_bounds__(kThreads) k_cec2010(Layout L, Cec2010Dev c, Sr
         __syncwarp();
       }
     }
-    const int n = c.rest_n;
-    switch (c.rest_kind) {
+    const int n = c.parts.rest_n;
+    switch (c.parts.rest_kind) {
       case kCecNone: break;
       case kCecSchwefel12: {  // F19: prefix sums, the blocks' pass-A sums before this one's
         double carry = block_offset(P.z + static_cast<std::size_t>(v) * L.nblk, blockIdx.x);
         for (int i0 = rb; i0 < re; i0 += kThreads) {
           const int i = i0 + static_cast<int>(threadIdx.x);
-          const double zi = i < re ? z(c.rest_begin + i) : 0.0;
+          const double zi = i < re ? z(c.parts.rest_begin + i) : 0.0;
           double excl, total;
           block_exclusive_scan(zi, excl, total);
           const double pre = carry + excl + zi;
@@ -142,13 +141,13 @@ __global__ void __launch_bounds__(kThreads) k_cec2010(Layout L, Cec2010Dev c, Sr
       case kCecRosenbrock:  // F20 (no permutation): terms j = 0 .. n - 2
         for (int i = rb + static_cast<int>(threadIdx.x); i < re; i += kThreads) {
           if (i >= n - 1) break;
-          a.s0 = cec2010_add_rosenbrock(a.s0, z(c.rest_begin + i), z(c.rest_begin + i + 1));
+          a.s0 = cec2010_add_rosenbrock(a.s0, z(c.parts.rest_begin + i), z(c.parts.rest_begin + i + 1));
         }
         break;
       default:
         for (int i = rb + static_cast<int>(threadIdx.x); i < re; i += kThreads) {
-          const double zi = z(c.rest_begin + i);
-          switch (c.rest_kind) {
+          const double zi = z(c.parts.rest_begin + i);
+          switch (c.parts.rest_kind) {
             case kCecElliptic: a.s0 += cec2010_elliptic_term(__ldg(c.rw + i), zi); break;
             case kCecRastrigin: a.s0 += cec2010_rastrigin_term(zi); break;
             case kCecAckley: a.s0 += zi * zi, a.s1 += cec2010_cos2pi(zi); break;
@@ -157,8 +156,8 @@ __global__ void __launch_bounds__(kThreads) k_cec2010(Layout L, Cec2010Dev c, Sr
         }
     }
     if (finish_vector<true, false, true>(L, P, v, a) && threadIdx.x == 0) {
-      const double rest = c.rest_kind == kCecNone ? 0.0 : c.rest_kind == kCecAckley ? cec2010_ackley(a.s0, a.s1, n) : a.s0;
-      fin(v, a.p * c.group_weight + rest);
+      const double rest = c.parts.rest_kind == kCecNone ? 0.0 : c.parts.rest_kind == kCecAckley ? cec2010_ackley(a.s0, a.s1, n) : a.s0;
+      fin(v, a.p * c.parts.group_weight + rest);
     }
   }
 }
@@ -172,13 +171,13 @@ struct CandSource {
 };
 
 // The device copy of a CEC 2010 instance (cec2010_device.cuh) and each block's share of it.
-struct Cec2010OnDevice {
+struct Cec2010Shares {
   cuda::Cec2010OnDevice data;
   Cec2010Dev dev;
-  Cec2010OnDevice(const Cec2010Instance& c, const Layout& L) : data(c) {
+  Cec2010Shares(const Cec2010Instance& c, const Layout& L) : data(c) {
     static_cast<Cec2010View&>(dev) = data.view;
-    dev.gpb = (dev.groups + L.nblk - 1) / L.nblk;
-    dev.rpb = (dev.rest_n + L.nblk - 1) / L.nblk;
+    dev.gpb = (dev.parts.groups + L.nblk - 1) / L.nblk;
+    dev.rpb = (dev.parts.rest_n + L.nblk - 1) / L.nblk;
   }
   static std::size_t bytes(int fn, int D) { return cuda::Cec2010OnDevice::bytes(fn, D); }
 };

@@ -76,7 +76,7 @@ class Run : public masw::Driver<Run<T, F>, T> {
         s0_(nvec_ * L_.nblk), s1_(nvec_ * L_.nblk), p_(nvec_ * L_.nblk), z_(nvec_ * L_.nblk), counter_(nvec_),
         dist_(static_cast<std::size_t>(c.offspring) * c.nam), fk_(nvec_), plan_(c.offspring), state_(1),
         plan_h_(c.offspring), fk_h_(nvec_), state_h_(1), cand_(kCec ? L_.stride : 0) {
-    if constexpr (kCec) cec_ = std::make_unique<Cec2010OnDevice>(*problem.cec2010_data(), L_);
+    if constexpr (kCec) cec_ = std::make_unique<Cec2010Shares>(*problem.cec2010_data(), L_);
     DEGPU_CUDA_TRY(cudaMemsetAsync(X_.ptr, 0, static_cast<std::size_t>(c.np + c.offspring) * L_.stride * sizeof(T), stream_.s));
     DEGPU_CUDA_TRY(cudaMemsetAsync(bias_.ptr, 0, static_cast<std::size_t>(c.np) * L_.stride * sizeof(T), stream_.s));
     DEGPU_CUDA_TRY(cudaMemsetAsync(counter_.ptr, 0, nvec_ * sizeof(unsigned), stream_.s));
@@ -114,7 +114,7 @@ class Run : public masw::Driver<Run<T, F>, T> {
   template <class Src, class Fin>
   void evaluate(const Src& src, int n, const Fin& fin) {
     if constexpr (kCec) {
-      if (cec_->dev.rest_kind == kCecSchwefel12)
+      if (cec_->dev.parts.rest_kind == kCecSchwefel12)
         k_cec2010<T, true><<<grid(n), kThreads, 0, stream_.s>>>(L_, cec_->dev, src, parts_, fin);
       k_cec2010<T, false><<<grid(n), kThreads, 0, stream_.s>>>(L_, cec_->dev, src, parts_, fin);
     } else {
@@ -244,14 +244,14 @@ class Run : public masw::Driver<Run<T, F>, T> {
   Partials parts_{};
   std::vector<int> slot_, kid_slot_;  // individual i's row slot; offspring k's row slot
   DeviceArray<T> cand_;                // CEC 2010: the local search's candidate
-  std::unique_ptr<Cec2010OnDevice> cec_;
+  std::unique_ptr<Cec2010Shares> cec_;
 };
 
 template <class T>
 Result run(const Problem& problem, const MaswConfig& c, const StopCriteria& stop, const RunOptions& o) {
   const std::size_t bytes = bytes_needed(problem.dim(), c.np, c.offspring, c.nam, sizeof(T));
   if (const Cec2010Instance* cec = problem.cec2010_data()) {
-    use_device(bytes + Cec2010OnDevice::bytes(cec->fn, cec->D) + make_layout(cec->D).stride * sizeof(T));
+    use_device(bytes + Cec2010Shares::bytes(cec->fn, cec->D) + make_layout(cec->D).stride * sizeof(T));
     return Run<T, Cec2010Tag>(problem, c, stop, o).run();
   }
   use_device(bytes);
