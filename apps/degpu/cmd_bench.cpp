@@ -67,10 +67,12 @@ std::vector<Config> read_configs(const std::string& path) {
     try {
       const Algorithm algorithm = parse_algorithm(t[1]);
       const Engine engine = parse_engine(t[2]);
-      DeSettings settings;  // the keys are run's DE options (de_options.hpp)
+      DeSettings settings;  // the keys are run's DE options (de_options.hpp), the algorithm's defaults first
+      for (const auto& [key, value] : algorithm_defaults(algorithm)) set_de_setting(settings, key, value);
       for (std::size_t k = 3; k < t.size(); ++k) {
         const auto eq = t[k].find('=');
         if (eq == std::string::npos || eq == 0) throw ConfigError("'" + t[k] + "': expected KEY=VALUE");
+        refuse_unread(algorithm, t[k].substr(0, eq), t[k].substr(eq + 1));
         set_de_setting(settings, t[k].substr(0, eq), t[k].substr(eq + 1));
       }
       settings.finish();

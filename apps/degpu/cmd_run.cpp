@@ -158,8 +158,11 @@ int run(const RunArgs& a) {
     for (const auto& [name, opt, value] : a.masw_only)
       if (opt->count())
         throw ConfigError(name + " " + *value + ": an option of --algorithm ma-sw-chains, not of " + a.algorithm);
-    DeSettings s = a.de.settings();  // converted as bench's configuration lines are (de_options.hpp)
-    s.de.algorithm = parse_algorithm(a.algorithm);
+    const Algorithm algorithm = parse_algorithm(a.algorithm);
+    for (const auto& [opt, value] : a.de.registered())
+      if (opt->count()) refuse_unread(algorithm, opt->get_name().substr(2), *value);
+    DeSettings s = a.de.settings(algorithm_defaults(algorithm));  // converted as bench's configuration lines are (de_options.hpp)
+    s.de.algorithm = algorithm;
     de = s.de;
   }
 
@@ -217,10 +220,13 @@ int run(const RunArgs& a) {
   } else {
     j["strategy"] = strategy_name(de.mutation, de.crossover);
     j["np"] = r.de.np;
-    j["F"] = range_json(de.F);
-    j["CR"] = range_json(de.CR);
+    const bool jade = de.algorithm == Algorithm::jade;  // F and CR are its draws: null here, its settings below
+    j["F"] = jade ? nlohmann::ordered_json(nullptr) : range_json(de.F);
+    j["CR"] = jade ? nlohmann::ordered_json(nullptr) : range_json(de.CR);
     j["dither"] = dither_name(r.de.dither);
+    if (de.mutation == Mutation::current_to_pbest1) j["p"] = de.p;
     j["algorithm"] = algorithm_name(r.de.algorithm);
+    if (jade) j["jade"] = {{"c", de.jade.c}, {"mu_F", de.jade.mu_F}, {"mu_CR", de.jade.mu_CR}};
     j["repair"] = repair_name(de.repair);
   }
   j["seed"] = o.seed;
@@ -292,7 +298,9 @@ Command add_run(CLI::App& app) {
             {"repair"}});
   alg->add_option("--algorithm", a->algorithm,
                   "de | jde (Brest et al. 2006: F and CR self-adapted per individual, tau1 = tau2 = 0.1, F in [0.1, 1.0); "
-                  "--F and --CR are the initial values) | ma-sw-chains (Molina et al. 2010's memetic algorithm with "
+                  "--F and --CR are the initial values) | jade (Zhang and Sanderson 2009, without archive: F ~ Cauchy(mu_F, 0.1) "
+                  "and CR ~ N(mu_CR, 0.1) per trial, the means learnt from the successes with c = 0.1; strategy "
+                  "current-to-pbest/1/bin and --p 0.05 unless given; no --F, --CR or --dither) | ma-sw-chains (Molina et al. 2010's memetic algorithm with "
                   "Solis-Wets local search chains, as Lastra et al. 2015 run it: docs/MA_SW_CHAINS.md)")
       ->capture_default_str();
   for (const auto& [opt, value] : a->de.registered())

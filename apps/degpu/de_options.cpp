@@ -31,4 +31,14 @@ void set_de_setting(DeSettings& s, const std::string& key, const std::string& va
   throw ConfigError("unknown key '" + key + "' (known: " + known + ")");
 }
 
+const std::map<std::string, std::string>& algorithm_defaults(Algorithm a) {
+  static const std::map<std::string, std::string> none, jade{{"strategy", "current-to-pbest/1/bin"}, {"p", "0.05"}};
+  return a == Algorithm::jade ? jade : none;
+}
+
+void refuse_unread(Algorithm a, const std::string& key, const std::string& value) {
+  if (a == Algorithm::jade && (key == "F" || key == "CR" || key == "dither"))
+    throw ConfigError("--" + key + " " + value + ": --algorithm jade draws every trial's F and CR itself (their means start at 0.5)");
+}
+
 }  // namespace degpu::cli

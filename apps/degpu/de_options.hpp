@@ -3,6 +3,7 @@
 // converted by the table's one setter, so a value means the same in every command and a bad one is named
 // --KEY (architecture issue, part 6: the options converted once).
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,5 +27,11 @@ struct DeSetting {
 const std::vector<DeSetting>& de_settings();
 // KEY=VALUE into s: ConfigError for a bad value (naming --KEY) or an unknown key (listing the known ones).
 void set_de_setting(DeSettings& s, const std::string& key, const std::string& value);
+
+// An algorithm's own values of DE's settings where the command gives none (--algorithm jade: Zhang and
+// Sanderson's strategy current-to-pbest/1/bin and p 0.05); empty for the others.
+const std::map<std::string, std::string>& algorithm_defaults(Algorithm a);
+// ConfigError naming --KEY where the algorithm does not read that setting (jade: F, CR, dither).
+void refuse_unread(Algorithm a, const std::string& key, const std::string& value);
 
 }  // namespace degpu::cli

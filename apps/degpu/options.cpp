@@ -113,15 +113,25 @@ const std::string& DeOptions::value(const std::string& key) const {
   return it == values_.end() ? none : it->second;
 }
 
-DeSettings DeOptions::settings() const {
+bool DeOptions::given(const std::string& key) const {
+  for (const auto& [opt, v] : registered_)
+    if (opt->get_name() == "--" + key) return opt->count() > 0;
+  return false;
+}
+
+DeSettings DeOptions::settings(const std::map<std::string, std::string>& defaults) const {
+  const auto value_of = [&](const std::string& key) -> const std::string& {
+    const auto it = defaults.find(key);
+    return it != defaults.end() && !given(key) ? it->second : value(key);
+  };
   DeSettings s;
-  set_de_setting(s, "strategy", value("strategy").empty() ? s.strategy : value("strategy"));
-  set_de_setting(s, "np", value("np"));
+  set_de_setting(s, "strategy", value_of("strategy").empty() ? s.strategy : value_of("strategy"));
+  set_de_setting(s, "np", value_of("np"));
   s.finish();
   for (const DeSetting& d : de_settings()) {
     const std::string key = d.key;
-    if (key == "strategy" || key == "np" || value(key).empty()) continue;  // empty: not taken, or no default
-    d.set(s, value(key));
+    if (key == "strategy" || key == "np" || value_of(key).empty()) continue;  // empty: not taken, or no default
+    d.set(s, value_of(key));
   }
   return s;
 }

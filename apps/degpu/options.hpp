@@ -34,8 +34,11 @@ class DeOptions {
   const std::string& value(const std::string& key) const;
   // The flags registered and their values: for a command that refuses them with another algorithm.
   const std::vector<std::pair<CLI::Option*, const std::string*>>& registered() const { return registered_; }
-  // Converted by the table: strategy and np together, then each other setting the command took.
-  DeSettings settings() const;
+  // Whether --KEY was given on the command line.
+  bool given(const std::string& key) const;
+  // Converted by the table: strategy and np together, then each other setting the command took;
+  // `defaults`: an algorithm's own value of a key not given (--algorithm jade's strategy and p).
+  DeSettings settings(const std::map<std::string, std::string>& defaults = {}) const;
 
  private:
   std::map<std::string, std::string> values_;

@@ -48,12 +48,21 @@ enum class Dither {
 // 2006, "Self-adapting control parameters in differential evolution"): every individual carries its own
 // F and CR; before its trial is made, F is redrawn with probability tau1 as F_l + rand x F_u (in
 // [F_l, F_l + F_u)) and CR with probability tau2 as rand (in [0, 1)); the trial's F and CR replace the
-// individual's only when the trial replaces it.
-enum class Algorithm { de, jde };
+// individual's only when the trial replaces it. JADE without archive (Zhang and Sanderson 2009): every
+// trial draws CR ~ N(mu_CR, 0.1) and F ~ Cauchy(mu_F, 0.1); the means move towards the successful values
+// after each generation (src/core/algorithms/jade.hpp).
+enum class Algorithm { de, jde, jade };
 
 struct Jde {
   double tau1 = 0.1, tau2 = 0.1;  // Brest et al. 2006, section 3
   double F_l = 0.1, F_u = 0.9;    // so F in [0.1, 1.0)
+};
+
+// --algorithm jade's settings (Zhang and Sanderson 2009, section III and the experiments' values). JADE
+// does not read DEConfig's F and CR: mu_F and mu_CR are where its draws start.
+struct Jade {
+  double c = 0.1;                  // the means' learning rate, in (0, 1]
+  double mu_F = 0.5, mu_CR = 0.5;  // their initial values
 };
 
 struct Range {
@@ -72,6 +81,7 @@ struct DEConfig {
   Repair repair = Repair::reinit;
   Algorithm algorithm = Algorithm::de;  // jde: F and CR (fixed) are every individual's initial values
   Jde jde;
+  Jade jade;  // with Algorithm::jade (mutation current-to-pbest/1, F and CR drawn by JADE)
 };
 
 // Strategy name DE/x/y/z without the "DE/": "rand/1/bin", "current-to-pbest/1/exp", "rand/1/nec".

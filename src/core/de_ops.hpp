@@ -28,6 +28,7 @@ struct Params {
   Range F, CR;
   Algorithm algorithm;  // how F and CR are drawn and adapt (core/algorithms/registry.hpp)
   Jde jde;              // --algorithm jde's settings
+  Jade jade;            // --algorithm jade's
   int pbest_count;  // current-to-pbest: pb is drawn from the best pbest_count individuals
 };
 

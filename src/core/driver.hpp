@@ -95,11 +95,23 @@ struct Population {
   // the algorithm's state of each individual and of its trial, word by word (core/algorithms): the trial's
   // is what the individual's becomes if the trial replaces it
   std::vector<double> state, trial_state;
+  // a population-level update: the population's state, and each selection's contribution word by word
+  std::vector<double> shared, sums;
   std::vector<T> initial;  // RunOptions::initial: the first rows of generation 0 (k x D)
   T* row(int i) { return buffer[side[i]].data() + static_cast<std::size_t>(i) * D; }
   const T* row(int i) const { return buffer[side[i]].data() + static_cast<std::size_t>(i) * D; }
   T* trial_row(int i) { return buffer[side[i] ^ 1].data() + static_cast<std::size_t>(i) * D; }
-  alg::Trials states() { return {state.data(), trial_state.data(), static_cast<std::size_t>(np), static_cast<int>(state.size() / np)}; }
+  alg::Trials states() {
+    return {state.data(), trial_state.data(), static_cast<std::size_t>(np), static_cast<int>(state.size() / np),
+            shared.empty() ? nullptr : shared.data(), sums.empty() ? nullptr : sums.data()};
+  }
+  // After generation g's selections: the population-level update (none for most algorithms).
+  void end_generation(const ops::Params& p, std::uint32_t g) {
+    if (shared.empty()) return;
+    double totals[alg::kMaxSums];
+    alg::sum_contributions(p, sums.data(), static_cast<std::size_t>(np), totals);
+    alg::end_generation(p, g, shared.data(), totals);
+  }
 };
 
 // The rows read by the mutation of target i with donors d.
@@ -196,6 +208,8 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
   P.initial = ops::initial_rows<T>(o);
   P.state = alg::initial_state(p, static_cast<std::size_t>(p.np));
   P.trial_state.resize(P.state.size());
+  P.shared = alg::initial_shared(p);
+  P.sums.resize(static_cast<std::size_t>(alg::sum_words(p)) * p.np);
 
   // The population on the host, as generations() takes it.
   struct HostRows {
@@ -236,12 +250,15 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
                          [&](std::uint32_t a, std::uint32_t b) { return ops::better(P.f[a], P.f[b]); });
       }
       trials(p, problem, P, static_cast<std::uint32_t>(g));
-      for (int i = 0; i < p.np; ++i)
-        if (ops::no_worse(P.ftrial[i], P.f[i])) {
+      for (int i = 0; i < p.np; ++i) {
+        const bool took = ops::no_worse(P.ftrial[i], P.f[i]);
+        states.select(p, static_cast<std::uint32_t>(g), static_cast<std::uint32_t>(i), took, P.f[i], P.ftrial[i]);
+        if (took) {
           P.side[i] ^= 1;
           P.f[i] = P.ftrial[i];
-          states.take(static_cast<std::uint32_t>(i));
         }
+      }
+      P.end_generation(p, static_cast<std::uint32_t>(g));
       count_nan(P.ftrial);
       find_best();
     }

@@ -17,6 +17,7 @@ ops::Params make_params(const Problem& problem, const Resolved& r, const RunOpti
   p.dither = r.de.dither;
   p.algorithm = r.de.algorithm;
   p.jde = r.de.jde;
+  p.jade = r.de.jade;
   p.F = r.de.F;
   p.CR = r.de.CR;
   p.pbest_count = std::max(1, static_cast<int>(std::ceil(r.de.p * r.de.np)));

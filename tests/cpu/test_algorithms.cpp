@@ -29,13 +29,13 @@ ops::Params params(Algorithm a) {
 // The --algorithm names come from the registered headers, in order, and parse back.
 TEST(Algorithms, NamesFromTheRegistry) {
   const std::vector<std::string_view> names = list_algorithms();
-  ASSERT_EQ(names, (std::vector<std::string_view>{"de", "jde"}));
+  ASSERT_EQ(names, (std::vector<std::string_view>{"de", "jde", "jade"}));
   for (std::string_view n : names) EXPECT_EQ(algorithm_name(parse_algorithm(n)), n);
   try {
     parse_algorithm("shade");
     FAIL() << "no error for an unknown algorithm";
   } catch (const ConfigError& e) {
-    EXPECT_STREQ(e.what(), "algorithm shade: unknown algorithm (known: de, jde)");
+    EXPECT_STREQ(e.what(), "algorithm shade: unknown algorithm (known: de, jde, jade)");
   }
 }
 
@@ -45,6 +45,14 @@ TEST(Algorithms, DispatchReachesEachAlgorithm) {
   EXPECT_EQ(alg::state_words(params(Algorithm::jde)), 2);
   EXPECT_FALSE(alg::stateful(params(Algorithm::de)));
   EXPECT_TRUE(alg::stateful(params(Algorithm::jde)));
+  // JADE: no individual state, a population-level update, so its draws are made at the trial
+  EXPECT_EQ(alg::state_words(params(Algorithm::jade)), 0);
+  EXPECT_EQ(alg::shared_words(params(Algorithm::jade)), 2);
+  EXPECT_EQ(alg::sum_words(params(Algorithm::jade)), 4);
+  EXPECT_TRUE(alg::stateful(params(Algorithm::jade)));
+  EXPECT_EQ(alg::shared_words(params(Algorithm::jde)), 0);
+  EXPECT_EQ(alg::sum_words(params(Algorithm::de)), 0);
+  EXPECT_TRUE(alg::initial_shared(params(Algorithm::jde)).empty());
 
   // DE draws the configured (here dithered) F and CR, ahead or not
   ops::Params de = params(Algorithm::de);

@@ -526,7 +526,7 @@ TEST_F(Cli, JdeAlgorithm) {
   EXPECT_EQ(j["algorithm"], "jde");
   EXPECT_EQ(j["engine"], std::string(degpu::engine_name(degpu::resolve_engine(degpu::Engine::auto_))));  // as DE
   EXPECT_EQ(nlohmann::json::parse(run(kRun + " --json -").out)["algorithm"], "de");
-  expect_invalid(kRun + " --algorithm jade", "--algorithm jade");
+  expect_invalid(kRun + " --algorithm shade", "--algorithm shade: unknown algorithm (known: de, jde, jade, ma-sw-chains)");
   expect_invalid(kRun + " --algorithm jde --F 0.3:0.9", "--algorithm jde");
   expect_invalid(kRun + " --algorithm jde --dither individual", "--dither individual");
   for (const char* engine : {"gpu", "gpu-fused"}) {  // every engine runs jDE: no device is a runtime failure
@@ -534,6 +534,34 @@ TEST_F(Cli, JdeAlgorithm) {
     EXPECT_EQ(g.code, degpu::list_devices().empty() ? 1 : 0) << engine << ": " << g.err;
     EXPECT_EQ(g.err.find("--algorithm jde"), std::string::npos) << g.err;
   }
+}
+
+// --algorithm jade: JADE's own strategy and p unless given; --F, --CR and --dither refused (JADE draws
+// them); a strategy other than current-to-pbest/1 refused; a bench configuration line takes it alike.
+TEST_F(Cli, JadeAlgorithm) {
+  const Out o = run("run --problem sphere --dim 5 --algorithm jade --max-gens 20 --engine serial --json -");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["algorithm"], "jade");
+  EXPECT_EQ(j["strategy"], "current-to-pbest/1/bin");
+  EXPECT_EQ(j["p"], 0.05);
+  const auto k = nlohmann::json::parse(
+      run("run --problem sphere --dim 5 --algorithm jade --max-gens 20 --engine serial --strategy current-to-pbest/1/exp --p 0.2 --json -").out);
+  EXPECT_EQ(k["strategy"], "current-to-pbest/1/exp");
+  EXPECT_EQ(k["p"], 0.2);
+  EXPECT_NE(k["best_f"], j["best_f"]);
+  expect_invalid(kRun + " --algorithm jade --F 0.7", "--F 0.7: --algorithm jade draws every trial's F and CR itself");
+  expect_invalid(kRun + " --algorithm jade --CR 0.2", "--CR 0.2: --algorithm jade");
+  expect_invalid(kRun + " --algorithm jade --dither individual", "--dither individual: --algorithm jade");
+  expect_invalid(kRun + " --algorithm jade --strategy rand/1/bin",
+                 "--strategy rand/1/bin: JADE mutates with current-to-pbest/1 (--algorithm jade); use current-to-pbest/1/bin");
+  write("configs.txt", "jade jade serial np=20\nbad jade serial F=0.4\n");
+  expect_invalid("bench janssen --dim 5 --trials 1 --configs " + path("configs.txt") + " --functions f01 --max-evals 2000 --quiet --out " + path("out"),
+                 "configs.txt:2: --F 0.4: --algorithm jade");
+  write("configs.txt", "jade jade serial np=20\n");
+  const Out b = run("bench janssen --dim 5 --trials 1 --configs " + path("configs.txt") + " --functions f01 --max-evals 2000 --quiet --out " + path("out"));
+  ASSERT_EQ(b.code, 0) << b.err;
+  EXPECT_EQ(nlohmann::json::parse(read(path("out") + "/results.json"))["configurations"][0]["strategy"], "current-to-pbest/1/bin");
 }
 
 // degpu bench janssen: every trial of every configuration in the JSON and CSV, the ranking in the
@@ -587,7 +615,7 @@ TEST_F(Cli, BenchJanssen) {
   };
   invalid("a de serial\n", " --functions f01,f11", "--functions f01,f11: 'f11' is not one of f01 .. f10");
   invalid("a de\n", "", "c.txt:1: expected NAME ALGORITHM ENGINE");
-  invalid("a de serial\n# x\nb jade serial\n", "", "c.txt:3: --algorithm jade");
+  invalid("a de serial\n# x\nb shade serial\n", "", "c.txt:3: --algorithm shade");
   invalid("a de serial np=x\n", "", "c.txt:1: --np x");
   invalid("a de serial colour=red\n", "", "c.txt:1: unknown key 'colour'");
   // the keys are run's DE options, converted as run converts them (de_options.hpp)

@@ -17,8 +17,26 @@
 //
 // A stateless algorithm's draws depend on the counters alone, so the GPU engines make them ahead (a
 // window of generations, or in a kernel beside the trials); a stateful one's are made at the trial.
-// Population-level adaptation (the SHADE family's memories and archive, a shrinking population) is the
-// next part of this concept: it comes with the algorithms that need it (docs/ARCHITECTURE_PLAN.md).
+//
+// An algorithm that adapts from the whole population each generation (JADE, the SHADE family) also has a
+// population-level update; it then provides, beside the above:
+//
+//   static constexpr int kShared;              doubles of the population's state (memories, means), <= kMaxShared
+//   static constexpr int kSums;                doubles each selection contributes, <= kMaxSums
+//   static void init_shared(const ops::Params&, double* shared);   before generation 1
+//   DEGPU_HD static Control draw(const ops::Params&, std::uint32_t g, std::uint32_t i, State s, const double* shared);
+//       draw() as above, reading the population's state too (its trials are drawn at the trial, not ahead)
+//   DEGPU_HD static void contribute(const ops::Params&, const Control& c, double f_parent, double f_trial,
+//                                   bool took, State out);
+//       individual i's selection in generation g (its trial drawn with c; took: the trial replaced it): the
+//       kSums words it adds to the generation's sums, written for every individual (zeros where it adds nothing)
+//   DEGPU_HD static void end_generation(const ops::Params&, std::uint32_t g, double* shared, const double* totals);
+//       after generation g's selections: totals[w] is word w summed over the population in tree_sum's order
+//       (tree_sum.hpp), the same bits on every engine
+//
+// The engines keep the contributions word by word (word w of individual i at w n + i) and sum each word in
+// tree_sum's order: the host driver after its selection loop, gpu-kernels and gpu-fused in a small kernel
+// after the selection, the gpu engine in every CTA of the trial's team after the generation's barrier.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -26,6 +44,9 @@
 #include "core/de_ops.hpp"
 
 namespace degpu::alg {
+
+// The most words of a population-level update that the engines make room for (fixed arrays on the device).
+inline constexpr int kMaxShared = 16, kMaxSums = 8;
 
 // A trial's control parameters.
 struct Control {

@@ -3,11 +3,14 @@
 // any, are a member of the public DEConfig and of ops::Params.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "core/algorithms/algorithm.hpp"
 #include "core/algorithms/de.hpp"
+#include "core/algorithms/jade.hpp"
 #include "core/algorithms/jde.hpp"
+#include "core/algorithms/tree_sum.hpp"
 
 namespace degpu::alg {
 
@@ -24,7 +27,30 @@ struct List {
   }
 };
 
-using All = List<De, Jde>;  // the registration: one entry per algorithm
+using All = List<De, Jde, Jade>;  // the registration: one entry per algorithm
+
+// An algorithm's population-level update (algorithm.hpp): its words, 0 where it has none.
+template <class A>
+DEGPU_HD_INLINE constexpr int shared_words_of() {
+  if constexpr (requires { A::kShared; }) return A::kShared;
+  else return 0;
+}
+template <class A>
+DEGPU_HD_INLINE constexpr int sum_words_of() {
+  if constexpr (requires { A::kSums; }) return A::kSums;
+  else return 0;
+}
+// Whether A's draws may be made ahead: they depend on the counters alone.
+template <class A>
+DEGPU_HD_INLINE constexpr bool drawn_ahead() {
+  return A::kState == 0 && shared_words_of<A>() == 0;
+}
+
+template <class... A>
+constexpr bool fits(List<A...>) {
+  return ((shared_words_of<A>() <= kMaxShared && sum_words_of<A>() <= kMaxSums) && ...);
+}
+static_assert(fits(All{}), "an algorithm's population-level update has more words than kMaxShared or kMaxSums");
 
 // Doubles of state per individual.
 DEGPU_HD_INLINE int state_words(const ops::Params& p) {
@@ -32,12 +58,34 @@ DEGPU_HD_INLINE int state_words(const ops::Params& p) {
   All::visit(p.algorithm, [&](auto a) { n = decltype(a)::kState; });
   return n;
 }
-// Whether trials' draws depend on their individual's state (otherwise they may be made ahead).
-DEGPU_HD_INLINE bool stateful(const ops::Params& p) { return state_words(p) > 0; }
+// Doubles of the population's state, and of each selection's contribution (0: no population-level update).
+DEGPU_HD_INLINE int shared_words(const ops::Params& p) {
+  int n = 0;
+  All::visit(p.algorithm, [&](auto a) { n = shared_words_of<decltype(a)>(); });
+  return n;
+}
+DEGPU_HD_INLINE int sum_words(const ops::Params& p) {
+  int n = 0;
+  All::visit(p.algorithm, [&](auto a) { n = sum_words_of<decltype(a)>(); });
+  return n;
+}
+// Whether trials' draws depend on state, their individual's or the population's (otherwise they may be
+// made ahead).
+DEGPU_HD_INLINE bool stateful(const ops::Params& p) {
+  bool r = false;
+  All::visit(p.algorithm, [&](auto a) { r = !drawn_ahead<decltype(a)>(); });
+  return r;
+}
 
-DEGPU_HD_INLINE Control draw(const ops::Params& p, std::uint32_t g, std::uint32_t i, State s) {
+// Trial i's F and CR in generation g from its individual's state s and the population's `shared` (read
+// only by an algorithm with a population-level update).
+DEGPU_HD_INLINE Control draw(const ops::Params& p, std::uint32_t g, std::uint32_t i, State s, const double* shared = nullptr) {
   Control c{};
-  All::visit(p.algorithm, [&](auto a) { c = decltype(a)::draw(p, g, i, s); });
+  All::visit(p.algorithm, [&](auto a) {
+    using A = decltype(a);
+    if constexpr (shared_words_of<A>() > 0) c = A::draw(p, g, i, s, shared);
+    else c = A::draw(p, g, i, s);
+  });
   return c;
 }
 // The draw of a trial made before its individual's state is read (a window ahead, a kernel beside the
@@ -47,20 +95,70 @@ DEGPU_HD_INLINE Control draw(const ops::Params& p, std::uint32_t g, std::uint32_
 DEGPU_HD_INLINE Control draw_ahead(const ops::Params& p, std::uint32_t g, std::uint32_t i) {
   Control c{p.F.lo, p.CR.lo};
   All::visit(p.algorithm, [&](auto a) {
-    if constexpr (decltype(a)::kState == 0) c = decltype(a)::draw(p, g, i, State{});
+    if constexpr (drawn_ahead<decltype(a)>()) c = decltype(a)::draw(p, g, i, State{});
   });
   return c;
 }
 // draw() for a stateful algorithm (an engine that has asked stateful(p)).
-DEGPU_HD_INLINE Control draw_stateful(const ops::Params& p, std::uint32_t g, std::uint32_t i, State s) {
+DEGPU_HD_INLINE Control draw_stateful(const ops::Params& p, std::uint32_t g, std::uint32_t i, State s, const double* shared = nullptr) {
   Control c{p.F.lo, p.CR.lo};
   All::visit(p.algorithm, [&](auto a) {
-    if constexpr (decltype(a)::kState > 0) c = decltype(a)::draw(p, g, i, s);
+    using A = decltype(a);
+    if constexpr (shared_words_of<A>() > 0) c = A::draw(p, g, i, s, shared);
+    else if constexpr (A::kState > 0) c = A::draw(p, g, i, s);
   });
   return c;
 }
 DEGPU_HD_INLINE void keep(const ops::Params& p, const Control& c, State s) {
   All::visit(p.algorithm, [&](auto a) { decltype(a)::keep(p, c, s); });
+}
+
+// Individual i's selection in generation g, for an engine that draws again rather than keep the trial's F
+// and CR (a stateful algorithm; the individual's state s not yet changed by this selection): where the
+// trial replaced it (took), the state takes the trial's F and CR; with a population-level update, the
+// selection's contribution to `sums` (word w at sums.get(w)). f_parent, f_trial: the two values compared.
+DEGPU_HD_INLINE void selected(const ops::Params& p, std::uint32_t g, std::uint32_t i, State s, const double* shared, bool took,
+                              double f_parent, double f_trial, State sums) {
+  All::visit(p.algorithm, [&](auto a) {
+    using A = decltype(a);
+    if constexpr (!drawn_ahead<A>()) {
+      if (!took && sum_words_of<A>() == 0) return;
+      const Control c = draw_stateful(p, g, i, s, shared);
+      if constexpr (A::kState > 0)
+        if (took) A::keep(p, c, s);
+      if constexpr (sum_words_of<A>() > 0) A::contribute(p, c, f_parent, f_trial, took, sums);
+    }
+  });
+}
+// With a population-level update: the contribution of a selection whose trial was drawn with c.
+DEGPU_HD_INLINE void contribute(const ops::Params& p, const Control& c, double f_parent, double f_trial, bool took, State sums) {
+  All::visit(p.algorithm, [&](auto a) {
+    if constexpr (sum_words_of<decltype(a)>() > 0) decltype(a)::contribute(p, c, f_parent, f_trial, took, sums);
+  });
+}
+// After generation g's selections: the population's state from the contributions' totals (each word
+// summed over the population in tree_sum's order).
+DEGPU_HD_INLINE void end_generation(const ops::Params& p, std::uint32_t g, double* shared, const double* totals) {
+  All::visit(p.algorithm, [&](auto a) {
+    if constexpr (shared_words_of<decltype(a)>() > 0) decltype(a)::end_generation(p, g, shared, totals);
+  });
+}
+// The totals of n individuals' contributions (word w of individual i at sums[w n + i]), tree_sum's order,
+// summed by one thread (the host driver; a device engine sums with a warp: cuda/blocks/tree_sum.cuh).
+DEGPU_HD_INLINE void sum_contributions(const ops::Params& p, const double* sums, std::size_t n, double* totals) {
+  const int words = sum_words(p);
+  for (int w = 0; w < words; ++w) {
+    const double* x = sums + static_cast<std::size_t>(w) * n;
+    totals[w] = tree_sum([&](std::uint32_t k) { return x[k]; }, 0, static_cast<std::uint32_t>(n));
+  }
+}
+// The population's state before generation 1 (empty without a population-level update).
+inline std::vector<double> initial_shared(const ops::Params& p) {
+  std::vector<double> s(static_cast<std::size_t>(shared_words(p)));
+  All::visit(p.algorithm, [&](auto a) {
+    if constexpr (shared_words_of<decltype(a)>() > 0) decltype(a)::init_shared(p, s.data());
+  });
+  return s;
 }
 
 // The state of a population of n and of its trials, for an engine that keeps a trial's state until its
@@ -71,10 +169,14 @@ struct Trials {
   double* trial = nullptr;
   std::size_t n = 0;
   int words = 0;
+  // a population-level update: the population's state, and each selection's contribution (word w of
+  // individual i at sums[w n + i]); nullptr without one
+  double* shared = nullptr;
+  double* sums = nullptr;
   // trial i's F and CR in generation g; the state it gives its individual if it replaces it, set aside
   DEGPU_HD_INLINE Control draw(const ops::Params& p, std::uint32_t g, std::uint32_t i) const {
     const State from{state + i, n}, to{trial + i, n};
-    const Control c = alg::draw(p, g, i, from);
+    const Control c = alg::draw(p, g, i, from, shared);
     if (words) {
       for (int w = 0; w < words; ++w) to.set(w, from.get(w));
       keep(p, c, to);
@@ -84,6 +186,14 @@ struct Trials {
   // trial i replaced its individual
   DEGPU_HD_INLINE void take(std::uint32_t i) const {
     for (int w = 0; w < words; ++w) State{state + i, n}.set(w, State{trial + i, n}.get(w));
+  }
+  // individual i's selection in generation g (took: the trial replaced it; the values compared): its
+  // contribution (the trial's F and CR drawn again: the individual's state is not yet the trial's), then
+  // the trial's state where it won
+  DEGPU_HD_INLINE void select(const ops::Params& p, std::uint32_t g, std::uint32_t i, bool took, double f_parent,
+                              double f_trial) const {
+    if (sums) contribute(p, alg::draw(p, g, i, State{state + i, n}, shared), f_parent, f_trial, took, State{sums + i, n});
+    if (took) take(i);
   }
 };
 
