@@ -81,8 +81,6 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
   if (is_cuda_engine(engine))
     if (const std::string why = problem.model()->not_on(engine); !why.empty())
       throw ConfigError("{engine} " + std::string(engine_name(engine)) + ": " + why);
-  if (is_cuda_engine(engine) && engine != Engine::gpu_eval && de.algorithm == Algorithm::jade)  // until step 3 of its plan
-    throw ConfigError("{engine} " + std::string(engine_name(engine)) + ": {algorithm} jade runs on the CPU engines and gpu-eval for now");
   if (!options.initial.empty()) {
     if (engine == Engine::gpu_fused) throw ConfigError("{engine} gpu-fused: it takes no initial rows (a seeded population)");
     const int np = resolve(problem, de, stop).de.np;

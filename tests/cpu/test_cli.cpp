@@ -562,6 +562,11 @@ TEST_F(Cli, JadeAlgorithm) {
   const Out b = run("bench janssen --dim 5 --trials 1 --configs " + path("configs.txt") + " --functions f01 --max-evals 2000 --quiet --out " + path("out"));
   ASSERT_EQ(b.code, 0) << b.err;
   EXPECT_EQ(nlohmann::json::parse(read(path("out") + "/results.json"))["configurations"][0]["strategy"], "current-to-pbest/1/bin");
+  for (const char* engine : {"gpu", "gpu-fused", "gpu-kernels"}) {  // every engine runs JADE: no device is a runtime failure
+    const Out g = run("run --problem sphere --dim 5 --algorithm jade --max-gens 20 --quiet --engine " + std::string(engine));
+    EXPECT_EQ(g.code, degpu::list_devices().empty() ? 1 : 0) << engine << ": " << g.err;
+    EXPECT_EQ(g.err.find("--algorithm jade"), std::string::npos) << g.err;
+  }
 }
 
 // degpu bench janssen: every trial of every configuration in the JSON and CSV, the ranking in the

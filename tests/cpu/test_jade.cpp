@@ -114,7 +114,7 @@ TEST(Jade, LearningRule) {
   const std::size_t n = 5;
   std::vector<double> sums(4 * n, -7.0);
   const auto put = [&](std::size_t i, double F, double CR, double f_parent, double f_trial) {
-    alg::contribute(p, alg::Control{F, CR}, f_parent, f_trial, f_trial <= f_parent, alg::State{sums.data() + i, n});
+    alg::contribute(p, alg::Control{F, CR}, f_parent, f_trial, f_trial <= f_parent, alg::Sums{sums.data() + i, n});
   };
   put(0, 0.4, 0.2, 3.0, 1.0);   // success
   put(1, 0.9, 0.9, 1.0, 2.0);   // failure

@@ -27,7 +27,7 @@
 //   DEGPU_HD static Control draw(const ops::Params&, std::uint32_t g, std::uint32_t i, State s, const double* shared);
 //       draw() as above, reading the population's state too (its trials are drawn at the trial, not ahead)
 //   DEGPU_HD static void contribute(const ops::Params&, const Control& c, double f_parent, double f_trial,
-//                                   bool took, State out);
+//                                   bool took, Sums out);
 //       individual i's selection in generation g (its trial drawn with c; took: the trial replaced it): the
 //       kSums words it adds to the generation's sums, written for every individual (zeros where it adds nothing)
 //   DEGPU_HD static void end_generation(const ops::Params&, std::uint32_t g, double* shared, const double* totals);
@@ -75,6 +75,15 @@ struct State {
   }
   // individual k's state when this is individual 0's
   DEGPU_HD_INLINE State operator+(std::size_t k) const { return State{at + k, stride}; }
+};
+
+// Where a selection's contribution goes: word w at at[w * stride]. Plain stores: the words are read by a
+// later kernel, after a grid barrier (through L2), or from a CTA's shared memory by its cluster.
+struct Sums {
+  double* at = nullptr;
+  std::size_t stride = 0;
+  DEGPU_HD_INLINE void set(int w, double v) const { at[w * stride] = v; }
+  DEGPU_HD_INLINE Sums operator+(std::size_t k) const { return Sums{at + k, stride}; }
 };
 
 }  // namespace degpu::alg

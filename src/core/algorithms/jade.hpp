@@ -88,7 +88,7 @@ struct Jade {
   }
 
   DEGPU_HD_INLINE static void contribute(const ops::Params&, const Control& c, double f_parent, double f_trial, bool,
-                                         State out) {
+                                         Sums out) {
     const bool success = f_trial < f_parent;  // strictly better (NaN never)
     out.set(0, success ? 1.0 : 0.0);
     out.set(1, success ? c.F : 0.0);

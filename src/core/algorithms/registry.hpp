@@ -116,9 +116,9 @@ DEGPU_HD_INLINE void keep(const ops::Params& p, const Control& c, State s) {
 // Individual i's selection in generation g, for an engine that draws again rather than keep the trial's F
 // and CR (a stateful algorithm; the individual's state s not yet changed by this selection): where the
 // trial replaced it (took), the state takes the trial's F and CR; with a population-level update, the
-// selection's contribution to `sums` (word w at sums.get(w)). f_parent, f_trial: the two values compared.
+// selection's contribution to `sums` (word w at sums.at[w sums.stride]). f_parent, f_trial: the two values compared.
 DEGPU_HD_INLINE void selected(const ops::Params& p, std::uint32_t g, std::uint32_t i, State s, const double* shared, bool took,
-                              double f_parent, double f_trial, State sums) {
+                              double f_parent, double f_trial, Sums sums) {
   All::visit(p.algorithm, [&](auto a) {
     using A = decltype(a);
     if constexpr (!drawn_ahead<A>()) {
@@ -131,7 +131,7 @@ DEGPU_HD_INLINE void selected(const ops::Params& p, std::uint32_t g, std::uint32
   });
 }
 // With a population-level update: the contribution of a selection whose trial was drawn with c.
-DEGPU_HD_INLINE void contribute(const ops::Params& p, const Control& c, double f_parent, double f_trial, bool took, State sums) {
+DEGPU_HD_INLINE void contribute(const ops::Params& p, const Control& c, double f_parent, double f_trial, bool took, Sums sums) {
   All::visit(p.algorithm, [&](auto a) {
     if constexpr (sum_words_of<decltype(a)>() > 0) decltype(a)::contribute(p, c, f_parent, f_trial, took, sums);
   });
@@ -192,7 +192,7 @@ struct Trials {
   // the trial's state where it won
   DEGPU_HD_INLINE void select(const ops::Params& p, std::uint32_t g, std::uint32_t i, bool took, double f_parent,
                               double f_trial) const {
-    if (sums) contribute(p, alg::draw(p, g, i, State{state + i, n}, shared), f_parent, f_trial, took, State{sums + i, n});
+    if (sums) contribute(p, alg::draw(p, g, i, State{state + i, n}, shared), f_parent, f_trial, took, Sums{sums + i, n});
     if (took) take(i);
   }
 };

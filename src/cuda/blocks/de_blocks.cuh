@@ -52,20 +52,24 @@ __device__ void block_make_trial(const ops::Params& p, std::uint32_t g, std::uin
   __syncthreads();  // the shared draws may be reused for the block's next individual
 }
 
+// The selection of individual i in generation g; the algorithm's state follows it (its contribution to a
+// population-level update too: alg::Trials::select).
 template <class T>
-__device__ void block_select(int D, std::uint32_t i, T* __restrict__ x, T* __restrict__ f, const T* __restrict__ trial,
-                             const T* __restrict__ ftrial, unsigned long long* nan_count, alg::Trials states = {}) {
-  const bool take = ops::no_worse(ftrial[i], f[i]);
+__device__ void block_select(const ops::Params& p, std::uint32_t g, std::uint32_t i, T* __restrict__ x, T* __restrict__ f,
+                             const T* __restrict__ trial, const T* __restrict__ ftrial, unsigned long long* nan_count,
+                             alg::Trials states = {}) {
+  const T fi = f[i], ft = ftrial[i];
+  const bool take = ops::no_worse(ft, fi);
   __syncthreads();  // every thread has read f[i] before thread 0 replaces it
   if (take) {
-    const T* src = trial + static_cast<std::size_t>(i) * D;
-    T* dst = x + static_cast<std::size_t>(i) * D;
-    for (int j = threadIdx.x; j < D; j += blockDim.x) dst[j] = src[j];
+    const T* src = trial + static_cast<std::size_t>(i) * p.D;
+    T* dst = x + static_cast<std::size_t>(i) * p.D;
+    for (int j = threadIdx.x; j < p.D; j += blockDim.x) dst[j] = src[j];
   }
   if (threadIdx.x == 0) {
-    if (take) f[i] = ftrial[i];
-    if (take) states.take(i);
-    if (ftrial[i] != ftrial[i]) atomicAdd(nan_count, 1ull);
+    if (take) f[i] = ft;
+    states.select(p, g, i, take, fi, ft);
+    if (ft != ft) atomicAdd(nan_count, 1ull);
   }
   __syncthreads();
 }

@@ -41,25 +41,39 @@ DeviceArray<T> upload_initial(const RunOptions& o) {
 }
 
 // The algorithm's state of n individuals on the device (core/algorithms), word by word, starting as the
-// host driver's; with `trials`, room for the trials' state beside it (alg::Trials). No allocation for a
-// stateless algorithm.
+// host driver's; with `trials`, room for the trials' state beside it (alg::Trials). With a population-level
+// update, the population's state (starting as initial_shared) and room for each selection's contribution
+// (sum_words x n; `sum_sets` such sets: the gpu engine's global paths keep two, by generation parity). No
+// allocation for what the algorithm does not have.
 struct AlgorithmState {
   std::size_t n;
-  int words;
+  int words, shared_words, sum_words;
   bool with_trials;
-  DeviceArray<double> store;
-  static std::size_t count(const ops::Params& p, std::size_t n, bool trials) {  // doubles
-    return (trials ? 2 : 1) * static_cast<std::size_t>(alg::state_words(p)) * n;
+  DeviceArray<double> store, shared_store, sums_store;
+  static std::size_t count(const ops::Params& p, std::size_t n, bool trials, int sum_sets = 1) {  // doubles
+    return (trials ? 2 : 1) * static_cast<std::size_t>(alg::state_words(p)) * n + static_cast<std::size_t>(alg::shared_words(p)) +
+           static_cast<std::size_t>(sum_sets) * alg::sum_words(p) * n;
   }
-  static std::size_t bytes(const ops::Params& p, std::size_t n, bool trials) { return count(p, n, trials) * sizeof(double); }
-  AlgorithmState(const ops::Params& p, std::size_t n, bool trials)
-      : n(n), words(alg::state_words(p)), with_trials(trials), store(count(p, n, trials)) {
+  static std::size_t bytes(const ops::Params& p, std::size_t n, bool trials, int sum_sets = 1) {
+    return count(p, n, trials, sum_sets) * sizeof(double);
+  }
+  AlgorithmState(const ops::Params& p, std::size_t n, bool trials, int sum_sets = 1)
+      : n(n),
+        words(alg::state_words(p)),
+        shared_words(alg::shared_words(p)),
+        sum_words(alg::sum_words(p)),
+        with_trials(trials),
+        store((trials ? 2 : 1) * static_cast<std::size_t>(words) * n),
+        shared_store(static_cast<std::size_t>(shared_words)),
+        sums_store(static_cast<std::size_t>(sum_sets) * sum_words * n) {
     if (words) upload_as(store.ptr, alg::initial_state(p, n));
+    if (shared_words) upload_as(shared_store.ptr, alg::initial_shared(p));
   }
   double* state() const { return words ? store.ptr : nullptr; }
+  double* shared() const { return shared_words ? shared_store.ptr : nullptr; }
+  double* sums() const { return sum_words ? sums_store.ptr : nullptr; }
   alg::Trials trials() const {
-    if (!words) return {};
-    return alg::Trials{store.ptr, with_trials ? store.ptr + words * n : nullptr, n, words};
+    return alg::Trials{state(), words && with_trials ? store.ptr + words * n : nullptr, n, words, shared(), sums()};
   }
 };
 

@@ -53,6 +53,7 @@
 
 #include "core/params.hpp"
 #include "cuda/blocks/de_blocks.cuh"
+#include "cuda/blocks/population_update.cuh"
 #include "cuda/engines/device_loop.cuh"
 #include "cuda/engines/gpu/evaluate_rows.cuh"
 #include "cuda/util/check.hpp"
@@ -239,7 +240,8 @@ __global__ void kernel_mcer(ops::Params p, std::uint32_t g, int G, const Draw* _
                             T* __restrict__ fn_next, const std::uint32_t* __restrict__ best,
                             const std::uint32_t* __restrict__ ranking, const T* __restrict__ lo,
                             const T* __restrict__ hi, const T* __restrict__ o, double bias, T* __restrict__ trial_rows,
-                            unsigned long long* nan_count, alg::State state, const __grid_constant__ F fn) {
+                            unsigned long long* nan_count, alg::State state, const double* __restrict__ shared,
+                            alg::Sums sums, const __grid_constant__ F fn) {
   const Member q = group_of(G, p.np);
   const int D = p.D;
   const SmemLayout l = smem_layout(static_cast<int>(blockDim.x), q.m, D, sizeof(T), trial_rows == nullptr);
@@ -247,15 +249,16 @@ __global__ void kernel_mcer(ops::Params p, std::uint32_t g, int G, const Draw* _
   int* take = reinterpret_cast<int*>(fused_smem + l.take);
   T* u = trial_rows ? trial_rows + static_cast<std::size_t>(q.active ? q.i : 0) * D
                     : reinterpret_cast<T*>(fused_smem) + static_cast<std::size_t>(q.k) * D;
-  // A stateful algorithm (core/algorithms): the trial's F and CR from the individual's state (as the CPU
-  // driver's trial_control), drawn here and not in P, which runs beside the MCER that updates the state;
-  // the crossover drawn for that CR.
+  // A stateful algorithm (core/algorithms): the trial's F and CR from the individual's state or the
+  // population's (as the CPU driver's trial_control), drawn here and not in P, which runs beside the MCER
+  // that updates the state; the crossover drawn for that CR. A population-level update: each selection's
+  // contribution into sums, which end_generation_kernel adds up after the MCER.
   const bool stateful = alg::stateful(p);
   alg::Control ctl{};
   if (q.active) {
     Draw dr = draws[q.i];
     if (stateful) {
-      ctl = alg::draw_stateful(p, g, q.i, state + q.i);
+      ctl = alg::draw_stateful(p, g, q.i, state + q.i, shared);
       dr.F = ctl.F;
       dr.crossover = ops::draw_crossover(p, ops::Stream(p.seed, p.trial, ops::Purpose::crossover, g, q.i), ctl.CR);
     }
@@ -270,6 +273,7 @@ __global__ void kernel_mcer(ops::Params p, std::uint32_t g, int G, const Draw* _
     fn_next[q.i] = t ? ft : fi;
     if (ft != ft) atomicAdd(nan_count, 1ull);
     if (stateful && t) alg::keep(p, ctl, state + q.i);
+    if (sums.at) alg::contribute(p, ctl, fi, ft, t, sums + q.i);  // a population-level update
   }
   __syncthreads();  // take[k], written by the group's lane 0
   if (q.active) {
@@ -414,8 +418,11 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
         DEGPU_CUDA_TRY(cudaStreamWaitEvent(sm, p_done[g % 2].e, 0));  // draws[g % 2] are generation g's
         mcer<<<static_cast<unsigned>(L.blocks), static_cast<unsigned>(L.threads), L.smem, sm>>>(
             p, static_cast<std::uint32_t>(g), L.G, draws[g % 2], xs[cur], fs[cur], xs[cur ^ 1], fs[cur ^ 1], best, ranking,
-            box.lo.ptr, box.hi.ptr, o_dev, bias, trial_global, nan_count.ptr, alg::State{alg_state.state(), np}, fn);
+            box.lo.ptr, box.hi.ptr, o_dev, bias, trial_global, nan_count.ptr, alg::State{alg_state.state(), np},
+            alg_state.shared(), alg::Sums{alg_state.sums(), np}, fn);
         DEGPU_CUDA_TRY(cudaGetLastError());
+        if (alg_state.sum_words)  // the population-level update (core/algorithms), before the next MCER draws from it
+          launch_end_generation(p, static_cast<std::uint32_t>(g), alg_state.shared(), alg_state.sums(), static_cast<std::uint32_t>(np), sm);
         DEGPU_CUDA_TRY(cudaEventRecord(mcer_done[g % 2].e, sm));
         // P of g+1 overwrites draws[(g+1) % 2], last read by MCER of g-1 (done already: the host waited for
         // the best after it; the event keeps the order explicit on the device). It runs alongside MCER of g.

@@ -101,10 +101,10 @@ bool fit_resident(const ops::Params& p, int n, int cluster, int group, const Dev
   for (int m = 0; m < nchoices && !w; ++m) {
     choice = choices[m];
     for (w = wmax; w >= 1; w /= 2)
-      if (resident_shape<T>(p.np, p.D, cluster, w, pbest, fn, choice).bytes <= limit) break;
+      if (resident_shape<T>(p.np, p.D, cluster, w, pbest, alg::sum_words(p), fn, choice).bytes <= limit) break;
   }
   if (w >= 1) {
-    const ResidentShape sh = resident_shape<T>(p.np, p.D, cluster, w, pbest, fn, choice);
+    const ResidentShape sh = resident_shape<T>(p.np, p.D, cluster, w, pbest, alg::sum_words(p), fn, choice);
     plan.path = GpuPlan::Path::resident;
     plan.cluster = cluster;
     plan.group = group;
@@ -272,7 +272,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const std::size_t rows = resident ? 0 : np * Ds;
   const std::size_t fs = resident ? 0 : np, ranks = resident ? 0 : plan.blocks;
   const std::size_t partials = plan.path == GpuPlan::Path::wide ? np * plan.per_individual * 3 : 0;
-  use_device((2 * rows + 2 * fs + nt * (D + 2 + nhist + nhist_x * D) + 3 * Ds) * sizeof(T) + 2 * fs + partials * sizeof(double) + AlgorithmState::bytes(p, nt * np, false) +
+  use_device((2 * rows + 2 * fs + nt * (D + 2 + nhist + nhist_x * D) + 3 * Ds) * sizeof(T) + 2 * fs + partials * sizeof(double) + AlgorithmState::bytes(p, nt * np, false, resident ? 0 : 2) +
              2 * ranks * sizeof(Slot<T>) + nt * (static_cast<std::size_t>(p.pbest_count) * 4 + 40) + 64);
   DeviceArray<T> x0(rows), x1(rows), f0(fs), f1(fs), best_f(nt), best_x(nt * D), history(nt * nhist);
   DeviceArray<unsigned long long> history_ns(nt * nhist);
@@ -286,7 +286,9 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   DeviceArray<int> reason(nt);
   const DeviceArray<T> lo = padded<T>(problem.lower(), Ds), hi = padded<T>(problem.upper(), Ds);
   const DeviceArray<T> shift = padded<T>(problem.shift(), problem.shift().empty() ? 1 : Ds);
-  const AlgorithmState alg_state(p, nt * np, false);  // trials x np individuals, as the host driver's Population's
+  // trials x np individuals, as the host driver's Population's; a population-level update's contributions
+  // in global memory on the global paths (two generations' sets), in the cluster's shared memory on the resident
+  const AlgorithmState alg_state(p, nt * np, false, resident ? 0 : 2);
   DEGPU_CUDA_TRY(cudaMemset(arrivals.ptr, 0, sizeof(unsigned long long)));
   DEGPU_CUDA_TRY(cudaMemset(nans.ptr, 0, nt * sizeof(unsigned long long)));
 
@@ -300,6 +302,8 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   s.history_x = nhist_x ? history_x.ptr : nullptr;
   s.nhist_x = static_cast<long long>(nhist_x);
   s.algo = alg::State{alg_state.state(), nt * np};
+  s.shared0 = alg_state.shared();
+  s.sums = alg_state.sums();
   s.bias = kernel_bias<Fn>(problem);
   const DeviceArray<T> initial = upload_initial<T>(o);
   s.initial = initial.ptr;

@@ -87,6 +87,9 @@ __device__ int begin_generation(const ops::Params& p, const State<T>& s, GridTea
 //   gen.finish();
 // next() begins generation g (begin_generation: the barrier, the team's best, the stop decision, the p-best
 // ranking) and says whether to make it; finish() writes the result (CTA 0).
+// With a population-level update (core/algorithms), next() also makes generation g - 1's update into the
+// CTA's copy of the population's state (`shared`), from the contributions every CTA wrote before the
+// barrier (sums_at(i): where individual i's of generation g goes).
 template <class T>
 struct Generations {
   const ops::Params& p;
@@ -96,13 +99,31 @@ struct Generations {
   int why = 0, cur = 0;
   std::uint32_t best = 0;
   GlobalRows<T> rows{};
-  __device__ Generations(const ops::Params& p_, const State<T>& s_) : p(p_), s(s_), Ds(static_cast<std::size_t>(row_stride(p_.D))) {}
+  int sum_words;
+  double* shared;
+  __device__ Generations(const ops::Params& p_, const State<T>& s_)
+      : p(p_),
+        s(s_),
+        Ds(static_cast<std::size_t>(row_stride(p_.D))),
+        sum_words(alg::sum_words(p_)),
+        shared(sum_words ? load_shared_state(p_, s_.shared0, cta_shared_state()) : nullptr) {}  // read after next()'s barrier
   __device__ __forceinline__ bool next(GridTeam& team) {
     ++g;
     cur = static_cast<int>((g - 1) & 1);
     why = begin_generation(p, s, team, s.f[cur], g, best);
     rows = GlobalRows<T>{s.x[0], s.x[1], s.side[cur], Ds};
+    if (why == 0 && sum_words && g >= 2) {
+      if (threadIdx.x < 32) {
+        const double* sums = s.sums + static_cast<std::size_t>(cur) * sum_words * p.np;  // generation g - 1's
+        warp_end_generation(p, gen() - 1, shared, [&](int w, std::uint32_t i) { return __ldcg(sums + static_cast<std::size_t>(w) * p.np + i); },
+                            static_cast<std::uint32_t>(p.np));
+      }
+      __syncthreads();
+    }
     return why == 0;
+  }
+  __device__ __forceinline__ alg::Sums sums_at(std::uint32_t i) const {
+    return alg::Sums{s.sums + static_cast<std::size_t>(cur ^ 1) * sum_words * p.np + i, static_cast<std::size_t>(p.np)};
   }
   __device__ __forceinline__ std::uint32_t gen() const { return static_cast<std::uint32_t>(g); }
   __device__ __forceinline__ void finish() const {
@@ -186,7 +207,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
     bf = nan, bi = 0xffffffffu;
     for (std::uint32_t i = group; i < np; i += groups) {
       WinDraw<T> w = single ? wa : make_win<T>(p, gu, i);
-      if (stateful) stateful_trial(p, gu, i, s.algo + i, w);
+      if (stateful) stateful_trial(p, gu, i, s.algo + i, gen.shared, w);
       const TrialIn<T> a = trial_in<F>(p, s, rows, w, gu, i, best, s.ranking);
       Partial acc = trial_blocks<F, T, true>(a, s.rk, grp.lane, G, single && bin, ahead);
       double value;
@@ -200,7 +221,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
       const bool take = ops::no_worse(ft, fi);
       if (grp.lane == 0) {
         record_selection(s, cur, i, take, ft, fi);
-        if (stateful && take) stateful_keep(p, gu, i, s.algo + i);
+        if (stateful) alg::selected(p, gu, i, s.algo + i, gen.shared, take, fi, ft, gen.sums_at(i));
       }
       if (s.need_best) keep_best(bf, bi, take ? ft : fi, i);
     }
@@ -373,7 +394,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_wide(ops::Params p, const __g
     const GlobalRows<T>& rows = gen.rows;
     for (int i = first; i < p.np; i += stride) {
       WinDraw<T> w = make_win<T>(p, gu, static_cast<std::uint32_t>(i));
-      if (stateful) stateful_trial(p, gu, static_cast<std::uint32_t>(i), s.algo + i, w);
+      if (stateful) stateful_trial(p, gu, static_cast<std::uint32_t>(i), s.algo + i, gen.shared, w);
       const TrialIn<T> a = trial_in<F>(p, s, rows, w, gu, static_cast<std::uint32_t>(i), best, s.ranking);
       const Partial acc = trial_blocks<F, T, true>(a, s.rk, b0, bstep, false, rng::Block{});
       if constexpr (kElementwise) put(i, cta_partial(acc));
@@ -386,7 +407,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_wide(ops::Params p, const __g
         const T ft = static_cast<T>(total(i) + s.bias), fi = __ldcg(f[cur] + i);
         const bool take = ops::no_worse(ft, fi);
         record_selection(s, cur, static_cast<std::uint32_t>(i), take, ft, fi);
-        if (stateful && take) stateful_keep(p, gu, static_cast<std::uint32_t>(i), s.algo + i);
+        if (stateful) alg::selected(p, gu, static_cast<std::uint32_t>(i), s.algo + i, gen.shared, take, fi, ft, gen.sums_at(static_cast<std::uint32_t>(i)));
         keep_best(bf, bi, take ? ft : fi, static_cast<std::uint32_t>(i));
       }
     if (s.need_best) publish_best(bf, bi, &s.slots[nxt * ranks + rank], rank == 0 && time_up());

@@ -25,12 +25,16 @@ struct ResidentShape {
   int P;   // individuals per CTA (the last CTAs may hold fewer)
   int Ds;  // row stride
   int W;   // generations of draws made at a time (a power of two)
-  std::size_t off_f, off_box, off_win, off_fall, off_slots, off_fn, bytes;
+  std::size_t off_f, off_box, off_win, off_fall, off_slots, off_sums, off_fn, bytes;
 };
+// off_sums: a population-level update's contributions of the CTA's individuals (core/algorithms), by
+// generation parity: word w of individual k of generation g at [((g & 1) sum_words + w) P + k]; then the
+// CTA's copy of the population's state (kMaxShared words).
 // off_fn: the kernel function's region (kernel_function.cuh's kResident: a CEC function's data and its
 // generation's rotations), sized by the function for the plan's `choice`; none for the other functions.
 template <class T, class F>
-__host__ __device__ ResidentShape resident_shape(int np, int D, int cluster, int window, bool gather_f, const F& fn, int choice) {
+__host__ __device__ ResidentShape resident_shape(int np, int D, int cluster, int window, bool gather_f, int sum_words, const F& fn,
+                                                 int choice) {
   auto align = [](std::size_t v) { return (v + 15) / 16 * 16; };
   ResidentShape s{};
   s.P = (np + cluster - 1) / cluster;
@@ -47,6 +51,8 @@ __host__ __device__ ResidentShape resident_shape(int np, int D, int cluster, int
   at += gather_f ? align(static_cast<std::size_t>(np) * sizeof(T)) : 0;
   s.off_slots = at;
   at += align(3 * sizeof(Slot<T>));
+  s.off_sums = at;
+  at += sum_words ? align((2 * static_cast<std::size_t>(sum_words) * s.P + alg::kMaxShared) * sizeof(double)) : 0;
   s.off_fn = at;
   at += resident_bytes(fn, s.P, s.Ds, D, choice);
   s.bytes = at;
@@ -71,7 +77,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   p.trial += t;
   const bool pbest = p.mutation == Mutation::current_to_pbest1;
   const Mutation m = p.mutation;
-  const ResidentShape sh = resident_shape<T>(p.np, p.D, static_cast<int>(C), s.window, pbest, fn, s.fn_choice);
+  const int sum_words = alg::sum_words(p);
+  const ResidentShape sh = resident_shape<T>(p.np, p.D, static_cast<int>(C), s.window, pbest, sum_words, fn, s.fn_choice);
   const int P = sh.P, Ds = sh.Ds, W = sh.W, D = p.D;
   T* rows = reinterpret_cast<T*>(smem);  // [2][P][Ds]: the even and odd generations' rows
   T* fv = reinterpret_cast<T*>(smem + sh.off_f);  // [2][P]
@@ -83,6 +90,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   const std::uint32_t wmask = static_cast<std::uint32_t>(W - 1);
   T* fall = reinterpret_cast<T*>(smem + sh.off_fall);                  // current-to-pbest: every f
   Slot<T>* slot = reinterpret_cast<Slot<T>*>(smem + sh.off_slots);     // [3]: by parity, and the last
+  double* sums = reinterpret_cast<double*>(smem + sh.off_sums);        // [2][sum_words][P]
+  double* shared_state = sum_words ? load_shared_state(p, s.shared0, sums + 2 * sum_words * P) : nullptr;  // this CTA's copy
   const Group<G> grp;
   const int gid = static_cast<int>(threadIdx.x) / G, ngroups = static_cast<int>(blockDim.x) / G;
   const int base = static_cast<int>(rank) * P;
@@ -153,6 +162,16 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     record_history_x(s, t, g - 1, D, static_cast<int>(best) >= base && static_cast<int>(best) < base + mine,
                      [&](int j) { return own(cur, static_cast<int>(best) - base)[j]; });
     if (why) break;
+    if (sum_words && g >= 2) {  // generation g - 1's population-level update, made by every CTA alike
+      if (threadIdx.x < 32) {
+        const double* from = sums + static_cast<std::size_t>(cur) * sum_words * P;  // parity of g - 1
+        warp_end_generation(p, gu - 1, shared_state, [&](int w, std::uint32_t i) {
+          const std::uint32_t ref = pack_ref(i, P);
+          return *cluster.map_shared_rank(from + static_cast<std::size_t>(w) * P + (ref & 0xfffffu), ref >> 20);
+        }, static_cast<std::uint32_t>(p.np));
+      }
+      __syncthreads();
+    }
     if (pbest) {  // every f gathered here, this CTA's individuals ranked, the best pbest_count written out
       for (int k = threadIdx.x; k < p.np; k += blockDim.x) {
         const std::uint32_t ref = pack_ref(static_cast<std::uint32_t>(k), P);
@@ -185,7 +204,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       const std::uint32_t i = static_cast<std::uint32_t>(base + k);
       const ResidentDraw<T>& d = win[k * W + static_cast<int>((gu - 1) & wmask)];
       WinDraw<T> w = d.w;
-      if (stateful) stateful_trial(p, gu, i, s.algo + (jslot0 + k), w);
+      if (stateful) stateful_trial(p, gu, i, s.algo + (jslot0 + k), shared_state, w);
       const T* xi = own(cur, k);
       const T* xpb = pbest ? row_at(cur, __ldcg(ranking + w.pbest_rank)) : nullptr;
       const TrialIn<T> a = make_trial<T>(p, mutation_form<T>(m, kSlots, xi, xb, xpb, [&](std::uint32_t q) { return d.rows[q]; }),
@@ -204,7 +223,9 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       if (grp.lane == 0) {
         fv[nxt * P + k] = take ? ft : fi;
         if (ft != ft) atomicAdd(nans, 1ull);
-        if (stateful && take) stateful_keep(p, gu, i, s.algo + (jslot0 + k));
+        if (stateful)
+          alg::selected(p, gu, i, s.algo + (jslot0 + k), shared_state, take, fi, ft,
+                        alg::Sums{sums + static_cast<std::size_t>(nxt) * sum_words * P + k, static_cast<std::size_t>(P)});
       }
       if (s.need_best) keep_best(bf, bi, take ? ft : fi, i);
     };

@@ -103,6 +103,11 @@ struct State {
   RoundKeys rk;
   int fn_choice;     // resident path: the plan's choice among the function's resident_choices (kernel_function.cuh)
   alg::State algo;  // the algorithm's state of individual 0 of trial 0 (trials x np individuals; core/algorithms)
+  // a population-level update: its initial state (every CTA keeps a copy: population_update.cuh) and, on the
+  // global paths, the contributions (word w of individual i of generation g at sums[((g & 1) words + w) np + i];
+  // the resident path keeps them in the cluster's shared memory)
+  const double* shared0;
+  double* sums;
   const T* initial;        // RunOptions::initial: the first rows of generation 0 (ninitial x D), every trial's
   int ninitial;
 };

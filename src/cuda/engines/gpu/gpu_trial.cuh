@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 
+#include "cuda/blocks/population_update.cuh"
 #include "cuda/engines/gpu/gpu_team.cuh"
 
 namespace degpu::cuda {
@@ -40,24 +41,20 @@ __device__ WinDraw<T> make_win(const ops::Params& p, std::uint32_t g, std::uint3
 }
 
 // A stateful algorithm (core/algorithms; the CPU driver's trial_control): the trial's F and CR from its
-// individual's state (read through L2: the individual's group wrote it last generation) and generation g's
-// draws; the crossover drawn for that CR replaces the window's (which was drawn for the initial CR: its
-// first coordinate is the same, its threshold or length not).
+// individual's state (read through L2: the individual's group wrote it last generation) or the population's
+// (`shared`: the CTA's copy, a population-level update) and generation g's draws; the crossover drawn for
+// that CR replaces the window's (which was drawn for the initial CR: its first coordinate is the same, its
+// threshold or length not). After the selection, alg::selected draws the same again.
 template <class T>
 __device__ __forceinline__ void stateful_trial(const ops::Params& p, std::uint32_t g, std::uint32_t i, alg::State st,
-                                               WinDraw<T>& w) {
-  const alg::Control c = alg::draw_stateful(p, g, i, st);
+                                               const double* shared, WinDraw<T>& w) {
+  const alg::Control c = alg::draw_stateful(p, g, i, st, shared);
   const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, i);
   const ops::CrossoverDraw x = ops::draw_crossover(p, cs, c.CR);
   w.F = static_cast<T>(c.F);
   w.first = x.first;
   w.length = x.length;
   w.threshold = x.threshold;
-}
-// A stateful algorithm after a trial of generation g won: the state the trial was drawn from takes the
-// trial's F and CR (the same draw again; one thread of the individual's group calls it).
-__device__ __forceinline__ void stateful_keep(const ops::Params& p, std::uint32_t g, std::uint32_t i, alg::State st) {
-  alg::keep(p, alg::draw_stateful(p, g, i, st), st);
 }
 
 // Every mutation is base + F (a - b) [+ F (c - d)], evaluated in that order, as ops::mutate does.

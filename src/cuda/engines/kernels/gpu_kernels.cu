@@ -1,7 +1,8 @@
 // The gpu-kernels engine (003_04289d69f9125e01.txt's design): everything on the GPU, one kernel per DE
 // operation: initialise (a block per individual, a thread per coordinate), evaluate (a warp per
 // individual), make trials (donors and crossover drawn by one thread, then a thread per coordinate:
-// mutation where crossed, repair), select, find the best. The host reads the best value after each
+// mutation where crossed, repair), select, the algorithm's population-level update where it has one (a
+// warp), find the best. The host reads the best value after each
 // generation to decide whether to stop (device_loop.cuh, shared with gpu-fused). The operators are those
 // of the CPU engines (core/de_ops.hpp), on the same counter-based streams, so the GPU takes the same
 // decisions for the same seed. It evaluates through a RowsEvaluator: a built-in problem's
@@ -11,6 +12,7 @@
 
 #include "core/params.hpp"
 #include "cuda/blocks/de_blocks.cuh"
+#include "cuda/blocks/population_update.cuh"
 #include "cuda/engines/device_loop.cuh"
 #include "cuda/engines/eval/batch_evaluator.hpp"
 #include "cuda/engines/kernels/gpu_kernels.hpp"
@@ -32,9 +34,9 @@ __global__ void make_trials(ops::Params p, std::uint32_t g, const T* __restrict_
   block_make_trial(p, g, blockIdx.x, x, best, ranking, lo, hi, trial, states);
 }
 template <class T>
-__global__ void select_survivors(int D, T* __restrict__ x, T* __restrict__ f, const T* __restrict__ trial,
+__global__ void select_survivors(ops::Params p, std::uint32_t g, T* __restrict__ x, T* __restrict__ f, const T* __restrict__ trial,
                                  const T* __restrict__ ftrial, unsigned long long* nan_count, alg::Trials states) {
-  block_select(D, blockIdx.x, x, f, trial, ftrial, nan_count, states);
+  block_select(p, g, blockIdx.x, x, f, trial, ftrial, nan_count, states);
 }
 
 // One trial, the populations' values from `eval`.
@@ -69,8 +71,11 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
                                                  trial.ptr, alg_state.trials());
         DEGPU_CUDA_TRY(cudaGetLastError());
         evaluate(trial.ptr, ftrial.ptr);
-        select_survivors<T><<<grid, tpb, 0, stream>>>(p.D, x.ptr, f.ptr, trial.ptr, ftrial.ptr, nan_count.ptr, alg_state.trials());
+        select_survivors<T><<<grid, tpb, 0, stream>>>(p, static_cast<std::uint32_t>(g), x.ptr, f.ptr, trial.ptr, ftrial.ptr,
+                                                      nan_count.ptr, alg_state.trials());
         DEGPU_CUDA_TRY(cudaGetLastError());
+        if (alg_state.sum_words)  // the population-level update (core/algorithms): the sums, in the host driver's order
+          launch_end_generation(p, static_cast<std::uint32_t>(g), alg_state.shared(), alg_state.sums(), static_cast<std::uint32_t>(np), stream);
       },
       [&] { return device_loop::Rows<T>{x.ptr, f.ptr}; });
 }

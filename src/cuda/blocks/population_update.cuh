@@ -1,0 +1,68 @@
+// The population-level update of the algorithm concept (core/algorithms/algorithm.hpp) on the device: the
+// selections' contributions summed by a warp in tree_sum's order (the host driver's bits), and the
+// algorithm's end_generation. gpu-kernels and gpu-fused launch end_generation_kernel after the selection;
+// the gpu engine's CTAs each make the update into their own copy after the generation's barrier.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "core/algorithms/registry.hpp"
+#include "cuda/util/check.hpp"
+
+namespace degpu::cuda {
+namespace {  // host code that launches a kernel keeps that kernel's linkage (docs/DECISIONS.md)
+
+// x(0) + ... + x(n - 1) in tree_sum's order, by the 32 lanes of a warp (every lane gets it): lane l sums the
+// aligned block [l B, l B + B) (B the least power of two with 32 B >= n), then the lanes' sums meet in the
+// tree's last five levels (lane l takes lane l + s's where that block is not empty), so the bits are the
+// one thread's (tests/cpu/test_jade.cpp checks the split).
+template <class X>
+__device__ double warp_tree_sum(X x, std::uint32_t n) {
+  const unsigned lane = threadIdx.x % 32;
+  std::uint32_t B = 1;
+  while (32u * B < n) B <<= 1;
+  const std::uint32_t begin = lane * B;
+  double v = begin < n ? alg::tree_sum(x, begin, begin + B < n ? begin + B : n) : 0.0;
+  for (unsigned s = 1; s < 32; s <<= 1) {
+    const double o = __shfl_down_sync(0xffffffffu, v, s);
+    if ((lane & (2 * s - 1)) == 0 && (lane + s) * B < n) v = v + o;
+  }
+  return __shfl_sync(0xffffffffu, v, 0);
+}
+
+// After generation g's selections, by one whole warp: each word of the n contributions (sum(w, i): word w of
+// individual i) summed, then the algorithm's end_generation on `shared` (lane 0 writes it).
+template <class Sum>
+__device__ void warp_end_generation(const ops::Params& p, std::uint32_t g, double* shared, Sum sum, std::uint32_t n) {
+  double totals[alg::kMaxSums];
+  const int words = alg::sum_words(p);
+  for (int w = 0; w < words; ++w) totals[w] = warp_tree_sum([&](std::uint32_t i) { return sum(w, i); }, n);
+  if (threadIdx.x % 32 == 0) alg::end_generation(p, g, shared, totals);
+}
+
+// The gpu engine's CTAs: each keeps the population's state in its own shared memory (`dst`: the resident
+// path's dynamic region, or cta_shared_state for the global paths), updated by every CTA alike after the
+// generation's barrier (so no other barrier is needed), starting from `initial`.
+__device__ __forceinline__ double* cta_shared_state() {
+  __shared__ double state[alg::kMaxShared];
+  return state;
+}
+__device__ __forceinline__ double* load_shared_state(const ops::Params& p, const double* initial, double* dst) {
+  for (int w = threadIdx.x; w < alg::shared_words(p); w += blockDim.x) dst[w] = initial[w];
+  return dst;  // read after the caller's next __syncthreads
+}
+
+// gpu-kernels and gpu-fused: the update of the population's state in device memory from the contributions
+// (word w of individual i at sums[w n + i]); one warp.
+__global__ void end_generation_kernel(ops::Params p, std::uint32_t g, double* shared, const double* sums, std::uint32_t n) {
+  warp_end_generation(p, g, shared, [&](int w, std::uint32_t i) { return sums[static_cast<std::size_t>(w) * n + i]; }, n);
+}
+inline void launch_end_generation(const ops::Params& p, std::uint32_t g, double* shared, const double* sums, std::uint32_t n,
+                                  cudaStream_t stream) {
+  end_generation_kernel<<<1, 32, 0, stream>>>(p, g, shared, sums, n);
+  DEGPU_CUDA_TRY(cudaGetLastError());
+}
+
+}  // namespace
+}  // namespace degpu::cuda
