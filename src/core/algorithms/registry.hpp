@@ -113,22 +113,27 @@ DEGPU_HD_INLINE void keep(const ops::Params& p, const Control& c, State s) {
   All::visit(p.algorithm, [&](auto a) { decltype(a)::keep(p, c, s); });
 }
 
-// Individual i's selection in generation g, for an engine that draws again rather than keep the trial's F
-// and CR (a stateful algorithm; the individual's state s not yet changed by this selection): where the
-// trial replaced it (took), the state takes the trial's F and CR; with a population-level update, the
-// selection's contribution to `sums` (word w at sums.at[w sums.stride]). f_parent, f_trial: the two values compared.
-DEGPU_HD_INLINE void selected(const ops::Params& p, std::uint32_t g, std::uint32_t i, State s, const double* shared, bool took,
-                              double f_parent, double f_trial, Sums sums) {
+// After individual i's selection, for an engine that kept the trial's F and CR (c; drawn from the
+// individual's state s, not yet changed by this selection): where the trial replaced it (took), the state
+// takes c; with a population-level update, the selection's contribution to `sums` (word w at
+// sums.at[w sums.stride]). f_parent, f_trial: the two values compared.
+DEGPU_HD_INLINE void after_selection(const ops::Params& p, const Control& c, State s, bool took, double f_parent, double f_trial,
+                                     Sums sums) {
   All::visit(p.algorithm, [&](auto a) {
     using A = decltype(a);
     if constexpr (!drawn_ahead<A>()) {
-      if (!took && sum_words_of<A>() == 0) return;
-      const Control c = draw_stateful(p, g, i, s, shared);
       if constexpr (A::kState > 0)
         if (took) A::keep(p, c, s);
       if constexpr (sum_words_of<A>() > 0) A::contribute(p, c, f_parent, f_trial, took, sums);
     }
   });
+}
+// after_selection() for an engine that draws the trial's F and CR again rather than keep them (a pure
+// function of the run, (g, i) and the state).
+DEGPU_HD_INLINE void selected(const ops::Params& p, std::uint32_t g, std::uint32_t i, State s, const double* shared, bool took,
+                              double f_parent, double f_trial, Sums sums) {
+  if (!took && sum_words(p) == 0) return;  // nothing to keep, nothing to contribute
+  after_selection(p, draw_stateful(p, g, i, s, shared), s, took, f_parent, f_trial, sums);
 }
 // With a population-level update: the contribution of a selection whose trial was drawn with c.
 DEGPU_HD_INLINE void contribute(const ops::Params& p, const Control& c, double f_parent, double f_trial, bool took, Sums sums) {

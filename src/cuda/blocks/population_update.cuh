@@ -13,17 +13,11 @@
 namespace degpu::cuda {
 namespace {  // host code that launches a kernel keeps that kernel's linkage (docs/DECISIONS.md)
 
-// x(0) + ... + x(n - 1) in tree_sum's order, by the 32 lanes of a warp (every lane gets it): lane l sums the
-// aligned block [l B, l B + B) (B the least power of two with 32 B >= n), then the lanes' sums meet in the
-// tree's last five levels (lane l takes lane l + s's where that block is not empty), so the bits are the
-// one thread's (tests/cpu/test_jade.cpp checks the split).
-template <class X>
-__device__ double warp_tree_sum(X x, std::uint32_t n) {
+// The tree's last five levels across the warp: v is lane l's sum of the aligned block [l B, l B + B) of n
+// values (0 where the block is empty); lane l takes lane l + s's sum where that block is not empty. Every
+// lane gets the total.
+__device__ __forceinline__ double warp_tree_levels(double v, std::uint32_t B, std::uint32_t n) {
   const unsigned lane = threadIdx.x % 32;
-  std::uint32_t B = 1;
-  while (32u * B < n) B <<= 1;
-  const std::uint32_t begin = lane * B;
-  double v = begin < n ? alg::tree_sum(x, begin, begin + B < n ? begin + B : n) : 0.0;
   for (unsigned s = 1; s < 32; s <<= 1) {
     const double o = __shfl_down_sync(0xffffffffu, v, s);
     if ((lane & (2 * s - 1)) == 0 && (lane + s) * B < n) v = v + o;
@@ -31,13 +25,35 @@ __device__ double warp_tree_sum(X x, std::uint32_t n) {
   return __shfl_sync(0xffffffffu, v, 0);
 }
 
+// x(0) + ... + x(n - 1) in tree_sum's order, by the 32 lanes of a warp (every lane gets it): lane l sums the
+// aligned block [l B, l B + B) (B the least power of two with 32 B >= n), then the lanes' sums meet in the
+// tree's last five levels, so the bits are the one thread's (tests/cpu/test_jade.cpp checks the split).
+template <class X>
+__device__ double warp_tree_sum(X x, std::uint32_t n) {
+  std::uint32_t B = 1;
+  while (32u * B < n) B <<= 1;
+  const std::uint32_t begin = (threadIdx.x % 32) * B;
+  return warp_tree_levels(begin < n ? alg::tree_sum(x, begin, begin + B < n ? begin + B : n) : 0.0, B, n);
+}
+
 // After generation g's selections, by one whole warp: each word of the n contributions (sum(w, i): word w of
-// individual i) summed, then the algorithm's end_generation on `shared` (lane 0 writes it).
+// individual i) summed, then the algorithm's end_generation on `shared` (lane 0 writes it). Up to 32
+// individuals every word is loaded at once (a value per lane), so the loads' latency is paid once.
 template <class Sum>
 __device__ void warp_end_generation(const ops::Params& p, std::uint32_t g, double* shared, Sum sum, std::uint32_t n) {
   double totals[alg::kMaxSums];
   const int words = alg::sum_words(p);
-  for (int w = 0; w < words; ++w) totals[w] = warp_tree_sum([&](std::uint32_t i) { return sum(w, i); }, n);
+  if (n <= 32) {
+    const std::uint32_t lane = threadIdx.x % 32;
+    double v[alg::kMaxSums];
+#pragma unroll
+    for (int w = 0; w < alg::kMaxSums; ++w) v[w] = w < words && lane < n ? sum(w, lane) : 0.0;
+#pragma unroll
+    for (int w = 0; w < alg::kMaxSums; ++w)
+      if (w < words) totals[w] = warp_tree_levels(v[w], 1, n);
+  } else {
+    for (int w = 0; w < words; ++w) totals[w] = warp_tree_sum([&](std::uint32_t i) { return sum(w, i); }, n);
+  }
   if (threadIdx.x % 32 == 0) alg::end_generation(p, g, shared, totals);
 }
 

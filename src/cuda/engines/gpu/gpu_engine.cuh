@@ -101,10 +101,10 @@ bool fit_resident(const ops::Params& p, int n, int cluster, int group, const Dev
   for (int m = 0; m < nchoices && !w; ++m) {
     choice = choices[m];
     for (w = wmax; w >= 1; w /= 2)
-      if (resident_shape<T>(p.np, p.D, cluster, w, pbest, alg::sum_words(p), fn, choice).bytes <= limit) break;
+      if (resident_shape<T>(p.np, p.D, cluster, w, pbest, alg::stateful(p), alg::sum_words(p), fn, choice).bytes <= limit) break;
   }
   if (w >= 1) {
-    const ResidentShape sh = resident_shape<T>(p.np, p.D, cluster, w, pbest, alg::sum_words(p), fn, choice);
+    const ResidentShape sh = resident_shape<T>(p.np, p.D, cluster, w, pbest, alg::stateful(p), alg::sum_words(p), fn, choice);
     plan.path = GpuPlan::Path::resident;
     plan.cluster = cluster;
     plan.group = group;

@@ -20,21 +20,31 @@ struct ResidentDraw {
   const T* rows[5];
 };
 
+// A stateful algorithm's draws of one individual for the generation (core/algorithms): made by the CTA's
+// threads together at the start of the generation (after the population-level update), read by the trial
+// and again by the selection (which keeps or contributes the trial's F and CR).
+struct StatefulDraw {
+  alg::Control c;
+  std::uint64_t threshold;  // the crossover drawn for c.CR (its first coordinate is the window's)
+  std::uint32_t length;
+};
+
 // Shared memory of one CTA of the resident path, in bytes from its start (each part 16-byte aligned).
 struct ResidentShape {
   int P;   // individuals per CTA (the last CTAs may hold fewer)
   int Ds;  // row stride
   int W;   // generations of draws made at a time (a power of two)
-  std::size_t off_f, off_box, off_win, off_fall, off_slots, off_sums, off_fn, bytes;
+  std::size_t off_f, off_box, off_win, off_fall, off_slots, off_sums, off_draws, off_fn, bytes;
 };
 // off_sums: a population-level update's contributions of the CTA's individuals (core/algorithms), by
 // generation parity: word w of individual k of generation g at [((g & 1) sum_words + w) P + k]; then the
-// CTA's copy of the population's state (kMaxShared words).
+// CTA's copy of the population's state (kMaxShared words). off_draws: a stateful algorithm's draws of the
+// generation, one StatefulDraw per individual of the CTA.
 // off_fn: the kernel function's region (kernel_function.cuh's kResident: a CEC function's data and its
 // generation's rotations), sized by the function for the plan's `choice`; none for the other functions.
 template <class T, class F>
-__host__ __device__ ResidentShape resident_shape(int np, int D, int cluster, int window, bool gather_f, int sum_words, const F& fn,
-                                                 int choice) {
+__host__ __device__ ResidentShape resident_shape(int np, int D, int cluster, int window, bool gather_f, bool stateful,
+                                                 int sum_words, const F& fn, int choice) {
   auto align = [](std::size_t v) { return (v + 15) / 16 * 16; };
   ResidentShape s{};
   s.P = (np + cluster - 1) / cluster;
@@ -53,6 +63,8 @@ __host__ __device__ ResidentShape resident_shape(int np, int D, int cluster, int
   at += align(3 * sizeof(Slot<T>));
   s.off_sums = at;
   at += sum_words ? align((2 * static_cast<std::size_t>(sum_words) * s.P + alg::kMaxShared) * sizeof(double)) : 0;
+  s.off_draws = at;
+  at += stateful ? align(static_cast<std::size_t>(s.P) * sizeof(StatefulDraw)) : 0;
   s.off_fn = at;
   at += resident_bytes(fn, s.P, s.Ds, D, choice);
   s.bytes = at;
@@ -78,7 +90,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   const bool pbest = p.mutation == Mutation::current_to_pbest1;
   const Mutation m = p.mutation;
   const int sum_words = alg::sum_words(p);
-  const ResidentShape sh = resident_shape<T>(p.np, p.D, static_cast<int>(C), s.window, pbest, sum_words, fn, s.fn_choice);
+  const bool stateful = alg::stateful(p);
+  const ResidentShape sh = resident_shape<T>(p.np, p.D, static_cast<int>(C), s.window, pbest, stateful, sum_words, fn, s.fn_choice);
   const int P = sh.P, Ds = sh.Ds, W = sh.W, D = p.D;
   T* rows = reinterpret_cast<T*>(smem);  // [2][P][Ds]: the even and odd generations' rows
   T* fv = reinterpret_cast<T*>(smem + sh.off_f);  // [2][P]
@@ -92,12 +105,12 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   Slot<T>* slot = reinterpret_cast<Slot<T>*>(smem + sh.off_slots);     // [3]: by parity, and the last
   double* sums = reinterpret_cast<double*>(smem + sh.off_sums);        // [2][sum_words][P]
   double* shared_state = sum_words ? load_shared_state(p, s.shared0, sums + 2 * sum_words * P) : nullptr;  // this CTA's copy
+  StatefulDraw* sdraw = reinterpret_cast<StatefulDraw*>(smem + sh.off_draws);  // [P]
   const Group<G> grp;
   const int gid = static_cast<int>(threadIdx.x) / G, ngroups = static_cast<int>(blockDim.x) / G;
   const int base = static_cast<int>(rank) * P;
   const int mine = p.np - base < P ? (p.np - base > 0 ? p.np - base : 0) : P;
   const std::size_t jslot0 = static_cast<std::size_t>(t) * p.np + base;  // this CTA's first individual's algorithm state
-  const bool stateful = alg::stateful(p);
   std::uint32_t* ranking = s.ranking + static_cast<std::size_t>(t) * p.pbest_count;
   unsigned long long* nans = s.nans + t;
   const unsigned long long start = global_ns();
@@ -196,6 +209,16 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       }
       grp.sync();
     }
+    if (stateful) {  // this generation's draws of a stateful algorithm, a thread per individual
+      if (!sum_words) __syncthreads();  // the state the selections wrote last generation (else the update's sync)
+      for (int k = threadIdx.x; k < mine; k += blockDim.x) {
+        const std::uint32_t i = static_cast<std::uint32_t>(base + k);
+        const alg::Control c = alg::draw_stateful(p, gu, i, s.algo + (jslot0 + k), shared_state);
+        const ops::CrossoverDraw x = ops::draw_crossover(p, ops::Stream(p.seed, p.trial, ops::Purpose::crossover, gu, i), c.CR);
+        sdraw[k] = StatefulDraw{c, x.threshold, x.length};
+      }
+      __syncthreads();
+    }
     const T* xb = uses_best(m) ? row_at(cur, best) : nullptr;
     constexpr std::uint32_t kSlots[5] = {0, 1, 2, 3, 4};
     bf = nan, bi = 0xffffffffu;
@@ -204,7 +227,12 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       const std::uint32_t i = static_cast<std::uint32_t>(base + k);
       const ResidentDraw<T>& d = win[k * W + static_cast<int>((gu - 1) & wmask)];
       WinDraw<T> w = d.w;
-      if (stateful) stateful_trial(p, gu, i, s.algo + (jslot0 + k), shared_state, w);
+      if (stateful) {
+        const StatefulDraw& sd = sdraw[k];
+        w.F = static_cast<T>(sd.c.F);
+        w.threshold = sd.threshold;
+        w.length = sd.length;
+      }
       const T* xi = own(cur, k);
       const T* xpb = pbest ? row_at(cur, __ldcg(ranking + w.pbest_rank)) : nullptr;
       const TrialIn<T> a = make_trial<T>(p, mutation_form<T>(m, kSlots, xi, xb, xpb, [&](std::uint32_t q) { return d.rows[q]; }),
@@ -224,8 +252,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
         fv[nxt * P + k] = take ? ft : fi;
         if (ft != ft) atomicAdd(nans, 1ull);
         if (stateful)
-          alg::selected(p, gu, i, s.algo + (jslot0 + k), shared_state, take, fi, ft,
-                        alg::Sums{sums + static_cast<std::size_t>(nxt) * sum_words * P + k, static_cast<std::size_t>(P)});
+          alg::after_selection(p, sdraw[k].c, s.algo + (jslot0 + k), take, fi, ft,
+                               alg::Sums{sums + static_cast<std::size_t>(nxt) * sum_words * P + k, static_cast<std::size_t>(P)});
       }
       if (s.need_best) keep_best(bf, bi, take ? ft : fi, i);
     };
