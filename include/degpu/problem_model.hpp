@@ -31,6 +31,19 @@ class ProblemModel {
   virtual double evaluate_split(const double* x, int dim, const ParallelFor&) const { return evaluate(x, dim); }
   virtual float evaluate_split(const float* x, int dim, const ParallelFor&) const { return evaluate(x, dim); }
 
+  // A batch model evaluates a whole population in one call (a vectorised objective, e.g. a Python one: a
+  // call a generation): the CPU engines then make every trial of a generation and call evaluate_batch once
+  // for them (and once for generation 0). evaluate() must still give one row's value (MA-SW-Chains and
+  // Problem::evaluate use it).
+  virtual bool batch() const { return false; }
+  // f[k] = f(rows[k]) for k in [0, n), rows[k] of dim values, in the precision of the run. The default
+  // evaluates row by row.
+  virtual void evaluate_batch(const double* const* rows, int n, int dim, double* f) const {
+    for (int k = 0; k < n; ++k) f[k] = evaluate(rows[k], dim);
+  }
+  virtual void evaluate_batch(const float* const* rows, int n, int dim, float* f) const {
+    for (int k = 0; k < n; ++k) f[k] = evaluate(rows[k], dim);
+  }
   // Whether one evaluation is cheap (a few operations per coordinate, as the classic functions'): the CPU
   // engines then spread a population over threads only where the work is large enough to pay for it;
   // otherwise (the default, for an objective of unknown cost) always.

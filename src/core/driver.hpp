@@ -189,6 +189,26 @@ struct PerIndividualTrials {
   }
 };
 
+// The engine interface for a batch model (ProblemModel::batch: a vectorised objective): every trial of the
+// generation made as PerIndividualTrials makes it, then the rows evaluated in one call; generation 0 alike.
+template <class T, class Exec>
+struct BatchTrials {
+  Exec exec;
+  mutable std::vector<const T*> rows;
+  void init(const ops::Params& p, const Problem& problem, Population<T>& P) const {
+    exec.for_each(P.np, [&](int i) { init_individual(p, P, i); });
+    rows.resize(static_cast<std::size_t>(P.np));
+    for (int i = 0; i < P.np; ++i) rows[i] = P.row(i);
+    problem.model()->evaluate_batch(rows.data(), P.np, p.D, P.f.data());
+  }
+  void operator()(const ops::Params& p, const Problem& problem, Population<T>& P, std::uint32_t g) const {
+    exec.for_each(P.np, [&](int i) { make_trial(p, P, g, static_cast<std::uint32_t>(i)); });
+    rows.resize(static_cast<std::size_t>(P.np));
+    for (int i = 0; i < P.np; ++i) rows[i] = P.trial_row(i);
+    problem.model()->evaluate_batch(rows.data(), P.np, p.D, P.ftrial.data());
+  }
+};
+
 template <class T, class Exec, class Trials>
 Result run_generational(const Problem& problem, const Resolved& r, const RunOptions& o, const Exec& exec,
                         const Trials& trials) {

@@ -10,6 +10,7 @@
 
 namespace degpu::cpu {
 
+using driver::BatchTrials;
 using driver::PerIndividualTrials;
 using driver::Population;
 using driver::PoolExec;
@@ -72,6 +73,13 @@ constexpr long long kMinParallelWork = 4096;
 template <class T>
 Result run_cpu(const Problem& problem, const Resolved& r, const RunOptions& o) {
   const bool parallel = !problem.model()->cheap() || static_cast<long long>(r.de.np) * problem.dim() >= kMinParallelWork;
+  if (problem.model()->batch()) {  // a vectorised objective: the trials made on the engine's threads, then one call
+    if (o.engine == Engine::serial) return run_generational<T>(problem, r, o, SerialExec{}, BatchTrials<T, SerialExec>{{}, {}});
+    if (o.engine == Engine::threads || o.engine == Engine::matrix) {  // matrix makes the same trials
+      const PoolExec exec{o.threads, parallel};
+      return run_generational<T>(problem, r, o, exec, BatchTrials<T, PoolExec>{exec, {}});
+    }
+  }
   switch (o.engine) {
     case Engine::serial: {
       const SerialExec exec;
