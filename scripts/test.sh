@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Installs the dependencies, builds degpu (Release) with its tests and runs them. CI runs exactly this.
+# Installs the dependencies, builds degpu (Release) with its tests and the Python module, and runs them
+# (ctest runs the C++ tests and, as the test `python`, pytest on python/tests). CI runs exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+py="$(scripts/python-env.sh build/venv)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DDEGPU_PYTHON=ON -DPython_EXECUTABLE="$py" >/dev/null
 cmake --build build -j"$(nproc)"
 ctest --test-dir build --output-on-failure -j"$(nproc)"

@@ -1,0 +1,226 @@
+"""degpu: differential evolution on NVIDIA GPUs, with CPU engines that compute the same thing.
+
+    import degpu
+    r = degpu.minimize(degpu.problem("rastrigin", dim=30), max_evals=300_000)
+    r = degpu.minimize(lambda x: (x ** 2).sum(), bounds=[(-5, 5)] * 10)
+    r = degpu.minimize(lambda X: (X ** 2).sum(axis=1), bounds=[(-5, 5)] * 10, vectorized=True)
+    print(r.x, r.fun, r.nfev, r.engine)
+
+Every random number is a pure function of the seed, so the same seed gives the same run on every CPU
+engine and thread count (and the same decisions on the GPU engines); the CLI (`degpu run`) gives the same
+run for the same settings.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _core
+from ._core import Problem
+
+__all__ = ["Problem", "Result", "DeviceList", "devices", "problem", "problems", "minimize", "strategies", "algorithms",
+           "cuda_compiled"]
+__version__ = "0.1.0"
+
+
+class Result:
+    """The result of a run (scipy's OptimizeResult's fields where they mean the same, and degpu's own).
+
+    x: the best point found; fun: its value; nfev: evaluations (the initial population's included);
+    nit: generations after the initial population; success: whether the run ended on a criterion it was
+    given (target, evaluations, generations or time) rather than failing; status: 0 on success;
+    message: why it stopped, in words; stop_reason: 'max_evals', 'max_gens', 'target', 'max_time';
+    best_error: fun - f* where the optimum is known, else None; engine: the engine that ran;
+    wall_s: seconds; nan_evals: evaluations that returned NaN; history: (generation, evaluations,
+    best f, seconds) samples where asked for; trials: with trials > 1, every trial's Result (this one is
+    the best trial's).
+    """
+
+    def __init__(self, d: dict, trials: Optional[list] = None):
+        self.x: np.ndarray = d["x"]
+        self.fun: float = d["fun"]
+        self.nfev: int = d["nfev"]
+        self.nit: int = d["nit"]
+        self.stop_reason: str = d["stop_reason"]
+        self.best_error: Optional[float] = d["best_error"]
+        self.engine: str = d["engine"]
+        self.wall_s: float = d["wall_s"]
+        self.nan_evals: int = d["nan_evals"]
+        self.history: list = list(d["history"])
+        self.success: bool = True
+        self.status: int = 0
+        self.message: str = _MESSAGES.get(self.stop_reason, self.stop_reason)
+        self.trials: list = trials or []
+
+    def __getitem__(self, key: str) -> Any:  # OptimizeResult-like access
+        return getattr(self, key)
+
+    def __repr__(self) -> str:
+        return (f"degpu.Result(fun={self.fun!r}, nfev={self.nfev}, nit={self.nit}, stop_reason={self.stop_reason!r}, "
+                f"engine={self.engine!r}, x={np.array2string(self.x, threshold=8)})")
+
+
+_MESSAGES = {
+    "max_evals": "Maximum number of function evaluations reached.",
+    "max_gens": "Maximum number of generations reached.",
+    "target": "Target error reached.",
+    "max_time": "Time limit reached.",
+}
+
+
+class DeviceList(list):
+    """The usable CUDA devices (each a dict: index, name, compute_capability, multiprocessors,
+    global_memory, free_memory); where there is none, `why` says why."""
+
+    def __init__(self, items: list, why: str):
+        super().__init__(items)
+        self.why = why
+
+    def __repr__(self) -> str:
+        return super().__repr__() if self else f"[]  # no CUDA device: {self.why}"
+
+
+def devices() -> DeviceList:
+    """The CUDA devices degpu can use; an empty list whose `why` says why where there is none."""
+    items, why = _core.devices()
+    return DeviceList(items, why)
+
+
+def cuda_compiled() -> bool:
+    """Whether this build holds the CUDA engines."""
+    return _core.cuda_compiled()
+
+
+def strategies() -> list:
+    """The DE strategies by degpu's names (rand/1/bin ... rand-to-best/1/nec)."""
+    return list(_core.strategies())
+
+
+def algorithms() -> list:
+    """The DE family's algorithms: de, jde, jade."""
+    return list(_core.algorithms())
+
+
+def problems() -> list:
+    """Every built-in problem name with a one-line summary, as (name, summary) pairs."""
+    return list(_core.problem_names())
+
+
+def problem(name: str, dim: int, *, bounds: Optional[Sequence[float]] = None, shift: Optional[str] = None,
+            bias: Optional[float] = None, cec_data: Optional[str] = None, cec2014_data: Optional[str] = None) -> Problem:
+    """A built-in problem by name (degpu.problems() lists them), as `degpu run --problem NAME --dim D`.
+
+    bounds: (lo, hi) for every coordinate (default: the function's); shift: 'none', 'random',
+    'random:SEED' or a file of numbers; bias: f* added to the function; cec_data / cec2014_data: the
+    folder of the official CEC data files (default: generated data).
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name: expected a problem name (str), got {type(name).__name__}")
+    dim = _integer("dim", dim, minimum=1)
+    pair = None
+    if bounds is not None:
+        b = np.asarray(bounds, dtype=float)
+        if b.shape != (2,):
+            raise ValueError(f"bounds: expected (lo, hi), got shape {b.shape}")
+        pair = (float(b[0]), float(b[1]))
+    return _core.problem(name, dim, pair, shift, None if bias is None else float(bias), cec_data or "", cec2014_data or "")
+
+
+def minimize(fun: Union[Problem, Callable], bounds: Optional[Sequence] = None, *, algorithm: str = "de",
+             strategy: Optional[str] = None, popsize: Optional[int] = None, F: Union[float, Sequence[float]] = 0.5,
+             CR: Union[float, Sequence[float]] = 0.9, dither: Optional[str] = None, p: Optional[float] = None,
+             repair: str = "reinit", max_evals: Optional[int] = None, max_generations: Optional[int] = None,
+             target: Optional[float] = None, max_time: Optional[float] = None, seed: int = 1, engine: str = "auto",
+             precision: str = "f64", trials: int = 1, trial: int = 0, threads: int = 0, vectorized: bool = False,
+             history_every: int = 0, name: str = "python") -> Result:
+    """Minimise `fun` by differential evolution with degpu's engines.
+
+    fun: a degpu.Problem (built-in: degpu.problem(...)), or a Python callable: f(x) -> float with x a
+        (D,) float64 array (one call an evaluation: the slow path), or with vectorized=True,
+        f(X) -> (N,) with X an (N, D) float64 array holding a whole population (one call a generation).
+    bounds: (lo, hi) for each coordinate, a (D, 2) sequence; required for a callable.
+    algorithm: 'de', 'jde' or 'jade' (degpu.algorithms()); strategy: degpu's name ('rand/1/bin',
+        'current-to-pbest/1/exp' ..., degpu.strategies(); default rand/1/bin, jade current-to-pbest/1/bin);
+    popsize: the population size NP (default 5 D clamped to [20, 500]); F, CR: a value, or (lo, hi) to
+        dither (per generation unless dither='individual'); p: current-to-pbest's fraction (default 0.1,
+        jade 0.05); repair: 'reinit', 'midpoint', 'clip' or 'reflect'.
+    Stops at the first of max_evals (default 10000 D), max_generations, target (an error below the known
+    optimum's value) and max_time (seconds).
+    seed, trial: the random streams (trial t is the same run alone or among trials); trials: independent
+    runs, the best returned with every trial in Result.trials.
+    engine: 'auto' (gpu with a CUDA device for a built-in problem, else threads; serial for a Python
+        callable, which holds the GIL), 'serial', 'threads', 'matrix', 'gpu-eval', 'gpu-kernels',
+        'gpu-fused', 'gpu'; precision: 'f64' or 'f32'; threads: the threads and matrix engines' count
+        (0: all cores); history_every: sample the best every K generations into Result.history.
+    Bad arguments raise ValueError or TypeError naming the parameter.
+    """
+    if isinstance(fun, Problem):
+        if bounds is not None:
+            raise ValueError("bounds: a built-in problem has its own box (give it to degpu.problem(..., bounds=))")
+        prob = fun
+    elif callable(fun):
+        if bounds is None:
+            raise ValueError("bounds: required for a callable objective, as (lo, hi) for each coordinate")
+        lo, hi = _bounds(bounds)
+        prob = _core.python_problem(fun, lo, hi, bool(vectorized), str(name))
+        if engine == "auto":
+            engine = "serial"  # the objective holds the GIL: threads would only take turns
+    else:
+        raise TypeError(f"fun: expected a degpu.Problem or a callable, got {type(fun).__name__}")
+    if not isinstance(algorithm, str):
+        raise TypeError("algorithm: expected a name ('de', 'jde', 'jade')")
+    if strategy is None:
+        strategy = "current-to-pbest/1/bin" if algorithm == "jade" else "rand/1/bin"
+    if p is None:
+        p = 0.05 if algorithm == "jade" else 0.1
+    np_ = 0 if popsize is None else _integer("popsize", popsize, minimum=1)
+    trials = _integer("trials", trials, minimum=1)
+    results = _core.minimize(
+        prob, algorithm, strategy, np_, _range("F", F), _range("CR", CR), "" if dither is None else dither,
+        float(p), repair, None if max_evals is None else _integer("max_evals", max_evals, minimum=1),
+        None if max_generations is None else _integer("max_generations", max_generations, minimum=1),
+        None if target is None else float(target), None if max_time is None else float(max_time),
+        _integer("seed", seed, minimum=0), engine, precision, trials, _integer("trial", trial, minimum=0),
+        _integer("threads", threads, minimum=0), _integer("history_every", history_every, minimum=0))
+    all_results = [Result(d) for d in results]
+    if len(all_results) == 1:
+        return all_results[0]
+    best = min(range(len(all_results)), key=lambda k: (math.isnan(all_results[k].fun), all_results[k].fun))
+    out = Result(results[best], trials=all_results)
+    return out
+
+
+def _integer(name: str, v: Any, minimum: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{name}: expected an integer, got {v!r}")
+    if v < minimum:
+        raise ValueError(f"{name} {v}: must be >= {minimum}")
+    return int(v)
+
+
+def _range(name: str, v: Any) -> tuple:
+    if isinstance(v, (int, float, np.floating, np.integer)) and not isinstance(v, bool):
+        return (float(v), float(v))
+    try:
+        lo, hi = v
+        return (float(lo), float(hi))
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: expected a number or (lo, hi), got {v!r}") from None
+
+
+def _bounds(bounds: Any) -> tuple:
+    try:
+        b = np.asarray(bounds, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"bounds: expected (lo, hi) pairs, got {bounds!r}") from None
+    if b.ndim != 2 or b.shape[1] != 2 or b.shape[0] < 1:
+        raise ValueError(f"bounds: expected a (D, 2) sequence of (lo, hi), got shape {b.shape}")
+    if not np.all(np.isfinite(b)):
+        raise ValueError("bounds: every bound must be finite")
+    bad = np.nonzero(~(b[:, 0] < b[:, 1]))[0]
+    if bad.size:
+        j = int(bad[0])
+        raise ValueError(f"bounds[{j}] = ({b[j, 0]}, {b[j, 1]}): lo must be below hi")
+    return [float(v) for v in b[:, 0]], [float(v) for v in b[:, 1]]

@@ -1,0 +1,214 @@
+// degpu._core: the library's entry points for Python (python/degpu/__init__.py wraps them): devices,
+// problems (built-in by name, or a Python callable), and minimize. Library errors become Python's:
+// ConfigError and DataError ValueError, NotCompiled and CudaError RuntimeError; their messages name the
+// library's parameters (errors.hpp), which the Python API shares.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "degpu/devices.hpp"
+#include "degpu/errors.hpp"
+#include "degpu/problem.hpp"
+#include "degpu/run.hpp"
+#include "objective.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+nb::object array_of(const std::vector<double>& v) {
+  double* buf = new double[v.empty() ? 1 : v.size()];
+  std::copy(v.begin(), v.end(), buf);
+  nb::capsule owner(buf, [](void* p) noexcept { delete[] static_cast<double*>(p); });
+  return nb::cast(nb::ndarray<nb::numpy, double, nb::ndim<1>>(buf, {v.size()}, owner));
+}
+
+nb::dict result_dict(const degpu::Result& r) {
+  nb::dict d;
+  d["x"] = array_of(r.best_x);
+  d["fun"] = r.best_f;
+  d["best_error"] = r.best_error ? nb::cast(*r.best_error) : nb::none();
+  d["nfev"] = r.evals;
+  d["nit"] = r.generations;
+  d["nan_evals"] = r.nan_evals;
+  d["stop_reason"] = std::string(degpu::stop_reason_name(r.stop_reason));
+  d["wall_s"] = r.wall_s;
+  nb::list history;
+  for (const degpu::HistoryPoint& h : r.history) history.append(nb::make_tuple(h.generation, h.evals, h.best_f, h.wall_s));
+  d["history"] = history;
+  return d;
+}
+
+degpu::Range range_of(std::pair<double, double> v) { return degpu::Range{v.first, v.second}; }
+
+// "none", "random", "random:SEED" or a file of numbers (the CLI's --shift).
+degpu::ShiftSpec shift_spec(const std::string& v) {
+  degpu::ShiftSpec s;
+  if (v == "none") return s;
+  if (v == "random" || v.rfind("random:", 0) == 0) {
+    s.kind = degpu::ShiftSpec::Kind::random;
+    if (v.size() > 7) {
+      try {
+        std::size_t used = 0;
+        s.seed = std::stoull(v.substr(7), &used);
+        if (used != v.size() - 7) throw std::invalid_argument(v);
+      } catch (const std::exception&) {
+        throw degpu::ConfigError("shift " + v + ": expected none, random, random:SEED or a file");
+      }
+    }
+    return s;
+  }
+  s.kind = degpu::ShiftSpec::Kind::file;
+  s.path = v;
+  return s;
+}
+
+// One run, or `trials` trials from `trial` (a list of result dicts), with the library's settings by name.
+nb::list minimize(const degpu::Problem& problem, const std::string& algorithm, const std::string& strategy, int np,
+                  std::pair<double, double> F, std::pair<double, double> CR, const std::string& dither, double p,
+                  const std::string& repair, std::optional<long long> max_evals, std::optional<long long> max_gens,
+                  std::optional<double> target_error, std::optional<double> max_time, std::uint64_t seed,
+                  const std::string& engine, const std::string& precision, int trials, std::uint32_t trial, int threads,
+                  int history_every) {
+  degpu::DEConfig de;
+  de.algorithm = degpu::parse_algorithm(algorithm);
+  const degpu::Strategy s = degpu::parse_strategy(strategy);
+  de.mutation = s.mutation;
+  de.crossover = s.crossover;
+  de.np = np;
+  de.F = range_of(F);
+  de.CR = range_of(CR);
+  if (!dither.empty()) de.dither = degpu::parse_dither(dither);
+  de.p = p;
+  de.repair = degpu::parse_repair(repair);
+  degpu::StopCriteria stop;
+  if (max_evals) stop.max_evals = *max_evals;
+  stop.max_gens = max_gens;
+  stop.target_error = target_error;
+  stop.max_time_s = max_time;
+  degpu::RunOptions o;
+  o.seed = seed;
+  o.engine = degpu::parse_engine(engine);
+  o.precision = degpu::parse_precision(precision);
+  o.trial = trial;
+  o.threads = threads;
+  o.history_every = history_every;
+  std::vector<degpu::Result> out;
+  std::string engine_ran;
+  {
+    nb::gil_scoped_release release;  // a Python objective takes the GIL back for its calls
+    engine_ran = std::string(degpu::engine_name(degpu::resolve_engine(o.engine, problem, de)));
+    if (trials == 1) {
+      out.push_back(degpu::minimize(problem, de, stop, o));
+    } else {
+      out = degpu::minimize_trials(problem, de, stop, o, trials).trials;
+    }
+  }
+  nb::list list;
+  for (const degpu::Result& r : out) {
+    nb::dict d = result_dict(r);
+    d["engine"] = engine_ran;
+    list.append(d);
+  }
+  return list;
+}
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+  m.doc() = "degpu's library: differential evolution on NVIDIA GPUs and on the CPU (python/degpu wraps it)";
+  // A Problem made from a Python callable holds the callable, whose globals may hold the Problem: a cycle
+  // through C++ that Python's collector cannot see, left at exit (degpu.minimize's own Problem is freed
+  // with the call). nanobind would report it as a leak at exit; the report is of no use to a user.
+  nb::set_leak_warnings(false);
+  nb::register_exception_translator([](const std::exception_ptr& e, void*) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const degpu::ConfigError& x) {
+      PyErr_SetString(PyExc_ValueError, x.what());
+    } catch (const degpu::DataError& x) {
+      PyErr_SetString(PyExc_ValueError, x.what());
+    } catch (const degpu::NotCompiled& x) {
+      PyErr_SetString(PyExc_RuntimeError, x.what());
+    } catch (const degpu::CudaError& x) {
+      PyErr_SetString(PyExc_RuntimeError, x.what());
+    }
+  });
+
+  nb::class_<degpu::Problem>(m, "Problem", "What is minimised: a dimension, a box, an objective and, where known, the optimum")
+      .def_prop_ro("name", &degpu::Problem::name)
+      .def_prop_ro("dim", &degpu::Problem::dim)
+      .def_prop_ro("lower", [](const degpu::Problem& p) { return array_of(p.lower()); })
+      .def_prop_ro("upper", [](const degpu::Problem& p) { return array_of(p.upper()); })
+      .def_prop_ro("optimum_f", [](const degpu::Problem& p) { return p.optimum_f(); })
+      .def_prop_ro("on_gpu", &degpu::Problem::on_gpu, "whether the CUDA engines evaluate it")
+      .def_prop_ro("data_source", &degpu::Problem::data_source)
+      .def(
+          "evaluate",
+          [](const degpu::Problem& p, nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu> x) {
+            if (static_cast<int>(x.shape(0)) != p.dim())
+              throw nb::value_error(("x: " + std::to_string(x.shape(0)) + " values for a problem of dim " + std::to_string(p.dim())).c_str());
+            return p.evaluate<double>(x.data());
+          },
+          "x"_a, "f(x) in float64")
+      .def("__repr__", [](const degpu::Problem& p) { return "degpu.Problem('" + p.name() + "', dim=" + std::to_string(p.dim()) + ")"; });
+
+  m.def(
+      "problem",
+      [](const std::string& name, int dim, std::optional<std::pair<double, double>> bounds, std::optional<std::string> shift,
+         std::optional<double> bias, const std::string& cec_data, const std::string& cec2014_data) {
+        degpu::ProblemSpec s;
+        s.name = name;
+        s.dim = dim;
+        s.bounds = bounds;
+        if (shift) s.shift = shift_spec(*shift);
+        s.bias = bias;
+        s.cec_data = cec_data;
+        s.cec2014_data = cec2014_data;
+        return degpu::make_problem(s);
+      },
+      "name"_a, "dim"_a, "bounds"_a = nb::none(), "shift"_a = nb::none(), "bias"_a = nb::none(), "cec_data"_a = "",
+      "cec2014_data"_a = "");
+  m.def("python_problem", &degpu::py::python_problem, "fun"_a, "lower"_a, "upper"_a, "vectorized"_a, "name"_a);
+  m.def("problem_names", [] {
+    std::vector<std::pair<std::string, std::string>> v;
+    for (const degpu::ProblemInfo& i : degpu::list_problems()) v.emplace_back(i.name, i.summary);
+    return v;
+  });
+  m.def("strategies", [] { return degpu::list_strategies(); });
+  m.def("algorithms", [] {
+    std::vector<std::string> v;
+    for (std::string_view a : degpu::list_algorithms()) v.emplace_back(a);
+    return v;
+  });
+  m.def("cuda_compiled", &degpu::cuda_compiled);
+  m.def("devices", [] {
+    std::string why;
+    const std::vector<degpu::DeviceInfo> d = degpu::list_devices(&why);
+    nb::list list;
+    for (const degpu::DeviceInfo& i : d) {
+      nb::dict x;
+      x["index"] = i.index;
+      x["name"] = i.name;
+      x["compute_capability"] = nb::make_tuple(i.cc_major, i.cc_minor);
+      x["multiprocessors"] = i.multiprocessors;
+      x["global_memory"] = i.global_memory;
+      x["free_memory"] = i.free_memory;
+      list.append(x);
+    }
+    return nb::make_tuple(list, why);
+  });
+  m.def("minimize", &minimize, "problem"_a, "algorithm"_a, "strategy"_a, "np"_a, "F"_a, "CR"_a, "dither"_a, "p"_a, "repair"_a,
+        "max_evals"_a.none(), "max_gens"_a.none(), "target_error"_a.none(), "max_time"_a.none(), "seed"_a, "engine"_a,
+        "precision"_a, "trials"_a, "trial"_a, "threads"_a, "history_every"_a);
+}

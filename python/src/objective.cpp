@@ -1,0 +1,97 @@
+#include "objective.hpp"
+
+#include <nanobind/ndarray.h>
+
+#include <memory>
+#include <typeinfo>
+#include <string>
+#include <utility>
+
+#include "degpu/problem_model.hpp"
+
+namespace nb = nanobind;
+
+namespace degpu::py {
+namespace {
+
+// An (n, dim) float64 numpy array owning a copy of the rows.
+nb::object rows_array(const double* const* rows, int n, int dim, bool one_row) {
+  const std::size_t count = static_cast<std::size_t>(n) * static_cast<std::size_t>(dim);
+  double* buf = new double[count > 0 ? count : 1];
+  for (int k = 0; k < n; ++k)
+    for (int j = 0; j < dim; ++j) buf[static_cast<std::size_t>(k) * dim + j] = rows[k][j];
+  nb::capsule owner(buf, [](void* p) noexcept { delete[] static_cast<double*>(p); });
+  if (one_row) return nb::cast(nb::ndarray<nb::numpy, double, nb::ndim<1>>(buf, {static_cast<std::size_t>(dim)}, owner));
+  return nb::cast(nb::ndarray<nb::numpy, double, nb::ndim<2>>(buf, {static_cast<std::size_t>(n), static_cast<std::size_t>(dim)}, owner));
+}
+
+class PythonObjective final : public ProblemModel {
+ public:
+  PythonObjective(nb::object fun, bool vectorized) : fun_(std::move(fun)), vectorized_(vectorized) {}
+  ~PythonObjective() override {
+    nb::gil_scoped_acquire gil;
+    fun_.reset();
+  }
+  bool batch() const override { return vectorized_; }
+  double evaluate(const double* x, int dim) const override {
+    double f = 0;
+    const double* rows[1] = {x};
+    call(rows, 1, dim, &f);
+    return f;
+  }
+  float evaluate(const float* x, int dim) const override {
+    const std::vector<double> d(x, x + dim);
+    return static_cast<float>(evaluate(d.data(), dim));
+  }
+  void evaluate_batch(const double* const* rows, int n, int dim, double* f) const override { call(rows, n, dim, f); }
+  void evaluate_batch(const float* const* rows, int n, int dim, float* f) const override {
+    std::vector<double> d(static_cast<std::size_t>(n) * dim), out(static_cast<std::size_t>(n));
+    std::vector<const double*> r(static_cast<std::size_t>(n));
+    for (int k = 0; k < n; ++k) {
+      for (int j = 0; j < dim; ++j) d[static_cast<std::size_t>(k) * dim + j] = rows[k][j];
+      r[k] = d.data() + static_cast<std::size_t>(k) * dim;
+    }
+    call(r.data(), n, dim, out.data());
+    for (int k = 0; k < n; ++k) f[k] = static_cast<float>(out[k]);
+  }
+
+ private:
+  // f[k] = fun(row k): one call of a vectorised objective, or one call a row
+  void call(const double* const* rows, int n, int dim, double* f) const {
+    nb::gil_scoped_acquire gil;
+    if (!vectorized_) {
+      for (int k = 0; k < n; ++k) {
+        nb::object r = fun_(rows_array(rows + k, 1, dim, true));
+        f[k] = to_double(r);
+      }
+      return;
+    }
+    nb::object r = fun_(rows_array(rows, n, dim, false));
+    nb::object a = nb::module_::import_("numpy").attr("asarray")(r, nb::arg("dtype") = "float64");
+    nb::object flat = a.attr("reshape")(-1);
+    const auto v = nb::cast<nb::ndarray<const double, nb::ndim<1>, nb::device::cpu>>(flat);
+    if (static_cast<int>(v.shape(0)) != n || nb::cast<int>(a.attr("ndim")) > 1)
+      throw nb::value_error(("fun: a vectorized objective takes an (N, D) array and returns N values; for N = " + std::to_string(n) +
+                             " it returned shape " + std::string(nb::repr(a.attr("shape")).c_str()))
+                                .c_str());
+    for (int k = 0; k < n; ++k) f[k] = v(k);
+  }
+  static double to_double(nb::handle r) {
+    try {
+      return nb::cast<double>(r);
+    } catch (const std::bad_cast&) {
+      throw nb::type_error(("fun: the objective returned " + std::string(nb::repr(r).c_str()) + "; expected a number").c_str());
+    }
+  }
+  nb::object fun_;
+  bool vectorized_;
+};
+
+}  // namespace
+
+Problem python_problem(nb::object fun, std::vector<double> lower, std::vector<double> upper, bool vectorized, std::string name) {
+  return Problem::from_model(std::move(name), std::move(lower), std::move(upper),
+                             std::make_shared<PythonObjective>(std::move(fun), vectorized));
+}
+
+}  // namespace degpu::py

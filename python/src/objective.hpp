@@ -1,0 +1,18 @@
+// A Python callable as a degpu problem (include/degpu/problem_model.hpp): point objectives f(x) -> float,
+// x a (D,) float64 array, called once an evaluation; vectorised objectives f(X) -> (N,), X an (N, D)
+// float64 array, called once a generation (a batch model: the CPU engines make every trial, then call).
+// The call holds the GIL; an exception raised by the objective ends the run and reaches the caller.
+#pragma once
+#include <nanobind/nanobind.h>
+
+#include <string>
+#include <vector>
+
+#include "degpu/problem.hpp"
+
+namespace degpu::py {
+
+Problem python_problem(nanobind::object fun, std::vector<double> lower, std::vector<double> upper, bool vectorized,
+                       std::string name);
+
+}  // namespace degpu::py

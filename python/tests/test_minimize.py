@@ -1,0 +1,153 @@
+"""degpu.minimize on built-in problems and Python callables (point and vectorised), on the CPU engines."""
+import json
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import degpu
+
+
+def sphere(x):
+    return float(np.sum(x * x))
+
+
+def quartic_rows(X):
+    # products and sums only: numpy gives the same bits for a row alone and in a batch (its transcendental
+    # functions need not: their SIMD and scalar paths may round apart)
+    Y = X - 0.5
+    return np.sum(Y * Y + 0.1 * (X * X) * (X * X), axis=1)
+
+
+def test_builtin_problem_reaches_the_target():
+    p = degpu.problem("sphere", dim=10)
+    assert p.name == "sphere" and p.dim == 10 and p.optimum_f == 0.0
+    r = degpu.minimize(p, max_evals=200_000, target=1e-8, engine="serial")
+    assert r.stop_reason == "target" and r.success
+    assert r.fun <= 1e-8 and r.best_error <= 1e-8
+    assert r.x.shape == (10,) and r.engine == "serial"
+    assert r.nfev % 50 == 0 and r.nit == r.nfev // 50 - 1  # NP 50 = 5 D
+
+
+def test_same_seed_same_run_on_every_cpu_engine_and_as_the_cli():
+    p = degpu.problem("rastrigin", dim=8)
+    runs = [degpu.minimize(p, max_generations=60, seed=7, engine=e, threads=2 if e != "serial" else 0)
+            for e in ("serial", "threads", "matrix")]
+    for r in runs[1:]:
+        assert r.fun == runs[0].fun and np.array_equal(r.x, runs[0].x) and r.nfev == runs[0].nfev
+    assert degpu.minimize(p, max_generations=60, seed=8, engine="serial").fun != runs[0].fun
+    cli = os.environ.get("DEGPU_CLI")
+    if cli:
+        out = subprocess.run([cli, "run", "--problem", "rastrigin", "--dim", "8", "--max-gens", "60", "--seed", "7",
+                              "--engine", "serial", "--quiet", "--json", "-"], check=True, capture_output=True, text=True)
+        j = json.loads(out.stdout)
+        assert j["best_f"] == runs[0].fun and j["best_x"] == list(runs[0].x)
+
+
+def test_point_callable_is_the_same_run_as_the_builtin():
+    # the built-in sphere, unshifted, evaluates in double as this callable does
+    bounds = [(-100.0, 100.0)] * 5
+    r = degpu.minimize(sphere, bounds, max_generations=30, seed=3)
+    b = degpu.minimize(degpu.problem("sphere", dim=5), max_generations=30, seed=3, engine="serial")
+    assert r.engine == "serial"
+    assert r.fun == b.fun and np.array_equal(r.x, b.x)
+
+
+def test_vectorized_callable_is_called_once_a_generation():
+    calls = []
+
+    def f(X):
+        calls.append(X.shape)
+        return quartic_rows(X)
+
+    bounds = [(-5.12, 5.12)] * 6
+    r = degpu.minimize(f, bounds, vectorized=True, popsize=24, max_generations=40, seed=2)
+    assert len(calls) == 41 and all(s == (24, 6) for s in calls)
+    point = degpu.minimize(lambda x: float(quartic_rows(x[None, :])[0]), bounds, popsize=24, max_generations=40, seed=2)
+    assert r.fun == point.fun and np.array_equal(r.x, point.x)
+    for e in ("threads", "matrix"):  # the trials made on several threads, the objective called once
+        t = degpu.minimize(f, bounds, vectorized=True, popsize=24, max_generations=40, seed=2, engine=e, threads=2)
+        assert t.fun == r.fun and np.array_equal(t.x, r.x)
+
+
+def test_algorithms_and_strategies():
+    p = degpu.problem("rosenbrock", dim=10)
+    assert degpu.algorithms() == ["de", "jde", "jade"]
+    assert "current-to-pbest/1/bin" in degpu.strategies()
+    seen = set()
+    for a in degpu.algorithms():
+        r = degpu.minimize(p, algorithm=a, max_generations=100, engine="serial")
+        seen.add(r.fun)
+    assert len(seen) == 3
+    r = degpu.minimize(p, strategy="best/1/exp", F=(0.4, 0.9), CR=0.5, dither="individual", repair="reflect",
+                       max_generations=50, engine="serial", precision="f32")
+    assert np.isfinite(r.fun)
+
+
+def test_trials_and_history():
+    p = degpu.problem("ackley", dim=6)
+    r = degpu.minimize(p, trials=3, max_generations=40, engine="serial", history_every=10)
+    assert len(r.trials) == 3 and r.fun == min(t.fun for t in r.trials)
+    alone = degpu.minimize(p, trial=2, max_generations=40, engine="serial")
+    assert alone.fun == r.trials[2].fun
+    h = r.trials[0].history
+    assert [g for g, *_ in h] == [0, 10, 20, 30, 40]
+    assert all(h[k][2] >= h[k + 1][2] for k in range(len(h) - 1))
+
+
+def test_objective_errors_reach_the_caller():
+    def bad(x):
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        degpu.minimize(bad, [(-1, 1)] * 3, max_generations=3)
+    with pytest.raises(TypeError, match="fun: the objective returned"):
+        degpu.minimize(lambda x: "a string", [(-1, 1)] * 3, max_generations=3)
+    with pytest.raises(ValueError, match="fun: a vectorized objective"):
+        degpu.minimize(lambda X: np.zeros(3), [(-1, 1)] * 3, vectorized=True, popsize=20, max_generations=3)
+
+
+@pytest.mark.parametrize("kwargs, error, words", [
+    (dict(fun=42), TypeError, "fun:"),
+    (dict(bounds=None), ValueError, "bounds: required"),
+    (dict(bounds=[(1, 0)] * 3), ValueError, "bounds[0]"),
+    (dict(bounds=[(0, 1, 2)]), ValueError, "bounds:"),
+    (dict(bounds=[(0, np.inf)]), ValueError, "finite"),
+    (dict(popsize=2.5), TypeError, "popsize"),
+    (dict(popsize=0), ValueError, "popsize"),
+    (dict(strategy="nope/1/bin"), ValueError, "strategy nope/1/bin"),
+    (dict(algorithm="shade"), ValueError, "algorithm shade"),
+    (dict(engine="fast"), ValueError, "engine fast"),
+    (dict(precision="f16"), ValueError, "precision"),
+    (dict(F=3.0), ValueError, "F"),
+    (dict(CR="high"), TypeError, "CR"),
+    (dict(max_evals=0), ValueError, "max_evals"),
+    (dict(algorithm="jade", F=(0.3, 0.9)), ValueError, "jade"),
+])
+def test_bad_arguments_name_the_parameter(kwargs, error, words):
+    args = dict(fun=sphere, bounds=[(-1, 1)] * 3, max_generations=2)
+    args.update(kwargs)
+    with pytest.raises(error) as e:
+        degpu.minimize(**args)
+    assert words in str(e.value)
+
+
+def test_problems_and_devices():
+    names = dict(degpu.problems())
+    assert "rastrigin" in names and "cec2017:f5" in names
+    p = degpu.problem("rastrigin", dim=4, bounds=(-2, 2), shift="random:3", bias=100)
+    assert list(p.lower) == [-2.0] * 4 and p.optimum_f == 100.0
+    assert p.evaluate(np.zeros(4)) > 100.0  # shifted: 0 is not the optimum
+    with pytest.raises(ValueError, match="x: 3 values"):
+        p.evaluate(np.zeros(3))
+    with pytest.raises(ValueError):
+        degpu.problem("no-such-function", dim=3)
+    with pytest.raises(TypeError, match="dim"):
+        degpu.problem("sphere", dim="3")
+    d = degpu.devices()
+    assert isinstance(d, list)
+    if not d:
+        assert d.why and d.why in repr(d)
+    else:
+        assert d[0]["name"]
