@@ -4,7 +4,8 @@
 #
 # usage: scripts/python-env.sh DIR
 set -euo pipefail
-dir="$1"
+mkdir -p "$1"
+dir="$(cd "$1" && pwd)"
 py="$dir/bin/python"
 if [[ ! -x "$py" ]]; then
   if ! python3 -c "import venv, ensurepip" >/dev/null 2>&1; then  # Debian splits venv and the headers out
