@@ -2,8 +2,17 @@
 # access (the GPU machine) the same libraries are taken from DEGPU_DEPS_DIR, made by pack-gpu-deps.sh.
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 
+# The library itself includes none of the header-only ones: the command needs CLI11 and nlohmann-json, the
+# tests Random123 too (the Python package builds without either: pip install . needs only a compiler).
 set(_degpu_dep_include "")
-foreach(hdr Random123/philox.h CLI/CLI.hpp nlohmann/json.hpp)
+set(_degpu_need_headers "")
+if(DEGPU_TESTS)
+  list(APPEND _degpu_need_headers Random123/philox.h)
+endif()
+if(DEGPU_CLI OR DEGPU_TESTS OR DEGPU_BENCH)
+  list(APPEND _degpu_need_headers CLI/CLI.hpp nlohmann/json.hpp)
+endif()
+foreach(hdr ${_degpu_need_headers})
   string(MAKE_C_IDENTIFIER "${hdr}" _id)
   find_path(DEGPU_INC_${_id} NAMES ${hdr} HINTS "${DEGPU_DEPS_DIR}/include")
   if(NOT DEGPU_INC_${_id})
