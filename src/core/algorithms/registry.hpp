@@ -149,7 +149,7 @@ DEGPU_HD_INLINE void end_generation(const ops::Params& p, std::uint32_t g, doubl
   });
 }
 // The totals of n individuals' contributions (word w of individual i at sums[w n + i]), tree_sum's order,
-// summed by one thread (the host driver; a device engine sums with a warp: cuda/blocks/tree_sum.cuh).
+// summed by one thread (the host driver; a device engine sums with a warp: cuda/blocks/population_update.cuh).
 DEGPU_HD_INLINE void sum_contributions(const ops::Params& p, const double* sums, std::size_t n, double* totals) {
   const int words = sum_words(p);
   for (int w = 0; w < words; ++w) {

@@ -4,7 +4,7 @@
 // so that the host driver, gpu-kernels, gpu-fused and the gpu engine's paths get the same bits and so take
 // the same decisions. The tree splits at aligned powers of two: the sum of x[lB .. lB + B) (B a power of
 // two) is a subtree, so a warp may give each lane an aligned block and then combine the lanes' sums across
-// the warp (cuda/blocks/tree_sum.cuh) without changing a bit.
+// the warp (cuda/blocks/population_update.cuh) without changing a bit.
 #pragma once
 #include <cstdint>
 
