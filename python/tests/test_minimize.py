@@ -145,6 +145,12 @@ def test_problems_and_devices():
         degpu.problem("no-such-function", dim=3)
     with pytest.raises(TypeError, match="dim"):
         degpu.problem("sphere", dim="3")
+    with pytest.raises(TypeError, match="name"):
+        degpu.problem(3, dim=3)
+    with pytest.raises(ValueError, match="bounds: expected"):
+        degpu.problem("sphere", dim=3, bounds=(1, 2, 3))
+    with pytest.raises(ValueError, match="shift random:x"):
+        degpu.problem("sphere", dim=3, shift="random:x")
     d = degpu.devices()
     assert isinstance(d, list)
     if not d:

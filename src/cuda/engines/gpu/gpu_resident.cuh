@@ -210,7 +210,9 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       grp.sync();
     }
     if (stateful) {  // this generation's draws of a stateful algorithm, a thread per individual
-      if (!sum_words) __syncthreads();  // the state the selections wrote last generation (else the update's sync)
+      // the state the selections wrote last generation, seen by every thread: the update above synced the CTA
+      // (at generation 1 nothing was written yet)
+      if (!sum_words) __syncthreads();
       for (int k = threadIdx.x; k < mine; k += blockDim.x) {
         const std::uint32_t i = static_cast<std::uint32_t>(base + k);
         const alg::Control c = alg::draw_stateful(p, gu, i, s.algo + (jslot0 + k), shared_state);
