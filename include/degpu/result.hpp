@@ -33,6 +33,8 @@ struct Result {
   std::vector<HistoryPoint> history;  // sampled as RunOptions::history_every says
   std::optional<PhaseTimes> phases;   // MA-SW-Chains: the time of each phase
   long long ls_applications = 0;      // MA-SW-Chains: local searches applied
+  // with RunOptions::keep_population: the last generation's rows (np x D, individual 0 first) and values
+  std::vector<double> population, population_f;
 };
 
 }  // namespace degpu

@@ -44,6 +44,16 @@ struct Progress {
   double best_f, elapsed_s;
 };
 
+// What RunOptions::observe sees after a generation. The functions read the engine's population when called
+// (a copy from the device for the GPU engines), so an observer that does not call them costs nothing.
+struct Generation {
+  long long generation = 0, evals = 0;
+  double best_f = 0, elapsed_s = 0;
+  std::function<std::vector<double>()> best_x;      // the best row (D values)
+  std::function<std::vector<double>()> population;  // every row, individual 0 first (np x D)
+  std::function<std::vector<double>()> values;      // every individual's value (np)
+};
+
 struct RunOptions {
   Engine engine = Engine::auto_;  // resolve_engine() says which engine that is
   int threads = 0;  // threads and matrix engines: 0 = all cores
@@ -56,6 +66,12 @@ struct RunOptions {
   // minimize_trials(..., n > t).
   std::uint32_t trial = 0;
   std::function<void(const Progress&)> progress;  // called once per generation, on the calling thread
+  // Called after each generation (generation 1 on, the last included) on the calling thread, after the
+  // stop criteria; returning true stops the run there (StopReason::callback, whatever else stopped it).
+  // Every engine but gpu (whose generations run inside one kernel: ConfigError there).
+  std::function<bool(const Generation&)> observe;
+  // Result::population and Result::population_f: the last generation's rows and values. Every engine but gpu.
+  bool keep_population = false;
   // Rows that replace individuals 0, 1, ... of generation 0 (a seeded population, e.g. a heuristic's
   // schedule): each D values inside the box, at most np rows; the other individuals are drawn as usual.
   // Every engine but gpu-fused takes them, in the engine's precision.

@@ -2,25 +2,48 @@
 // every generation. Selection is generational, so a run never exceeds max_evals: it stops when another
 // generation of NP evaluations would.
 #pragma once
+#include <cstddef>
 #include <optional>
 #include <string_view>
 
 namespace degpu {
+
+// scipy's convergence test (its differential_evolution's tol and atol): the run stops after a generation
+// (never generation 0) whose values f have std(f) <= atol + tol |mean(f)| (std with divisor NP), none of
+// them infinite or NaN. The mean and the deviations are summed in tree_sum's order (core/algorithms/
+// tree_sum.hpp) in double, so every engine takes the same decision on the same values.
+struct Convergence {
+  double tol = 0.01;  // relative: scipy's default
+  double atol = 0;    // absolute
+};
 
 struct StopCriteria {
   std::optional<long long> max_evals;    // default when neither this nor max_gens is set: 10000 D
   std::optional<long long> max_gens;     // generations after the initial population
   std::optional<double> target_error;    // stop when best_f - f* <= target (needs a known optimum)
   std::optional<double> max_time_s;      // wall clock, checked once per generation
+  std::optional<Convergence> convergence;  // every engine but gpu (ConfigError naming tol there)
 };
 
-enum class StopReason { max_evals, max_gens, target, max_time };
+// converged: the convergence test held; callback: RunOptions::observe asked to stop.
+enum class StopReason { max_evals, max_gens, target, max_time, converged, callback };
 std::string_view stop_reason_name(StopReason r);
 
+// The population's values as the convergence test sees them: their mean and standard deviation (divisor
+// n), and whether every value is finite (the test holds for none that is not).
+struct Spread {
+  double mean = 0, std = 0;
+  bool finite = true;
+};
+Spread spread_of(const double* f, std::size_t n);
+bool converged(const Convergence& c, const Spread& s);
+
 // The stop decision every engine makes after generation g (0: the initial population): the first
-// criterion met, in the order target, max_evals (another generation of np would exceed it), max_gens,
-// max_time; nullopt to go on.
+// criterion met, in the order target, converged (`is_converged`: the convergence test held, which the
+// engine checks for g >= 1 where stop.convergence is set), max_evals (another generation of np would
+// exceed it), max_gens, max_time; nullopt to go on.
 std::optional<StopReason> check_stop(const StopCriteria& stop, const std::optional<double>& optimum_f, double best_f,
-                                     long long evals, int np, long long generation, double elapsed_s);
+                                     long long evals, int np, long long generation, double elapsed_s,
+                                     bool is_converged = false);
 
 }  // namespace degpu

@@ -5,6 +5,7 @@
     r = degpu.minimize(lambda x: (x ** 2).sum(), bounds=[(-5, 5)] * 10)
     r = degpu.minimize(lambda X: (X ** 2).sum(axis=1), bounds=[(-5, 5)] * 10, vectorized=True)
     print(r.x, r.fun, r.nfev, r.engine)
+    r = degpu.differential_evolution(scipy.optimize.rosen, [(0, 2)] * 5, rng=1)  # scipy's drop-in
 
 Every random number is a pure function of the seed, so the same seed gives the same run on every CPU
 engine and thread count (and the same decisions on the GPU engines); the CLI (`degpu run`) gives the same
@@ -19,9 +20,10 @@ import numpy as np
 
 from . import _core
 from ._core import Problem
+from ._scipy import differential_evolution
 
-__all__ = ["Problem", "Result", "DeviceList", "devices", "problem", "problems", "minimize", "strategies", "algorithms",
-           "cuda_compiled"]
+__all__ = ["Problem", "Result", "DeviceList", "devices", "problem", "problems", "minimize", "differential_evolution",
+           "strategies", "algorithms", "cuda_compiled"]
 __version__ = "0.1.0"
 
 
@@ -177,13 +179,15 @@ def minimize(fun: Union[Problem, Callable], bounds: Optional[Sequence] = None, *
         p = 0.05 if algorithm == "jade" else 0.1
     np_ = 0 if popsize is None else _integer("popsize", popsize, minimum=1)
     trials = _integer("trials", trials, minimum=1)
-    results = _core.minimize(
-        prob, algorithm, strategy, np_, _range("F", F), _range("CR", CR), "" if dither is None else dither,
-        float(p), repair, None if max_evals is None else _integer("max_evals", max_evals, minimum=1),
-        None if max_generations is None else _integer("max_generations", max_generations, minimum=1),
-        None if target is None else float(target), None if max_time is None else float(max_time),
-        _integer("seed", seed, minimum=0), engine, precision, trials, _integer("trial", trial, minimum=0),
-        _integer("threads", threads, minimum=0), _integer("history_every", history_every, minimum=0))
+    results = _core.minimize(prob, dict(
+        algorithm=algorithm, strategy=strategy, np=np_, F=_range("F", F), CR=_range("CR", CR), dither=dither,
+        p=float(p), repair=repair,
+        max_evals=None if max_evals is None else _integer("max_evals", max_evals, minimum=1),
+        max_gens=None if max_generations is None else _integer("max_generations", max_generations, minimum=1),
+        target_error=None if target is None else float(target), max_time=None if max_time is None else float(max_time),
+        seed=_integer("seed", seed, minimum=0), engine=engine, precision=precision, trials=trials,
+        trial=_integer("trial", trial, minimum=0), threads=_integer("threads", threads, minimum=0),
+        history_every=_integer("history_every", history_every, minimum=0)))
     all_results = [Result(d) for d in results]
     if len(all_results) == 1:
         return all_results[0]

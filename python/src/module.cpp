@@ -10,8 +10,10 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -73,40 +75,95 @@ degpu::ShiftSpec shift_spec(const std::string& v) {
   return s;
 }
 
-// One run, or `trials` trials from `trial` (a list of result dicts), with the library's settings by name.
-nb::list minimize(const degpu::Problem& problem, const std::string& algorithm, const std::string& strategy, int np,
-                  std::pair<double, double> F, std::pair<double, double> CR, const std::string& dither, double p,
-                  const std::string& repair, std::optional<long long> max_evals, std::optional<long long> max_gens,
-                  std::optional<double> target_error, std::optional<double> max_time, std::uint64_t seed,
-                  const std::string& engine, const std::string& precision, int trials, std::uint32_t trial, int threads,
-                  int history_every) {
+// The library's parameter names as degpu.minimize's keywords (errors.hpp: a message marks the names).
+std::string keyword(std::string_view name) {
+  if (name == "np") return "popsize";
+  if (name == "max_gens") return "max_generations";
+  if (name == "target_error") return "target";
+  return std::string(name);
+}
+
+template <class V>
+V get(const nb::dict& s, const char* key, V fallback) {
+  return s.contains(key) && !s[key].is_none() ? nb::cast<V>(s[key]) : fallback;
+}
+template <class V>
+std::optional<V> get_optional(const nb::dict& s, const char* key) {
+  if (!s.contains(key) || s[key].is_none()) return std::nullopt;
+  return nb::cast<V>(s[key]);
+}
+
+// RunOptions::observe for a Python callable observe(generation: dict) -> bool: the dict holds nit, nfev,
+// fun, elapsed_s and x, and with `population` set population ((np, D)) and population_energies ((np,)).
+// Its truth stops the run; an exception ends it and reaches the caller.
+std::function<bool(const degpu::Generation&)> observer(nb::object fun, bool population, int dim) {
+  return [fun, population, dim](const degpu::Generation& g) {
+    const std::vector<double> x = g.best_x();
+    std::vector<double> rows, values;
+    if (population) {
+      rows = g.population();
+      values = g.values();
+    }
+    nb::gil_scoped_acquire gil;
+    nb::dict d;
+    d["nit"] = g.generation;
+    d["nfev"] = g.evals;
+    d["fun"] = g.best_f;
+    d["elapsed_s"] = g.elapsed_s;
+    d["x"] = array_of(x);
+    if (population) {
+      const std::size_t n = values.size();
+      d["population"] = array_of(rows).attr("reshape")(n, dim);
+      d["population_energies"] = array_of(values);
+    }
+    const nb::object r = fun(d);
+    const int truth = PyObject_IsTrue(r.ptr());
+    if (truth < 0) throw nb::python_error();
+    return truth == 1;
+  };
+}
+
+// One run, or `trials` trials from `trial` (a list of result dicts), with the library's settings by name:
+// s holds algorithm, strategy, np, F, CR, dither, p, repair, max_evals, max_gens, target_error, max_time,
+// tol, atol (the convergence test where tol is given), seed, engine, precision, trials, trial, threads,
+// history_every, initial (rows), keep_population, observe and observe_population (observer() above).
+nb::list minimize(const degpu::Problem& problem, const nb::dict& s) {
   degpu::DEConfig de;
-  de.algorithm = degpu::parse_algorithm(algorithm);
-  const degpu::Strategy s = degpu::parse_strategy(strategy);
-  de.mutation = s.mutation;
-  de.crossover = s.crossover;
-  de.np = np;
-  de.F = range_of(F);
-  de.CR = range_of(CR);
-  if (!dither.empty()) de.dither = degpu::parse_dither(dither);
-  de.p = p;
-  de.repair = degpu::parse_repair(repair);
+  de.algorithm = degpu::parse_algorithm(get<std::string>(s, "algorithm", "de"));
+  const degpu::Strategy st = degpu::parse_strategy(get<std::string>(s, "strategy", "rand/1/bin"));
+  de.mutation = st.mutation;
+  de.crossover = st.crossover;
+  de.np = get<int>(s, "np", 0);
+  de.F = range_of(get<std::pair<double, double>>(s, "F", {de.F.lo, de.F.hi}));
+  de.CR = range_of(get<std::pair<double, double>>(s, "CR", {de.CR.lo, de.CR.hi}));
+  if (const auto d = get_optional<std::string>(s, "dither")) de.dither = degpu::parse_dither(*d);
+  de.p = get<double>(s, "p", de.p);
+  de.repair = degpu::parse_repair(get<std::string>(s, "repair", "reinit"));
   degpu::StopCriteria stop;
-  if (max_evals) stop.max_evals = *max_evals;
-  stop.max_gens = max_gens;
-  stop.target_error = target_error;
-  stop.max_time_s = max_time;
+  stop.max_evals = get_optional<long long>(s, "max_evals");
+  stop.max_gens = get_optional<long long>(s, "max_gens");
+  stop.target_error = get_optional<double>(s, "target_error");
+  stop.max_time_s = get_optional<double>(s, "max_time");
+  if (const auto tol = get_optional<double>(s, "tol")) stop.convergence = degpu::Convergence{*tol, get<double>(s, "atol", 0.0)};
   degpu::RunOptions o;
-  o.seed = seed;
-  o.engine = degpu::parse_engine(engine);
-  o.precision = degpu::parse_precision(precision);
-  o.trial = trial;
-  o.threads = threads;
-  o.history_every = history_every;
+  o.seed = get<std::uint64_t>(s, "seed", 1);
+  o.engine = degpu::parse_engine(get<std::string>(s, "engine", "auto"));
+  o.precision = degpu::parse_precision(get<std::string>(s, "precision", "f64"));
+  o.trial = get<std::uint32_t>(s, "trial", 0);
+  o.threads = get<int>(s, "threads", 0);
+  o.history_every = get<int>(s, "history_every", 0);
+  o.keep_population = get<bool>(s, "keep_population", false);
+  if (s.contains("initial") && !s["initial"].is_none()) {
+    const auto a = nb::cast<nb::ndarray<const double, nb::ndim<2>, nb::c_contig, nb::device::cpu>>(s["initial"]);
+    for (std::size_t k = 0; k < a.shape(0); ++k) o.initial.emplace_back(a.data() + k * a.shape(1), a.data() + (k + 1) * a.shape(1));
+  }
+  if (s.contains("observe") && !s["observe"].is_none())
+    o.observe = observer(nb::borrow<nb::object>(s["observe"]), get<bool>(s, "observe_population", false), problem.dim());
+  const int trials = get<int>(s, "trials", 1);
   std::vector<degpu::Result> out;
   std::string engine_ran;
   {
-    nb::gil_scoped_release release;  // a Python objective takes the GIL back for its calls
+    nb::gil_scoped_release release;  // a Python objective or observer takes the GIL back for its calls
     engine_ran = std::string(degpu::engine_name(degpu::resolve_engine(o.engine, problem, de)));
     if (trials == 1) {
       out.push_back(degpu::minimize(problem, de, stop, o));
@@ -118,6 +175,10 @@ nb::list minimize(const degpu::Problem& problem, const std::string& algorithm, c
   for (const degpu::Result& r : out) {
     nb::dict d = result_dict(r);
     d["engine"] = engine_ran;
+    if (o.keep_population) {
+      d["population"] = array_of(r.population).attr("reshape")(r.population_f.size(), problem.dim());
+      d["population_energies"] = array_of(r.population_f);
+    }
     list.append(d);
   }
   return list;
@@ -135,9 +196,9 @@ NB_MODULE(_core, m) {
     try {
       std::rethrow_exception(e);
     } catch (const degpu::ConfigError& x) {
-      PyErr_SetString(PyExc_ValueError, x.what());
+      PyErr_SetString(PyExc_ValueError, x.message(keyword).c_str());
     } catch (const degpu::DataError& x) {
-      PyErr_SetString(PyExc_ValueError, x.what());
+      PyErr_SetString(PyExc_ValueError, x.message(keyword).c_str());
     } catch (const degpu::NotCompiled& x) {
       PyErr_SetString(PyExc_RuntimeError, x.what());
     } catch (const degpu::CudaError& x) {
@@ -208,7 +269,5 @@ NB_MODULE(_core, m) {
     }
     return nb::make_tuple(list, why);
   });
-  m.def("minimize", &minimize, "problem"_a, "algorithm"_a, "strategy"_a, "np"_a, "F"_a, "CR"_a, "dither"_a, "p"_a, "repair"_a,
-        "max_evals"_a.none(), "max_gens"_a.none(), "target_error"_a.none(), "max_time"_a.none(), "seed"_a, "engine"_a,
-        "precision"_a, "trials"_a, "trial"_a, "threads"_a, "history_every"_a);
+  m.def("minimize", &minimize, "problem"_a, "settings"_a);
 }

@@ -116,6 +116,8 @@ def test_objective_errors_reach_the_caller():
     (dict(bounds=[(0, np.inf)]), ValueError, "finite"),
     (dict(popsize=2.5), TypeError, "popsize"),
     (dict(popsize=0), ValueError, "popsize"),
+    (dict(popsize=3), ValueError, "popsize 3: rand/1 needs"),  # the library's message, with the keyword
+    (dict(max_evals=5, popsize=10), ValueError, "max_evals 5: below the population size"),
     (dict(strategy="nope/1/bin"), ValueError, "strategy nope/1/bin"),
     (dict(algorithm="shade"), ValueError, "algorithm shade"),
     (dict(engine="fast"), ValueError, "engine fast"),

@@ -75,6 +75,9 @@ void validate_masw(const Problem& problem, const MaswConfig& c, const StopCriter
   if (stop.target_error && !problem.optimum_f())
     throw ConfigError("{target_error}: problem " + problem.name() + " has no known optimum");
   if (o.trial >= rng::kMaxTrials) throw ConfigError("{trial} " + std::to_string(o.trial) + ": too large");
+  if (stop.convergence) throw ConfigError("{tol}: ma-sw-chains has no convergence test (the DE family's)");
+  if (o.observe) throw ConfigError("{callback}: ma-sw-chains takes no observer (the DE family's)");
+  if (o.keep_population) throw ConfigError("{keep_population}: ma-sw-chains keeps no population for the result");
 }
 
 Result minimize_masw(const Problem& problem, const MaswConfig& c, const StopCriteria& stop, const RunOptions& options) {

@@ -25,6 +25,8 @@ namespace degpu::driver {
 //   pop.step(g)        generation g made (current-to-pbest's ranking first), evaluated and selected, its best found
 //   pop.best_f()       the best value (double)
 //   pop.best_row()     the best row (std::vector<double>): a history sample's where RunOptions::history_x, the result's
+//   pop.values()       every individual's value (std::vector<double>): the convergence test's, an observer's
+//   pop.rows()         every row, individual 0 first (std::vector<double>, np x D): an observer's, the result's
 //   pop.nan_evals()    the evaluations that gave NaN so far
 // t0: when the run began (wall_s and the history's times count from it).
 template <class Pop>
@@ -46,7 +48,17 @@ Result generations(const Problem& problem, const Resolved& r, const RunOptions& 
     ++g;
     pop.step(g);
     res.evals += np;
-    reason = check_stop(r.stop, fstar, pop.best_f(), res.evals, np, g, elapsed());
+    bool is_converged = false;
+    if (r.stop.convergence) {
+      const std::vector<double> f = pop.values();
+      is_converged = converged(*r.stop.convergence, spread_of(f.data(), f.size()));
+    }
+    reason = check_stop(r.stop, fstar, pop.best_f(), res.evals, np, g, elapsed(), is_converged);
+    if (o.observe) {
+      Generation view{g, res.evals, pop.best_f(), elapsed(), [&] { return pop.best_row(); }, [&] { return pop.rows(); },
+                      [&] { return pop.values(); }};
+      if (o.observe(view)) reason = StopReason::callback;
+    }
     if (o.history_every > 0 && (g % o.history_every == 0 || reason)) record(g);
     if (o.progress) o.progress(Progress{g, res.evals, pop.best_f(), elapsed()});
   }
@@ -55,6 +67,10 @@ Result generations(const Problem& problem, const Resolved& r, const RunOptions& 
   res.best_f = pop.best_f();
   res.best_x = pop.best_row();
   res.nan_evals = pop.nan_evals();
+  if (o.keep_population) {
+    res.population = pop.rows();
+    res.population_f = pop.values();
+  }
   if (fstar) res.best_error = res.best_f - *fstar;
   res.wall_s = elapsed();
   return res;
@@ -286,6 +302,12 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
     std::vector<double> best_row() const {
       const T* x = P.row(static_cast<int>(P.best));
       return std::vector<double>(x, x + p.D);
+    }
+    std::vector<double> values() const { return std::vector<double>(P.f.begin(), P.f.end()); }
+    std::vector<double> rows() const {
+      std::vector<double> x(static_cast<std::size_t>(p.np) * p.D);
+      for (int i = 0; i < p.np; ++i) std::copy_n(P.row(i), p.D, x.begin() + static_cast<std::ptrdiff_t>(i) * p.D);
+      return x;
     }
     long long nan_evals() const { return nans; }
   } pop{p, problem, exec, trials, P};

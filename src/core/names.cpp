@@ -2,11 +2,14 @@
 // the known ones.
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/algorithms/registry.hpp"
+#include "core/algorithms/tree_sum.hpp"
 #include "core/trials.hpp"
 
 #include "degpu/de.hpp"
@@ -68,11 +71,13 @@ constexpr std::array<std::pair<Engine, std::string_view>, 8> kEngines{{
 }};
 constexpr std::array<std::pair<Precision, std::string_view>, 2> kPrecisions{{
     {Precision::f32, "f32"}, {Precision::f64, "f64"}}};
-constexpr std::array<std::pair<StopReason, std::string_view>, 4> kStopReasons{{
+constexpr std::array<std::pair<StopReason, std::string_view>, 6> kStopReasons{{
     {StopReason::max_evals, "max_evals"},
     {StopReason::max_gens, "max_gens"},
     {StopReason::target, "target"},
     {StopReason::max_time, "max_time"},
+    {StopReason::converged, "converged"},
+    {StopReason::callback, "callback"},
 }};
 
 }  // namespace
@@ -164,13 +169,28 @@ std::string_view precision_name(Precision p) { return name_of(p, kPrecisions); }
 std::string_view stop_reason_name(StopReason r) { return name_of(r, kStopReasons); }
 
 std::optional<StopReason> check_stop(const StopCriteria& stop, const std::optional<double>& optimum_f, double best_f,
-                                     long long evals, int np, long long generation, double elapsed_s) {
+                                     long long evals, int np, long long generation, double elapsed_s,
+                                     bool is_converged) {
   if (stop.target_error && optimum_f && best_f - *optimum_f <= *stop.target_error) return StopReason::target;
+  if (is_converged) return StopReason::converged;
   if (stop.max_evals && evals + np > *stop.max_evals) return StopReason::max_evals;
   if (stop.max_gens && generation >= *stop.max_gens) return StopReason::max_gens;
   if (stop.max_time_s && elapsed_s >= *stop.max_time_s) return StopReason::max_time;
   return std::nullopt;
 }
+
+Spread spread_of(const double* f, std::size_t n) {
+  Spread s;
+  if (n == 0) return s;
+  const auto end = static_cast<std::uint32_t>(n);
+  for (std::size_t i = 0; i < n; ++i) s.finite = s.finite && std::isfinite(f[i]);
+  s.mean = alg::tree_sum([&](std::uint32_t i) { return f[i]; }, 0, end) / static_cast<double>(n);
+  const double m = s.mean;
+  s.std = std::sqrt(alg::tree_sum([&](std::uint32_t i) { return (f[i] - m) * (f[i] - m); }, 0, end) / static_cast<double>(n));
+  return s;
+}
+
+bool converged(const Convergence& c, const Spread& s) { return s.finite && s.std <= c.atol + c.tol * std::fabs(s.mean); }
 
 int default_np(int dim) { return std::clamp(5 * dim, 20, 500); }
 

@@ -64,6 +64,12 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
       throw ConfigError("{target_error} " + num(*stop.target_error) + ": problem " + problem.name() +
                         " has no known optimum inside its bounds");
   }
+  if (stop.convergence) {
+    if (!(std::isfinite(stop.convergence->tol) && stop.convergence->tol >= 0))
+      throw ConfigError("{tol} " + num(stop.convergence->tol) + ": must be a finite number >= 0");
+    if (!(std::isfinite(stop.convergence->atol) && stop.convergence->atol >= 0))
+      throw ConfigError("{atol} " + num(stop.convergence->atol) + ": must be a finite number >= 0");
+  }
   if (stop.max_time_s && !(std::isfinite(*stop.max_time_s) && *stop.max_time_s > 0))
     throw ConfigError("{max_time} " + num(*stop.max_time_s) + ": must be a positive number of seconds");
   if (options.trial >= rng::kMaxTrials)
@@ -81,19 +87,27 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
   if (is_cuda_engine(engine))
     if (const std::string why = problem.model()->not_on(engine); !why.empty())
       throw ConfigError("{engine} " + std::string(engine_name(engine)) + ": " + why);
+  if (engine == Engine::gpu) {  // its generations run inside one kernel, which the host does not see
+    if (stop.convergence)
+      throw ConfigError("{engine} gpu: it has no convergence test ({tol}, {atol}) yet: use {engine} gpu-kernels");
+    if (options.observe)
+      throw ConfigError("{engine} gpu: it runs its generations inside one kernel and calls no {callback}: use {engine} gpu-kernels");
+    if (options.keep_population)
+      throw ConfigError("{engine} gpu: it keeps no population for the result ({keep_population}): use {engine} gpu-kernels");
+  }
   if (!options.initial.empty()) {
     if (engine == Engine::gpu_fused) throw ConfigError("{engine} gpu-fused: it takes no initial rows (a seeded population)");
     const int np = resolve(problem, de, stop).de.np;
     if (static_cast<long long>(options.initial.size()) > np)
-      throw ConfigError("initial population: " + std::to_string(options.initial.size()) + " rows for {np} " + std::to_string(np));
+      throw ConfigError("{initial}: " + std::to_string(options.initial.size()) + " rows for {np} " + std::to_string(np));
     for (std::size_t k = 0; k < options.initial.size(); ++k) {
       const std::vector<double>& x = options.initial[k];
       if (static_cast<int>(x.size()) != problem.dim())
-        throw ConfigError("initial population: row " + std::to_string(k) + " has " + std::to_string(x.size()) + " values for {dim} " +
+        throw ConfigError("{initial}: row " + std::to_string(k) + " has " + std::to_string(x.size()) + " values for {dim} " +
                           std::to_string(problem.dim()));
       for (int j = 0; j < problem.dim(); ++j)
         if (!(x[j] >= problem.lower()[j] && x[j] <= problem.upper()[j]))
-          throw ConfigError("initial population: row " + std::to_string(k) + ", coordinate " + std::to_string(j) + ": " + num(x[j]) +
+          throw ConfigError("{initial}: row " + std::to_string(k) + ", coordinate " + std::to_string(j) + ": " + num(x[j]) +
                             " is outside the box [" + num(problem.lower()[j]) + ", " + num(problem.upper()[j]) + "]");
     }
   }

@@ -104,6 +104,16 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
       copy(bx.data(), population().x + static_cast<std::size_t>(b) * D, D * sizeof(T));
       return std::vector<double>(bx.begin(), bx.end());
     }
+    std::vector<double> values() const {
+      std::vector<T> f(np);
+      copy(f.data(), population().f, np * sizeof(T));
+      return std::vector<double>(f.begin(), f.end());
+    }
+    std::vector<double> rows() const {
+      std::vector<T> x(np * D);
+      copy(x.data(), population().x, np * D * sizeof(T));
+      return std::vector<double>(x.begin(), x.end());
+    }
     long long nan_evals() const {
       unsigned long long nans = 0;
       copy(&nans, nan_count, sizeof(nans));
