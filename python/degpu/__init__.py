@@ -152,9 +152,9 @@ def minimize(fun: Union[Problem, Callable], bounds: Optional[Sequence] = None, *
     optimum's value) and max_time (seconds).
     seed, trial: the random streams (trial t is the same run alone or among trials); trials: independent
     runs, the best returned with every trial in Result.trials.
-    engine: 'auto' (gpu with a CUDA device for a built-in problem, else threads; serial for a Python
-        callable, which holds the GIL), 'serial', 'threads', 'matrix', 'gpu-eval', 'gpu-kernels',
-        'gpu-fused', 'gpu'; precision: 'f64' or 'f32'; threads: the threads and matrix engines' count
+    engine: 'auto' (gpu with a CUDA device for a built-in problem, else threads; for a Python callable,
+        serial for a point one, which holds the GIL, threads for a vectorised one), 'serial', 'threads',
+        'matrix', 'gpu-eval', 'gpu-kernels', 'gpu-fused', 'gpu'; precision: 'f64' or 'f32'; threads: the threads and matrix engines' count
         (0: all cores); history_every: sample the best every K generations into Result.history.
     Bad arguments raise ValueError or TypeError naming the parameter.
     """
@@ -168,7 +168,9 @@ def minimize(fun: Union[Problem, Callable], bounds: Optional[Sequence] = None, *
         lo, hi = _bounds(bounds)
         prob = _core.python_problem(fun, lo, hi, bool(vectorized), str(name))
         if engine == "auto":
-            engine = "serial"  # the objective holds the GIL: threads would only take turns
+            # a point objective's calls hold the GIL, so threads would only take turns; a vectorised one is
+            # called once a generation, and the threads make the trials meanwhile (the same run as serial)
+            engine = "threads" if vectorized else "serial"
     else:
         raise TypeError(f"fun: expected a degpu.Problem or a callable, got {type(fun).__name__}")
     if not isinstance(algorithm, str):

@@ -204,8 +204,9 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
     generational); workers: 1, an int of processes (-1: every core) or a map-like callable, evaluating
     a generation at a time.
 
-    degpu's own keywords: engine ('auto': serial for a Python callable, gpu-kernels for a degpu.Problem
-    where a CUDA device is found, else threads; any engine but 'gpu'), precision ('f64' or 'f32').
+    degpu's own keywords: engine ('auto': serial for a point callable, threads for a vectorized one or one
+    evaluated through workers, gpu-kernels for a degpu.Problem where a CUDA device is found, else threads;
+    any engine but 'gpu'), precision ('f64' or 'f32').
 
     Returns scipy's OptimizeResult (x, fun, nfev, nit, success, message, population, population_energies,
     jac where polishing improved x) where scipy is installed, else a dict with the same keys as attributes;
@@ -302,7 +303,7 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
             polish_f = lambda x: f1(np.asarray(x, dtype=float))
         prob = _core.python_problem(_Expand(target, fixed, lo[fixed], columns), [float(v) for v in lo[~fixed]],
                                     [float(v) for v in hi[~fixed]], batch, getattr(func, "__name__", "python"))
-        run_engine = "serial" if engine == "auto" else engine
+        run_engine = ("threads" if batch else "serial") if engine == "auto" else engine
         if rows is not None and fixed.any():
             rows = rows[:, ~fixed]
 

@@ -64,8 +64,9 @@ def test_vectorized_callable_is_called_once_a_generation():
     bounds = [(-5.12, 5.12)] * 6
     r = degpu.minimize(f, bounds, vectorized=True, popsize=24, max_generations=40, seed=2)
     assert len(calls) == 41 and all(s == (24, 6) for s in calls)
+    assert r.engine == "threads"  # auto: the trials made on the threads, the objective called once
     point = degpu.minimize(lambda x: float(quartic_rows(x[None, :])[0]), bounds, popsize=24, max_generations=40, seed=2)
-    assert r.fun == point.fun and np.array_equal(r.x, point.x)
+    assert point.engine == "serial" and r.fun == point.fun and np.array_equal(r.x, point.x)
     for e in ("threads", "matrix"):  # the trials made on several threads, the objective called once
         t = degpu.minimize(f, bounds, vectorized=True, popsize=24, max_generations=40, seed=2, engine=e, threads=2)
         assert t.fun == r.fun and np.array_equal(t.x, r.x)
