@@ -312,7 +312,7 @@ Command add_run(CLI::App& app) {
   masw_only(alg->add_option("--ls-intensity", a->ls_intensity, "ma-sw-chains: I_str, evaluations per local search (default 500)"), a->ls_intensity);
   masw_only(alg->add_option("--ls-ratio", a->ls_ratio, "ma-sw-chains: r_L/G, local search share of the evaluations, in (0, 1) (default 0.5)"), a->ls_ratio);
   masw_only(alg->add_option("--offspring", a->offspring, "ma-sw-chains: offspring per GA step, made and inserted together (default 20)"), a->offspring);
-  a->stop.add_to(app, {{"max-evals"}, {"max-gens"}, {"target-error"}, {"max-time"}});
+  a->stop.add_to(app, {{"max-evals"}, {"max-gens"}, {"target-error"}, {"max-time"}, {"tol"}, {"atol"}});
   a->exec.add_to(app, {{"seed"}, {"engine"}, {"threads"}, {"precision"}, {"trials"}, {"trial"}});
   a->out.add_to(app, {{"json"}, {"history"}, {"history-every"}, {"quiet"}});
   return [a] { return run(*a); };

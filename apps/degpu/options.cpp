@@ -67,6 +67,9 @@ const std::vector<Entry<StopOptions>>& stop_entries() {
       {"max-gens", &StopOptions::max_gens, "stop after N generations", ""},
       {"target-error", &StopOptions::target_error, "stop when best_f - f* <= E", ""},
       {"max-time", &StopOptions::max_time, "stop after S seconds of wall clock", ""},
+      {"tol", &StopOptions::tol,
+       "stop after a generation whose values have std <= ATOL + R |mean| (scipy's convergence test)", ""},
+      {"atol", &StopOptions::atol, "the test's absolute part (default 0; given alone, the test is std <= A)", ""},
   };
   return t;
 }
@@ -146,6 +149,8 @@ StopCriteria StopOptions::criteria() const {
   if (!max_gens.empty()) stop.max_gens = parse_integer("--max-gens", max_gens);
   if (!target_error.empty()) stop.target_error = parse_number("--target-error", target_error);
   if (!max_time.empty()) stop.max_time_s = parse_number("--max-time", max_time);
+  if (!tol.empty() || !atol.empty())
+    stop.convergence = Convergence{tol.empty() ? 0.0 : parse_number("--tol", tol), atol.empty() ? 0.0 : parse_number("--atol", atol)};
   return stop;
 }
 

@@ -45,9 +45,9 @@ class DeOptions {
   std::vector<std::pair<CLI::Option*, const std::string*>> registered_;
 };
 
-// --max-evals, --max-gens, --target-error, --max-time, in the "Stop" group.
+// --max-evals, --max-gens, --target-error, --max-time, --tol, --atol, in the "Stop" group.
 struct StopOptions {
-  std::string max_evals, max_gens, target_error, max_time;
+  std::string max_evals, max_gens, target_error, max_time, tol, atol;
   void add_to(CLI::App& app, const std::vector<Flag>& flags);
   // The criteria given (the library's defaults stand for the others).
   StopCriteria criteria() const;

@@ -70,7 +70,7 @@ struct RunOptions {
   // stop criteria; returning true stops the run there (StopReason::callback, whatever else stopped it).
   // Every engine but gpu (whose generations run inside one kernel: ConfigError there).
   std::function<bool(const Generation&)> observe;
-  // Result::population and Result::population_f: the last generation's rows and values. Every engine but gpu.
+  // Result::population and Result::population_f: the last generation's rows and values. Every engine.
   bool keep_population = false;
   // Rows that replace individuals 0, 1, ... of generation 0 (a seeded population, e.g. a heuristic's
   // schedule): each D values inside the box, at most np rows; the other individuals are drawn as usual.

@@ -9,8 +9,8 @@
 namespace degpu {
 
 // scipy's convergence test (its differential_evolution's tol and atol): the run stops after a generation
-// (never generation 0) whose values f have std(f) <= atol + tol |mean(f)| (std with divisor NP), none of
-// them infinite or NaN. The mean and the deviations are summed in tree_sum's order (core/algorithms/
+// (never generation 0) whose values f have std(f) <= atol + tol |mean(f)| (std with divisor NP), the mean
+// and std finite (never with a value infinite or NaN, as scipy's test). The mean and the deviations are summed in tree_sum's order (core/algorithms/
 // tree_sum.hpp) in double, so every engine takes the same decision on the same values.
 struct Convergence {
   double tol = 0.01;  // relative: scipy's default
@@ -22,7 +22,7 @@ struct StopCriteria {
   std::optional<long long> max_gens;     // generations after the initial population
   std::optional<double> target_error;    // stop when best_f - f* <= target (needs a known optimum)
   std::optional<double> max_time_s;      // wall clock, checked once per generation
-  std::optional<Convergence> convergence;  // every engine but gpu (ConfigError naming tol there)
+  std::optional<Convergence> convergence;  // every engine
 };
 
 // converged: the convergence test held; callback: RunOptions::observe asked to stop.
@@ -30,7 +30,8 @@ enum class StopReason { max_evals, max_gens, target, max_time, converged, callba
 std::string_view stop_reason_name(StopReason r);
 
 // The population's values as the convergence test sees them: their mean and standard deviation (divisor
-// n), and whether every value is finite (the test holds for none that is not).
+// n), and whether both are finite (not where a value is infinite or NaN, or the sums overflow; the test
+// holds for no spread that is not).
 struct Spread {
   double mean = 0, std = 0;
   bool finite = true;

@@ -205,8 +205,8 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
     a generation at a time.
 
     degpu's own keywords: engine ('auto': serial for a point callable, threads for a vectorized one or one
-    evaluated through workers, gpu-kernels for a degpu.Problem where a CUDA device is found, else threads;
-    any engine but 'gpu'), precision ('f64' or 'f32').
+    evaluated through workers; for a degpu.Problem where a CUDA device is found, gpu, or gpu-kernels with a
+    callback or disp; else threads), precision ('f64' or 'f32').
 
     Returns scipy's OptimizeResult (x, fun, nfev, nit, success, message, population, population_energies,
     jac where polishing improved x) where scipy is installed, else a dict with the same keys as attributes;
@@ -244,8 +244,10 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
         raise NotImplementedError("integrality: not run by degpu's engines yet (docs/PYTHON_PLAN.md, step 4)")
     if precision not in ("f64", "f32"):
         raise ValueError(f"precision {precision!r}: expected 'f64' or 'f32'")
-    if engine == "gpu":
-        raise ValueError("engine 'gpu': it has no convergence test or callback yet; use 'gpu-kernels'")
+    observed = callback is not None or bool(disp)
+    if engine == "gpu" and observed:
+        raise ValueError("engine 'gpu': its generations run inside one kernel, so it calls no callback and prints "
+                         "no disp; use 'gpu-kernels'")
 
     # -- fixed coordinates (min == max) are left out of the search, as scipy leaves them out of NP
     fixed = lo == hi
@@ -276,8 +278,9 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
     if isinstance(func, Problem):
         prob = func
         run_engine = engine
-        if engine == "auto":
-            run_engine = "gpu-kernels" if (_core.cuda_compiled() and func.on_gpu and len(_core.devices()[0]) > 0) else "threads"
+        if engine == "auto":  # the gpu engine, or gpu-kernels where a callback or disp looks at every generation
+            gpu = _core.cuda_compiled() and func.on_gpu and len(_core.devices()[0]) > 0
+            run_engine = ("gpu-kernels" if observed else "gpu") if gpu else "threads"
         polish_f = lambda x: func.evaluate(np.ascontiguousarray(x, dtype=float))
     else:
         f1 = _FunctionWithArgs(func, args)

@@ -41,3 +41,20 @@ def test_devices_and_python_objectives_on_the_gpu():
     assert d[0]["name"] and d[0]["compute_capability"][0] >= 9 and degpu.cuda_compiled()
     with pytest.raises(ValueError, match="engine gpu"):
         degpu.minimize(lambda x: float(np.sum(x * x)), [(-1, 1)] * 4, engine="gpu", max_generations=3)
+
+
+def test_differential_evolution_on_a_builtin_runs_on_the_gpu_engine():
+    # scipy's call with a degpu.Problem: the gpu engine (gpu-kernels where a callback looks at every
+    # generation), stopped by the convergence test at the serial engine's generation
+    p = degpu.problem("sphere", dim=10, bias=100.0)
+    kw = dict(rng=3, polish=False, tol=1e-6, init="random", maxiter=5000)
+    r = degpu.differential_evolution(p, None, **kw)
+    ref = degpu.differential_evolution(p, None, engine="serial", **kw)
+    assert r.engine == "gpu" and r.stop_reason == "converged" and r.success
+    assert r.nit == ref.nit and abs(r.fun - ref.fun) <= 1e-9 * ref.fun
+    np.testing.assert_allclose(np.sort(r.population_energies), np.sort(ref.population_energies), rtol=1e-9)
+    seen = []
+    c = degpu.differential_evolution(p, None, callback=lambda intermediate_result: seen.append(1), **kw)
+    assert c.engine == "gpu-kernels" and c.nit == ref.nit and len(seen) == ref.nit
+    with pytest.raises(ValueError, match="engine 'gpu'"):
+        degpu.differential_evolution(p, None, engine="gpu", disp=True, **kw)

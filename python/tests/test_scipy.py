@@ -278,7 +278,7 @@ def test_degpu_and_scipy_reach_the_same_minimum():
     (dict(init=np.zeros((3, 2))), ValueError, "init"),
     (dict(rng="seven"), TypeError, "rng"),
     (dict(callback=5), TypeError, "callback"),
-    (dict(engine="gpu"), ValueError, "gpu"),
+    (dict(engine="gpu", disp=True), ValueError, "gpu"),
     (dict(precision="f16"), ValueError, "precision"),
     (dict(x0=[0.0]), ValueError, "x0"),
 ])

@@ -183,10 +183,10 @@ Spread spread_of(const double* f, std::size_t n) {
   Spread s;
   if (n == 0) return s;
   const auto end = static_cast<std::uint32_t>(n);
-  for (std::size_t i = 0; i < n; ++i) s.finite = s.finite && std::isfinite(f[i]);
   s.mean = alg::tree_sum([&](std::uint32_t i) { return f[i]; }, 0, end) / static_cast<double>(n);
   const double m = s.mean;
   s.std = std::sqrt(alg::tree_sum([&](std::uint32_t i) { return (f[i] - m) * (f[i] - m); }, 0, end) / static_cast<double>(n));
+  s.finite = std::isfinite(s.mean) && std::isfinite(s.std);  // false for a value infinite or NaN
   return s;
 }
 

@@ -87,14 +87,8 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
   if (is_cuda_engine(engine))
     if (const std::string why = problem.model()->not_on(engine); !why.empty())
       throw ConfigError("{engine} " + std::string(engine_name(engine)) + ": " + why);
-  if (engine == Engine::gpu) {  // its generations run inside one kernel, which the host does not see
-    if (stop.convergence)
-      throw ConfigError("{engine} gpu: it has no convergence test ({tol}, {atol}) yet: use {engine} gpu-kernels");
-    if (options.observe)
-      throw ConfigError("{engine} gpu: it runs its generations inside one kernel and calls no {callback}: use {engine} gpu-kernels");
-    if (options.keep_population)
-      throw ConfigError("{engine} gpu: it keeps no population for the result ({keep_population}): use {engine} gpu-kernels");
-  }
+  if (engine == Engine::gpu && options.observe)  // its generations run inside one kernel, which the host does not see
+    throw ConfigError("{engine} gpu: it runs its generations inside one kernel and calls no {callback}: use {engine} gpu-kernels");
   if (!options.initial.empty()) {
     if (engine == Engine::gpu_fused) throw ConfigError("{engine} gpu-fused: it takes no initial rows (a seeded population)");
     const int np = resolve(problem, de, stop).de.np;

@@ -326,6 +326,33 @@ TEST_F(Cli, BadStopOptions) {
   expect_invalid(kRun + " --bounds 1:2 --target-error 1e-8", "has no known optimum");
   expect_invalid(kRun + " --history-every 3", "needs --history");
   expect_invalid(kRun + " --history /nonexistent/dir/h.csv", "does not exist");
+  expect_invalid(kRun + " --tol -1", "--tol -1");
+  expect_invalid(kRun + " --atol nan", "--atol nan");
+  expect_invalid(kRun + " --tol x", "--tol x");
+  expect_invalid("run --problem sphere --dim 5 --algorithm ma-sw-chains --tol 0.01", "--tol");
+}
+
+TEST_F(Cli, TolStopsAtTheConvergenceTest) {
+  // sphere with f* 100: the values converge relative to their mean; every CPU engine stops at one generation
+  std::string first;
+  for (const char* engine : {"serial", "threads --threads 2", "matrix --threads 2"}) {
+    const Out o = run("run --problem sphere --dim 6 --bias 100 --np 30 --tol 1e-6 --max-gens 100000 --quiet --json - --engine " +
+                      std::string(engine));
+    ASSERT_EQ(o.code, 0) << o.err;
+    const auto j = nlohmann::json::parse(o.out);
+    EXPECT_EQ(j["stop_reason"], "converged") << engine;
+    EXPECT_GT(j["generations"].get<long long>(), 1) << engine;
+    EXPECT_LT(j["best_error"].get<double>(), 1e-3) << engine;
+    const std::string key = j["generations"].dump() + j["best_f"].dump();
+    if (first.empty()) first = key;
+    EXPECT_EQ(key, first) << engine;
+  }
+  // --atol alone: std <= A; a huge one passes after generation 1 (never generation 0)
+  const Out a = run("run --problem sphere --dim 6 --np 30 --atol 1e300 --quiet --json - --engine serial");
+  ASSERT_EQ(a.code, 0) << a.err;
+  const auto j = nlohmann::json::parse(a.out);
+  EXPECT_EQ(j["stop_reason"], "converged");
+  EXPECT_EQ(j["generations"], 1);
 }
 
 TEST_F(Cli, BadShiftFiles) {

@@ -25,15 +25,39 @@ __device__ __forceinline__ double warp_tree_levels(double v, std::uint32_t B, st
   return __shfl_sync(0xffffffffu, v, 0);
 }
 
-// x(0) + ... + x(n - 1) in tree_sum's order, by the 32 lanes of a warp (every lane gets it): lane l sums the
-// aligned block [l B, l B + B) (B the least power of two with 32 B >= n), then the lanes' sums meet in the
-// tree's last five levels, so the bits are the one thread's (tests/cpu/test_jade.cpp checks the split).
+// x(first) + ... + x(first + n - 1) in tree_sum's order, by the 32 lanes of a warp (every lane gets it), first
+// a multiple of a power of two >= n: lane l sums the aligned block [l B, l B + B) of the range (B the least
+// power of two with 32 B >= n), then the lanes' sums meet in the tree's last five levels, so the bits are
+// the one thread's (tests/cpu/test_jade.cpp checks the split).
 template <class X>
-__device__ double warp_tree_sum(X x, std::uint32_t n) {
+__device__ double warp_tree_sum(X x, std::uint32_t n, std::uint32_t first = 0) {
   std::uint32_t B = 1;
   while (32u * B < n) B <<= 1;
   const std::uint32_t begin = (threadIdx.x % 32) * B;
-  return warp_tree_levels(begin < n ? alg::tree_sum(x, begin, begin + B < n ? begin + B : n) : 0.0, B, n);
+  return warp_tree_levels(begin < n ? alg::tree_sum(x, first + begin, first + (begin + B < n ? begin + B : n)) : 0.0, B, n);
+}
+
+// x(0) + ... + x(n - 1) in tree_sum's order by every warp of the CTA (blockDim.x a multiple of 32): warp w
+// sums the aligned block [w B, w B + B) (B the least power of two with warps B >= n) as warp_tree_sum does,
+// then warp 0 joins the warps' sums in the tree's last levels. Run by every thread; every thread gets it.
+template <class X>
+__device__ double cta_tree_sum(X x, std::uint32_t n) {
+  __shared__ double part[32];
+  const std::uint32_t warps = blockDim.x / 32, w = threadIdx.x / 32;
+  std::uint32_t B = 1;
+  while (warps * B < n) B <<= 1;
+  const std::uint32_t begin = w * B;
+  const double v = begin < n ? warp_tree_sum(x, begin + B < n ? B : n - begin, begin) : 0.0;
+  if (threadIdx.x % 32 == 0) part[w] = v;
+  __syncthreads();
+  double total = 0;
+  if (w == 0) total = warp_tree_levels(threadIdx.x < warps ? part[threadIdx.x] : 0.0, B, n);
+  __syncthreads();  // every warp's part read
+  if (threadIdx.x == 0) part[0] = total;
+  __syncthreads();
+  total = part[0];
+  __syncthreads();  // read before a next call writes part
+  return total;
 }
 
 // After generation g's selections, by one whole warp: each word of the n contributions (sum(w, i): word w of

@@ -272,7 +272,8 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const std::size_t rows = resident ? 0 : np * Ds;
   const std::size_t fs = resident ? 0 : np, ranks = resident ? 0 : plan.blocks;
   const std::size_t partials = plan.path == GpuPlan::Path::wide ? np * plan.per_individual * 3 : 0;
-  use_device((2 * rows + 2 * fs + nt * (D + 2 + nhist + nhist_x * D) + 3 * Ds) * sizeof(T) + 2 * fs + partials * sizeof(double) + AlgorithmState::bytes(p, nt * np, false, resident ? 0 : 2) +
+  const std::size_t kept = o.keep_population ? nt * np * (D + 1) : 0;  // RunOptions::keep_population's rows and values
+  use_device((2 * rows + 2 * fs + nt * (D + 2 + nhist + nhist_x * D) + 3 * Ds + kept) * sizeof(T) + 2 * fs + partials * sizeof(double) + AlgorithmState::bytes(p, nt * np, false, resident ? 0 : 2) +
              2 * ranks * sizeof(Slot<T>) + nt * (static_cast<std::size_t>(p.pbest_count) * 4 + 40) + 64);
   DeviceArray<T> x0(rows), x1(rows), f0(fs), f1(fs), best_f(nt), best_x(nt * D), history(nt * nhist);
   DeviceArray<unsigned long long> history_ns(nt * nhist);
@@ -284,6 +285,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   DeviceArray<std::uint32_t> ranking(nt * static_cast<std::size_t>(p.pbest_count)), best(nt);
   DeviceArray<long long> gens(nt);
   DeviceArray<int> reason(nt);
+  DeviceArray<T> pop_x(o.keep_population ? nt * np * D : 0), pop_f(o.keep_population ? nt * np : 0);
   const DeviceArray<T> lo = padded<T>(problem.lower(), Ds), hi = padded<T>(problem.upper(), Ds);
   const DeviceArray<T> shift = padded<T>(problem.shift(), problem.shift().empty() ? 1 : Ds);
   // trials x np individuals, as the host driver's Population's; a population-level update's contributions
@@ -316,8 +318,15 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
     s.has_target = true;
     s.target_f = *problem.optimum_f() + *r.stop.target_error;
   }
+  if (r.stop.convergence) {
+    s.has_convergence = true;
+    s.tol = r.stop.convergence->tol;
+    s.atol = r.stop.convergence->atol;
+  }
+  s.pop_x = o.keep_population ? pop_x.ptr : nullptr;
+  s.pop_f = o.keep_population ? pop_f.ptr : nullptr;
   const Mutation m = p.mutation;
-  s.need_best = uses_best(m) || s.has_target || o.history_every > 0 || s.max_time_ns > 0;
+  s.need_best = uses_best(m) || s.has_target || s.has_convergence || o.history_every > 0 || s.max_time_ns > 0;
   s.window = plan.window;
   s.fn_choice = plan.fn_choice;
   s.per_individual = plan.per_individual;
@@ -352,6 +361,11 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   DEGPU_CUDA_TRY(cudaMemcpy(nan_h.data(), nans.ptr, nt * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
   DEGPU_CUDA_TRY(cudaMemcpy(g.data(), gens.ptr, nt * sizeof(long long), cudaMemcpyDeviceToHost));
   DEGPU_CUDA_TRY(cudaMemcpy(why.data(), reason.ptr, nt * sizeof(int), cudaMemcpyDeviceToHost));
+  std::vector<T> pop_xh(o.keep_population ? nt * np * D : 0), pop_fh(o.keep_population ? nt * np : 0);
+  if (o.keep_population) {
+    DEGPU_CUDA_TRY(cudaMemcpy(pop_xh.data(), pop_x.ptr, pop_xh.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    DEGPU_CUDA_TRY(cudaMemcpy(pop_fh.data(), pop_f.ptr, pop_fh.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  }
   std::vector<T> hist;
   std::vector<unsigned long long> hist_ns;
   if (o.history_every > 0) {
@@ -374,6 +388,10 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
     res.best_f = static_cast<double>(bf[t]);
     res.best_x.assign(bx.begin() + t * D, bx.begin() + (t + 1) * D);
     res.nan_evals = static_cast<long long>(nan_h[t]);
+    if (o.keep_population) {
+      res.population.assign(pop_xh.begin() + t * np * D, pop_xh.begin() + (t + 1) * np * D);
+      res.population_f.assign(pop_fh.begin() + t * np, pop_fh.begin() + (t + 1) * np);
+    }
     if (problem.optimum_f()) res.best_error = res.best_f - *problem.optimum_f();
     res.wall_s = wall;  // the trials run together
     if (o.history_every > 0) {

@@ -68,7 +68,8 @@ __device__ int begin_generation(const ops::Params& p, const State<T>& s, GridTea
   team.wait();
   const unsigned ranks = GridTeam::ranks(), rank = GridTeam::rank();
   const int why = decide_stop(s, 0, g, ranks, rank == 0,
-                              [&](unsigned r) { return load_slot(s.slots + ((g - 1) & 1) * ranks + r); }, best);
+                              [&](unsigned r) { return load_slot(s.slots + ((g - 1) & 1) * ranks + r); },
+                              [&](std::uint32_t i) { return __ldcg(f + i); }, static_cast<std::uint32_t>(p.np), best);
   const GlobalRows<T> rows{s.x[0], s.x[1], s.side[(g - 1) & 1], static_cast<std::size_t>(row_stride(p.D))};
   record_history_x(s, 0, g - 1, p.D, rank == 0, [&](int j) { return __ldcg(rows(best) + j); });
   if (why) return why;
@@ -128,7 +129,16 @@ struct Generations {
   __device__ __forceinline__ std::uint32_t gen() const { return static_cast<std::uint32_t>(g); }
   __device__ __forceinline__ void finish() const {
     const long long done = g - 1;
-    if (GridTeam::rank() == 0) write_result(s, 0, s.f[done & 1], GlobalRows<T>{s.x[0], s.x[1], s.side[done & 1], Ds}, p.np, p.D, done, why);
+    const GlobalRows<T> last{s.x[0], s.x[1], s.side[done & 1], Ds};
+    if (GridTeam::rank() == 0) write_result(s, 0, s.f[done & 1], last, p.np, p.D, done, why);
+    if (s.pop_x) {  // RunOptions::keep_population: every CTA copies a share of the rows (generation `done` is written)
+      const std::size_t D = static_cast<std::size_t>(p.D);
+      const std::size_t stride = static_cast<std::size_t>(GridTeam::ranks()) * blockDim.x;
+      for (std::size_t e = static_cast<std::size_t>(GridTeam::rank()) * blockDim.x + threadIdx.x; e < p.np * D; e += stride)
+        s.pop_x[e] = __ldcg(last(static_cast<std::uint32_t>(e / D)) + e % D);
+      for (std::size_t i = static_cast<std::size_t>(GridTeam::rank()) * blockDim.x + threadIdx.x; i < static_cast<std::size_t>(p.np); i += stride)
+        s.pop_f[i] = __ldcg(s.f[done & 1] + i);
+    }
   }
 };
 

@@ -171,7 +171,13 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     cluster_wait();  // generation g - 1 is written everywhere in the cluster
     const std::uint32_t gu = static_cast<std::uint32_t>(g);
     const int cur = static_cast<int>((g - 1) & 1), nxt = cur ^ 1;
-    why = decide_stop(s, t, g, C, rank == 0, [&](unsigned r) { return *cluster.map_shared_rank(&slot[cur], r); }, best);
+    why = decide_stop(
+        s, t, g, C, rank == 0, [&](unsigned r) { return *cluster.map_shared_rank(&slot[cur], r); },
+        [&](std::uint32_t i) {
+          const std::uint32_t ref = pack_ref(i, P);
+          return *cluster.map_shared_rank(fv + cur * P + (ref & 0xfffffu), ref >> 20);
+        },
+        static_cast<std::uint32_t>(p.np), best);
     record_history_x(s, t, g - 1, D, static_cast<int>(best) >= base && static_cast<int>(best) < base + mine,
                      [&](int j) { return own(cur, static_cast<int>(best) - base)[j]; });
     if (why) break;
@@ -294,6 +300,11 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   if (static_cast<int>(b.idx) >= base && static_cast<int>(b.idx) < base + mine) {
     const T* xr = own(last, static_cast<int>(b.idx) - base);
     for (int j = threadIdx.x; j < D; j += blockDim.x) s.best_x[static_cast<std::size_t>(t) * D + j] = xr[j];
+  }
+  if (s.pop_x) {  // RunOptions::keep_population: this CTA's individuals
+    const std::size_t first = static_cast<std::size_t>(t) * p.np + base;
+    for (int e = threadIdx.x; e < mine * D; e += blockDim.x) s.pop_x[first * D + e] = own(last, e / D)[e % D];
+    for (int k = threadIdx.x; k < mine; k += blockDim.x) s.pop_f[first + k] = fv[last * P + k];
   }
   if (rank == 0 && threadIdx.x == 0) {
     s.best[t] = b.idx;

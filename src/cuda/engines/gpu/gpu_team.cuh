@@ -12,6 +12,7 @@
 #include "cuda/blocks/best.cuh"
 #include "cuda/blocks/group.cuh"
 #include "cuda/blocks/kernel_function.cuh"
+#include "cuda/blocks/population_update.cuh"
 #include "cuda/blocks/teams.cuh"
 #include "cuda/blocks/vec4.cuh"
 #include "degpu/functions/classic.hpp"
@@ -94,9 +95,11 @@ struct State {
   long long max_gens;
   int history_every;
   long long nhist;
-  bool need_best;  // the best is exchanged every generation (best mutations, target, history, time)
+  bool need_best;  // the best is exchanged every generation (best mutations, target, convergence, history, time)
   bool has_target;
   double target_f;
+  bool has_convergence;  // StopCriteria::convergence: tested on the values of generations 1 on
+  double tol, atol;
   unsigned long long max_time_ns;
   int window;          // resident path: generations of draws made at a time
   int per_individual;  // wide path: CTAs per individual
@@ -110,6 +113,8 @@ struct State {
   double* sums;
   const T* initial;        // RunOptions::initial: the first rows of generation 0 (ninitial x D), every trial's
   int ninitial;
+  T* pop_x;  // RunOptions::keep_population: the last generation's rows (trials x np x D, unpadded); else nullptr
+  T* pop_f;  // and values (trials x np)
 };
 
 // Coordinate j of individual i in generation 0: the given row's, or drawn from the init stream.
@@ -190,10 +195,27 @@ __device__ __forceinline__ void gather_block(Z z, int j0, int n, int D, Vec4<T>&
   }
 }
 
-// The stop decision before generation g (StopReason + 1, or 0 to go on), from the team's best.
+// scipy's convergence test (stop.hpp's spread_of and converged) on the n values value(i) of a generation:
+// the mean, then the mean squared deviation, each summed by the CTA's warps in tree_sum's order, so that
+// the host driver's bits and decision come out. Run by every thread of the CTA; every thread gets the answer.
+// Out of line, so that a run without the test keeps the kernel's registers as they were.
+template <class Value>
+__device__ __noinline__ bool population_converged(double tol, double atol, Value value, std::uint32_t n) {
+  const double nd = static_cast<double>(n);
+  const double mean = cta_tree_sum([&](std::uint32_t i) { return static_cast<double>(value(i)); }, n) / nd;
+  const double sd = sqrt(cta_tree_sum([&](std::uint32_t i) {
+                           const double d = static_cast<double>(value(i)) - mean;
+                           return d * d;
+                         }, n) / nd);
+  return isfinite(mean) && isfinite(sd) && sd <= atol + tol * fabs(mean);
+}
+
+// The stop decision before generation g (StopReason + 1, or 0 to go on), from the team's best and whether
+// generation g - 1 passed the convergence test; check_stop's order (max_evals is a generation count here).
 template <class T>
-__device__ int stop_reason(const State<T>& s, const Slot<T>& b, long long g) {
+__device__ int stop_reason(const State<T>& s, const Slot<T>& b, long long g, bool converged) {
   if (s.has_target && static_cast<double>(b.f) <= s.target_f) return 1 + static_cast<int>(StopReason::target);
+  if (converged) return 1 + static_cast<int>(StopReason::converged);
   if (g - 1 >= s.max_gens) return 1 + static_cast<int>(StopReason::max_gens);
   if (b.stop) return 1 + static_cast<int>(StopReason::max_time);
   return 0;
@@ -335,15 +357,17 @@ __device__ void record_history_x(const State<T>& s, unsigned t, long long gen, i
 
 // The start of generation g in every CTA of a team: with the team's best (load(r): rank r's slot of
 // generation g - 1) where the run needs it, the history sample of trial t (written by the leader) and the
-// stop decision: StopReason + 1, or 0 to go on, the same in every CTA.
-template <class T, class Load>
-__device__ int decide_stop(const State<T>& s, unsigned t, long long g, unsigned ranks, bool leader, Load load,
-                           std::uint32_t& best) {
+// stop decision: StopReason + 1, or 0 to go on, the same in every CTA (value(i): individual i's value in
+// generation g - 1, for the convergence test of the np values).
+template <class T, class Load, class Value>
+__device__ int decide_stop(const State<T>& s, unsigned t, long long g, unsigned ranks, bool leader, Load load, Value value,
+                           std::uint32_t np, std::uint32_t& best) {
   if (!s.need_best) return g - 1 >= s.max_gens ? 1 + static_cast<int>(StopReason::max_gens) : 0;
   const Slot<T> b = read_best<T>(load, ranks);
   best = b.idx;
   if (leader && threadIdx.x == 0) record_history(s, t, g - 1, b.f);
-  return stop_reason(s, b, g);
+  const bool converged = s.has_convergence && g >= 2 && population_converged(s.tol, s.atol, value, np);
+  return stop_reason(s, b, g, converged);
 }
 
 // current-to-pbest: ranking[r] = the individual of rank r < pbest_count (rank = how many are better, ties
