@@ -253,6 +253,8 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
     fixed = lo == hi
     if isinstance(func, Problem) and fixed.any():
         raise ValueError("bounds: a degpu.Problem's box has a coordinate with min == max")
+    if fixed.all():
+        raise ValueError("bounds: every coordinate has min == max: there is nothing to search")
     varying = max(1, int(np.count_nonzero(~fixed)))
     n = max(5, popsize * varying)
     if isinstance(init, str) and init == "sobol":

@@ -294,6 +294,8 @@ def test_bad_bounds_and_func():
         de(sphere, [(1, -1)])
     with pytest.raises(ValueError, match="bounds"):
         de(sphere, [(-np.inf, 1)])
+    with pytest.raises(ValueError, match="nothing to search"):
+        de(sphere, [(1, 1), (2, 2)])
     with pytest.raises(TypeError, match="func"):
         de(5, [(-1, 1)])
     with pytest.raises(TypeError, match="fun"):
