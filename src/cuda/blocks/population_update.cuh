@@ -40,9 +40,9 @@ __device__ double warp_tree_sum(X x, std::uint32_t n, std::uint32_t first = 0) {
 // x(0) + ... + x(n - 1) in tree_sum's order by every warp of the CTA (blockDim.x a multiple of 32): warp w
 // sums the aligned block [w B, w B + B) (B the least power of two with warps B >= n) as warp_tree_sum does,
 // then warp 0 joins the warps' sums in the tree's last levels. Run by every thread; every thread gets it.
+// part: 32 doubles of the CTA's shared memory, the caller's.
 template <class X>
-__device__ double cta_tree_sum(X x, std::uint32_t n) {
-  __shared__ double part[32];
+__device__ double cta_tree_sum(X x, std::uint32_t n, double* part) {
   const std::uint32_t warps = blockDim.x / 32, w = threadIdx.x / 32;
   std::uint32_t B = 1;
   while (warps * B < n) B <<= 1;

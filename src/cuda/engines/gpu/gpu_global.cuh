@@ -69,7 +69,7 @@ __device__ int begin_generation(const ops::Params& p, const State<T>& s, GridTea
   const unsigned ranks = GridTeam::ranks(), rank = GridTeam::rank();
   const int why = decide_stop(s, 0, g, ranks, rank == 0,
                               [&](unsigned r) { return load_slot(s.slots + ((g - 1) & 1) * ranks + r); },
-                              [&](std::uint32_t i) { return __ldcg(f + i); }, static_cast<std::uint32_t>(p.np), best);
+                              [&] { return global_converged<T>(s.tol, s.atol, f, static_cast<std::uint32_t>(p.np)); }, best);
   const GlobalRows<T> rows{s.x[0], s.x[1], s.side[(g - 1) & 1], static_cast<std::size_t>(row_stride(p.D))};
   record_history_x(s, 0, g - 1, p.D, rank == 0, [&](int j) { return __ldcg(rows(best) + j); });
   if (why) return why;

@@ -77,6 +77,17 @@ __device__ __forceinline__ std::uint32_t pack_ref(std::uint32_t k, int P) {
   return (r << 20) | (k - r * static_cast<std::uint32_t>(P));
 }
 
+// The convergence test of the resident path (population_converged): the values of the generation, fv_cur
+// [P] in each CTA of the cluster, read through DSMEM. Out of line, with plain values.
+template <class T>
+__device__ __noinline__ bool cluster_converged(double tol, double atol, const T* fv_cur, int P, std::uint32_t np) {
+  const cg::cluster_group cluster = cg::this_cluster();
+  return population_converged(tol, atol, [&](std::uint32_t i) {
+    const std::uint32_t ref = pack_ref(i, P);
+    return static_cast<double>(*cluster.map_shared_rank(fv_cur + (ref & 0xfffffu), ref >> 20));
+  }, np);
+}
+
 // (kMaxThreads, 1): one CTA per SM, so ptxas may use 128 registers; without the 1 it held the CEC kernel
 // (calls into the math library's slow paths, a large body) to 64 with 1.3 KB of spills a thread, and the
 // H100 spent most of the run on local memory (ncu: 81% of local requests were spill overhead).
@@ -173,11 +184,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     const int cur = static_cast<int>((g - 1) & 1), nxt = cur ^ 1;
     why = decide_stop(
         s, t, g, C, rank == 0, [&](unsigned r) { return *cluster.map_shared_rank(&slot[cur], r); },
-        [&](std::uint32_t i) {
-          const std::uint32_t ref = pack_ref(i, P);
-          return *cluster.map_shared_rank(fv + cur * P + (ref & 0xfffffu), ref >> 20);
-        },
-        static_cast<std::uint32_t>(p.np), best);
+        [&] { return cluster_converged<T>(s.tol, s.atol, fv + cur * P, P, static_cast<std::uint32_t>(p.np)); }, best);
     record_history_x(s, t, g - 1, D, static_cast<int>(best) >= base && static_cast<int>(best) < base + mine,
                      [&](int j) { return own(cur, static_cast<int>(best) - base)[j]; });
     if (why) break;

@@ -198,16 +198,23 @@ __device__ __forceinline__ void gather_block(Z z, int j0, int n, int D, Vec4<T>&
 // scipy's convergence test (stop.hpp's spread_of and converged) on the n values value(i) of a generation:
 // the mean, then the mean squared deviation, each summed by the CTA's warps in tree_sum's order, so that
 // the host driver's bits and decision come out. Run by every thread of the CTA; every thread gets the answer.
-// Out of line, so that a run without the test keeps the kernel's registers as they were.
+// The paths call it through an out-of-line function that takes plain values (global_converged,
+// cluster_converged), so that a run without the test keeps the kernel as it was.
 template <class Value>
-__device__ __noinline__ bool population_converged(double tol, double atol, Value value, std::uint32_t n) {
+__device__ __forceinline__ bool population_converged(double tol, double atol, Value value, std::uint32_t n) {
+  __shared__ double part[32];
   const double nd = static_cast<double>(n);
-  const double mean = cta_tree_sum([&](std::uint32_t i) { return static_cast<double>(value(i)); }, n) / nd;
+  const double mean = cta_tree_sum([&](std::uint32_t i) { return static_cast<double>(value(i)); }, n, part) / nd;
   const double sd = sqrt(cta_tree_sum([&](std::uint32_t i) {
                            const double d = static_cast<double>(value(i)) - mean;
                            return d * d;
-                         }, n) / nd);
+                         }, n, part) / nd);
   return isfinite(mean) && isfinite(sd) && sd <= atol + tol * fabs(mean);
+}
+// The test on n values in global memory (the grid and wide paths).
+template <class T>
+__device__ __noinline__ bool global_converged(double tol, double atol, const T* f, std::uint32_t n) {
+  return population_converged(tol, atol, [&](std::uint32_t i) { return static_cast<double>(__ldcg(f + i)); }, n);
 }
 
 // The stop decision before generation g (StopReason + 1, or 0 to go on), from the team's best and whether
@@ -357,16 +364,16 @@ __device__ void record_history_x(const State<T>& s, unsigned t, long long gen, i
 
 // The start of generation g in every CTA of a team: with the team's best (load(r): rank r's slot of
 // generation g - 1) where the run needs it, the history sample of trial t (written by the leader) and the
-// stop decision: StopReason + 1, or 0 to go on, the same in every CTA (value(i): individual i's value in
-// generation g - 1, for the convergence test of the np values).
-template <class T, class Load, class Value>
-__device__ int decide_stop(const State<T>& s, unsigned t, long long g, unsigned ranks, bool leader, Load load, Value value,
-                           std::uint32_t np, std::uint32_t& best) {
+// stop decision: StopReason + 1, or 0 to go on, the same in every CTA (converged_now(): whether generation
+// g - 1's values pass the convergence test, asked where the run has one).
+template <class T, class Load, class Converged>
+__device__ int decide_stop(const State<T>& s, unsigned t, long long g, unsigned ranks, bool leader, Load load,
+                           Converged converged_now, std::uint32_t& best) {
   if (!s.need_best) return g - 1 >= s.max_gens ? 1 + static_cast<int>(StopReason::max_gens) : 0;
   const Slot<T> b = read_best<T>(load, ranks);
   best = b.idx;
   if (leader && threadIdx.x == 0) record_history(s, t, g - 1, b.f);
-  const bool converged = s.has_convergence && g >= 2 && population_converged(s.tol, s.atol, value, np);
+  const bool converged = s.has_convergence && g >= 2 && converged_now();
   return stop_reason(s, b, g, converged);
 }
 
