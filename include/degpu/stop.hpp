@@ -10,8 +10,9 @@ namespace degpu {
 
 // scipy's convergence test (its differential_evolution's tol and atol): the run stops after a generation
 // (never generation 0) whose values f have std(f) <= atol + tol |mean(f)| (std with divisor NP), the mean
-// and std finite (never with a value infinite or NaN, as scipy's test). The mean and the deviations are summed in tree_sum's order (core/algorithms/
-// tree_sum.hpp) in double, so every engine takes the same decision on the same values.
+// and std finite (never with a value infinite or NaN, as scipy's test). The mean and the deviations are
+// summed in tree_sum's order (core/algorithms/tree_sum.hpp) in double, so every engine takes the same
+// decision on the same values.
 struct Convergence {
   double tol = 0.01;  // relative: scipy's default
   double atol = 0;    // absolute

@@ -19,6 +19,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 import numpy as np
 
 from . import _core
+from ._args import box, integer, pairs
 from ._core import Problem
 from ._scipy import differential_evolution
 
@@ -120,7 +121,7 @@ def problem(name: str, dim: int, *, bounds: Optional[Sequence[float]] = None, sh
     """
     if not isinstance(name, str):
         raise TypeError(f"name: expected a problem name (str), got {type(name).__name__}")
-    dim = _integer("dim", dim, minimum=1)
+    dim = integer("dim", dim, minimum=1)
     pair = None
     if bounds is not None:
         b = np.asarray(bounds, dtype=float)
@@ -165,8 +166,8 @@ def minimize(fun: Union[Problem, Callable], bounds: Optional[Sequence] = None, *
     elif callable(fun):
         if bounds is None:
             raise ValueError("bounds: required for a callable objective, as (lo, hi) for each coordinate")
-        lo, hi = _bounds(bounds)
-        prob = _core.python_problem(fun, lo, hi, bool(vectorized), str(name))
+        lo, hi = box(*pairs(bounds), equal_ok=False)
+        prob = _core.python_problem(fun, [float(v) for v in lo], [float(v) for v in hi], bool(vectorized), str(name))
         if engine == "auto":
             # a point objective's calls hold the GIL, so threads would only take turns; a vectorised one is
             # called once a generation, and the threads make the trials meanwhile (the same run as serial)
@@ -179,31 +180,23 @@ def minimize(fun: Union[Problem, Callable], bounds: Optional[Sequence] = None, *
         strategy = "current-to-pbest/1/bin" if algorithm == "jade" else "rand/1/bin"
     if p is None:
         p = 0.05 if algorithm == "jade" else 0.1
-    np_ = 0 if popsize is None else _integer("popsize", popsize, minimum=1)
-    trials = _integer("trials", trials, minimum=1)
+    np_ = 0 if popsize is None else integer("popsize", popsize, minimum=1)
+    trials = integer("trials", trials, minimum=1)
     results = _core.minimize(prob, dict(
         algorithm=algorithm, strategy=strategy, np=np_, F=_range("F", F), CR=_range("CR", CR), dither=dither,
         p=float(p), repair=repair,
-        max_evals=None if max_evals is None else _integer("max_evals", max_evals, minimum=1),
-        max_gens=None if max_generations is None else _integer("max_generations", max_generations, minimum=1),
+        max_evals=None if max_evals is None else integer("max_evals", max_evals, minimum=1),
+        max_gens=None if max_generations is None else integer("max_generations", max_generations, minimum=1),
         target_error=None if target is None else float(target), max_time=None if max_time is None else float(max_time),
-        seed=_integer("seed", seed, minimum=0), engine=engine, precision=precision, trials=trials,
-        trial=_integer("trial", trial, minimum=0), threads=_integer("threads", threads, minimum=0),
-        history_every=_integer("history_every", history_every, minimum=0)))
+        seed=integer("seed", seed, minimum=0), engine=engine, precision=precision, trials=trials,
+        trial=integer("trial", trial, minimum=0), threads=integer("threads", threads, minimum=0),
+        history_every=integer("history_every", history_every, minimum=0)))
     all_results = [Result(d) for d in results]
     if len(all_results) == 1:
         return all_results[0]
     best = min(range(len(all_results)), key=lambda k: (math.isnan(all_results[k].fun), all_results[k].fun))
     out = Result(results[best], trials=all_results)
     return out
-
-
-def _integer(name: str, v: Any, minimum: int) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-        raise TypeError(f"{name}: expected an integer, got {v!r}")
-    if v < minimum:
-        raise ValueError(f"{name} {v}: must be >= {minimum}")
-    return int(v)
 
 
 def _range(name: str, v: Any) -> tuple:
@@ -214,19 +207,3 @@ def _range(name: str, v: Any) -> tuple:
         return (float(lo), float(hi))
     except (TypeError, ValueError):
         raise TypeError(f"{name}: expected a number or (lo, hi), got {v!r}") from None
-
-
-def _bounds(bounds: Any) -> tuple:
-    try:
-        b = np.asarray(bounds, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"bounds: expected (lo, hi) pairs, got {bounds!r}") from None
-    if b.ndim != 2 or b.shape[1] != 2 or b.shape[0] < 1:
-        raise ValueError(f"bounds: expected a (D, 2) sequence of (lo, hi), got shape {b.shape}")
-    if not np.all(np.isfinite(b)):
-        raise ValueError("bounds: every bound must be finite")
-    bad = np.nonzero(~(b[:, 0] < b[:, 1]))[0]
-    if bad.size:
-        j = int(bad[0])
-        raise ValueError(f"bounds[{j}] = ({b[j, 0]}, {b[j, 1]}): lo must be below hi")
-    return [float(v) for v in b[:, 0]], [float(v) for v in b[:, 1]]

@@ -12,6 +12,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from . import _core
+from ._args import box, integer, pairs
 from ._core import Problem
 
 # scipy's strategy names and degpu's (the same formulas: rand-to-best/1 is x_r0 + F (x_best - x_r0) +
@@ -70,18 +71,11 @@ class _Expand:
     def __init__(self, func: Callable, fixed: np.ndarray, values: np.ndarray, vectorized: bool):
         self.func, self.fixed, self.values, self.vectorized = func, fixed, values, vectorized
 
-    def full(self, X: np.ndarray) -> np.ndarray:
-        if not self.fixed.any():
-            return X
-        out = np.empty(X.shape[:-1] + (self.fixed.size,))
-        out[..., self.fixed] = self.values
-        out[..., ~self.fixed] = X
-        return out
-
     def __call__(self, X):
+        full = _with_fixed(X, self.fixed, self.values)
         if self.vectorized:
-            return np.atleast_1d(self.func(self.full(X).T))
-        return self.func(self.full(X))
+            return np.atleast_1d(self.func(full.T))
+        return self.func(full)
 
 
 def _result_class():
@@ -131,23 +125,11 @@ def _bounds_of(bounds: Any, func: Any) -> tuple:
             return np.asarray(func.lower, dtype=float), np.asarray(func.upper, dtype=float)
         raise ValueError("bounds: required, as (min, max) for each coordinate or a scipy.optimize.Bounds")
     if hasattr(bounds, "lb") and hasattr(bounds, "ub"):  # scipy.optimize.Bounds
-        lb, ub = np.asarray(bounds.lb, dtype=float), np.asarray(bounds.ub, dtype=float)
-        lb, ub = np.broadcast_arrays(lb, ub)
+        lb, ub = np.broadcast_arrays(np.asarray(bounds.lb, dtype=float), np.asarray(bounds.ub, dtype=float))
         lo, hi = np.array(lb, dtype=float).reshape(-1), np.array(ub, dtype=float).reshape(-1)
     else:
-        try:
-            b = np.asarray(bounds, dtype=float)
-        except (TypeError, ValueError):
-            raise TypeError(f"bounds: expected (min, max) pairs, got {bounds!r}") from None
-        if b.ndim != 2 or b.shape[1] != 2 or b.shape[0] < 1:
-            raise ValueError(f"bounds: expected a sequence of (min, max) pairs, got shape {b.shape}")
-        lo, hi = b[:, 0].copy(), b[:, 1].copy()
-    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
-        raise ValueError("bounds: every bound must be finite")
-    bad = np.nonzero(lo > hi)[0]
-    if bad.size:
-        j = int(bad[0])
-        raise ValueError(f"bounds[{j}] = ({lo[j]}, {hi[j]}): min must not exceed max")
+        lo, hi = pairs(bounds)
+    box(lo, hi, equal_ok=True)  # scipy allows min == max: such a coordinate is fixed
     if isinstance(func, Problem) and (lo.size != func.dim or np.any(lo != func.lower) or np.any(hi != func.upper)):
         raise ValueError("bounds: a degpu.Problem has its own box; give bounds=None or the problem's box "
                          "(degpu.problem(..., bounds=) sets it)")
@@ -232,8 +214,8 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
     name = STRATEGIES[strategy]
     F = _mutation(mutation)
     CR = _fraction("recombination", recombination)
-    maxiter = _count("maxiter", 1000 if maxiter is None else maxiter, 0)
-    popsize = _count("popsize", popsize, 1)
+    maxiter = integer("maxiter", 1000 if maxiter is None else maxiter, 0)
+    popsize = integer("popsize", popsize, 1)
     tol = _nonnegative("tol", tol)
     atol = _nonnegative("atol", atol)
     if updating not in ("immediate", "deferred"):
@@ -295,7 +277,7 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
             if callable(workers):
                 mapper = workers
             else:
-                count = _count("workers", workers, -1)
+                count = integer("workers", workers, -1)
                 if count == 0:
                     raise ValueError("workers 0: expected 1, a number of processes, -1 for every core, or a map-like callable")
                 pool = multiprocessing.Pool(None if count == -1 else count)
@@ -322,8 +304,8 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
             sys.stdout.flush()
         if wrapped is None:
             return False
-        pop, en = _best_first(_full(func, fixed, lo, g["population"]), g["population_energies"])
-        res = OptimizeResult(x=_full_x(func, fixed, lo, g["x"]), fun=g["fun"], nfev=g["nfev"], nit=g["nit"],
+        pop, en = _best_first(_with_fixed(g["population"], fixed, lo[fixed]), g["population_energies"])
+        res = OptimizeResult(x=_with_fixed(g["x"], fixed, lo[fixed]), fun=g["fun"], nfev=g["nfev"], nit=g["nit"],
                              message="in progress", success=True, population=pop, population_energies=en)
         res.convergence = tol / (_convergence(en) + _EPS)
         try:
@@ -346,9 +328,9 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
             pool.close()
             pool.join()
 
-    pop, en = _best_first(_full(func, fixed, lo, d["population"]), d["population_energies"])
+    pop, en = _best_first(_with_fixed(d["population"], fixed, lo[fixed]), d["population_energies"])
     reason = d["stop_reason"]
-    res = OptimizeResult(x=_full_x(func, fixed, lo, d["x"]), fun=d["fun"], nfev=d["nfev"], nit=d["nit"],
+    res = OptimizeResult(x=_with_fixed(d["x"], fixed, lo[fixed]), fun=d["fun"], nfev=d["nfev"], nit=d["nit"],
                          message=_MESSAGES.get(reason, reason), success=reason == "converged",
                          population=pop, population_energies=en)
     res.engine, res.wall_s, res.stop_reason = d["engine"], d["wall_s"], reason
@@ -368,8 +350,8 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
             if disp and pf is not None:
                 print("Polishing solution with 'L-BFGS-B'")
         if pf is not None:
-            box = _scipy_bounds(lo, hi)
-            p = pf(polish_f, np.copy(res.x), bounds=box, constraints=constraints if constraints is not None else ())
+            polish_box = _scipy_bounds(lo, hi)
+            p = pf(polish_f, np.copy(res.x), bounds=polish_box, constraints=constraints if constraints is not None else ())
             if not hasattr(p, "fun") or not hasattr(p, "x"):
                 raise ValueError("polish: a polishing function must return an OptimizeResult")
             res.nfev += int(p.get("nfev", 0)) if hasattr(p, "get") else int(getattr(p, "nfev", 0))
@@ -390,21 +372,13 @@ def _scipy_bounds(lo, hi):
         return list(zip(lo, hi))
 
 
-def _full(func, fixed, lo, population):
-    if isinstance(func, Problem) or not fixed.any():
-        return population
-    out = np.empty((population.shape[0], fixed.size))
-    out[:, fixed] = lo[fixed]
-    out[:, ~fixed] = population
-    return out
-
-
-def _full_x(func, fixed, lo, x):
-    if isinstance(func, Problem) or not fixed.any():
-        return x
-    out = np.empty(fixed.size)
-    out[fixed] = lo[fixed]
-    out[~fixed] = x
+def _with_fixed(X: np.ndarray, fixed: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Rows (or one row) of the varying coordinates with the fixed ones (min == max) put back."""
+    if not fixed.any():
+        return X
+    out = np.empty(X.shape[:-1] + (fixed.size,))
+    out[..., fixed] = values
+    out[..., ~fixed] = X
     return out
 
 
@@ -457,14 +431,6 @@ def _fraction(name: str, v) -> float:
     if not (0 <= v <= 1):
         raise ValueError(f"{name} {v}: must be in [0, 1]")
     return float(v)
-
-
-def _count(name: str, v, minimum: int) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-        raise TypeError(f"{name}: expected an integer, got {v!r}")
-    if v < minimum:
-        raise ValueError(f"{name} {v}: must be >= {minimum}")
-    return int(v)
 
 
 def _nonnegative(name: str, v) -> float:

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -93,11 +94,23 @@ std::optional<V> get_optional(const nb::dict& s, const char* key) {
   return nb::cast<V>(s[key]);
 }
 
+// A Python object shared by C++ copies without touching its reference count: the library copies RunOptions
+// (and so the observer) while the GIL is released; the last copy takes the GIL to let the object go.
+struct HeldObject {
+  nb::object obj;
+  explicit HeldObject(nb::object o) : obj(std::move(o)) {}
+  ~HeldObject() {
+    nb::gil_scoped_acquire gil;
+    obj.reset();
+  }
+};
+
 // RunOptions::observe for a Python callable observe(generation: dict) -> bool: the dict holds nit, nfev,
 // fun, elapsed_s and x, and with `population` set population ((np, D)) and population_energies ((np,)).
 // Its truth stops the run; an exception ends it and reaches the caller.
 std::function<bool(const degpu::Generation&)> observer(nb::object fun, bool population, int dim) {
-  return [fun, population, dim](const degpu::Generation& g) {
+  auto held = std::make_shared<HeldObject>(std::move(fun));
+  return [held, population, dim](const degpu::Generation& g) {
     const std::vector<double> x = g.best_x();
     std::vector<double> rows, values;
     if (population) {
@@ -116,7 +129,7 @@ std::function<bool(const degpu::Generation&)> observer(nb::object fun, bool popu
       d["population"] = array_of(rows).attr("reshape")(n, dim);
       d["population_energies"] = array_of(values);
     }
-    const nb::object r = fun(d);
+    const nb::object r = held->obj(d);
     const int truth = PyObject_IsTrue(r.ptr());
     if (truth < 0) throw nb::python_error();
     return truth == 1;

@@ -42,21 +42,27 @@ Result generations(const Problem& problem, const Resolved& r, const RunOptions& 
   res.evals = np;
   if (o.history_every > 0) record(0);
   const auto fstar = problem.optimum_f();
+  std::optional<std::vector<double>> values;
+  const auto values_now = [&]() -> const std::vector<double>& {
+    if (!values) values = pop.values();
+    return *values;
+  };
   long long g = 0;
   std::optional<StopReason> reason = check_stop(r.stop, fstar, pop.best_f(), res.evals, np, 0, elapsed());
   while (!reason) {
     ++g;
     pop.step(g);
     res.evals += np;
+    values.reset();  // generation g's, read (a copy from the device for device rows) at most once
     bool is_converged = false;
     if (r.stop.convergence) {
-      const std::vector<double> f = pop.values();
+      const std::vector<double>& f = values_now();
       is_converged = converged(*r.stop.convergence, spread_of(f.data(), f.size()));
     }
     reason = check_stop(r.stop, fstar, pop.best_f(), res.evals, np, g, elapsed(), is_converged);
     if (o.observe) {
       Generation view{g, res.evals, pop.best_f(), elapsed(), [&] { return pop.best_row(); }, [&] { return pop.rows(); },
-                      [&] { return pop.values(); }};
+                      [&] { return values_now(); }};
       if (o.observe(view)) reason = StopReason::callback;
     }
     if (o.history_every > 0 && (g % o.history_every == 0 || reason)) record(g);
@@ -69,7 +75,7 @@ Result generations(const Problem& problem, const Resolved& r, const RunOptions& 
   res.nan_evals = pop.nan_evals();
   if (o.keep_population) {
     res.population = pop.rows();
-    res.population_f = pop.values();
+    res.population_f = values_now();  // the last generation's (generation 0's where the run stopped there)
   }
   if (fstar) res.best_error = res.best_f - *fstar;
   res.wall_s = elapsed();

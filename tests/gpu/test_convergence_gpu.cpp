@@ -15,13 +15,22 @@
 
 using namespace degpu;
 
+namespace {
+
+// A built-in problem with f* = bias (0: the function's own), so that its values converge relative to their mean.
+Problem built_in(const char* name, int dim, double bias = 0) {
+  ProblemSpec spec;
+  spec.name = name;
+  spec.dim = dim;
+  if (bias != 0) spec.bias = bias;
+  return make_problem(spec);
+}
+
+}  // namespace
+
 TEST(ConvergenceGpu, HostLoopedEnginesStopWhereTheSerialEngineStops) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
-  ProblemSpec spec;
-  spec.name = "sphere";
-  spec.dim = 10;
-  spec.bias = 100.0;  // values that converge relative to their mean
-  const Problem p = make_problem(spec);
+  const Problem p = built_in("sphere", 10, 100.0);
   for (const char* strategy : {"best/1/bin", "current-to-pbest/1/exp"}) {
     const Strategy st = parse_strategy(strategy);
     DEConfig de;
@@ -51,10 +60,7 @@ TEST(ConvergenceGpu, HostLoopedEnginesStopWhereTheSerialEngineStops) {
 
 TEST(ConvergenceGpu, TheObserverSeesTheDevicesPopulationAndStopsIt) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
-  ProblemSpec spec;
-  spec.name = "rastrigin";
-  spec.dim = 8;
-  const Problem p = make_problem(spec);
+  const Problem p = built_in("rastrigin", 8);
   DEConfig de;
   de.np = 32;
   StopCriteria stop;
@@ -103,11 +109,7 @@ TEST(ConvergenceGpu, EveryPathOfTheGpuEngineStopsWhereTheSerialEngineStops) {
   // problems whose population converges (on rastrigin the individuals stay in different basins)
   for (const Case& c : {Case{"sphere", 10, 40, 100.0, 0.2, "best/1/bin"}, Case{"elliptic", 12, 70, 50.0, 0.5, "current-to-pbest/1/exp"},
                         Case{"cec2017:f3", 10, 37, 0.0, 0.9, "rand/1/bin"}}) {
-    ProblemSpec spec;
-    spec.name = c.problem;
-    spec.dim = c.dim;
-    if (c.bias != 0) spec.bias = c.bias;
-    const Problem p = make_problem(spec);
+    const Problem p = built_in(c.problem, c.dim, c.bias);
     const Strategy st = parse_strategy(c.strategy);
     DEConfig de;
     de.mutation = st.mutation;
@@ -142,11 +144,7 @@ TEST(ConvergenceGpu, EveryPathOfTheGpuEngineStopsWhereTheSerialEngineStops) {
 // Trials side by side (a cluster each): each stops at its own generation, the one it stops at alone.
 TEST(ConvergenceGpu, TrialsSideBySideEachStopAtTheirOwnGeneration) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
-  ProblemSpec spec;
-  spec.name = "sphere";
-  spec.dim = 8;
-  spec.bias = 10.0;
-  const Problem p = make_problem(spec);
+  const Problem p = built_in("sphere", 8, 10.0);
   DEConfig de;
   de.np = 32;
   StopCriteria stop;

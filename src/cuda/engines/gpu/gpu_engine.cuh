@@ -272,8 +272,9 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const std::size_t rows = resident ? 0 : np * Ds;
   const std::size_t fs = resident ? 0 : np, ranks = resident ? 0 : plan.blocks;
   const std::size_t partials = plan.path == GpuPlan::Path::wide ? np * plan.per_individual * 3 : 0;
-  const std::size_t kept = o.keep_population ? nt * np * (D + 1) : 0;  // RunOptions::keep_population's rows and values
-  use_device((2 * rows + 2 * fs + nt * (D + 2 + nhist + nhist_x * D) + 3 * Ds + kept) * sizeof(T) + 2 * fs + partials * sizeof(double) + AlgorithmState::bytes(p, nt * np, false, resident ? 0 : 2) +
+  // RunOptions::keep_population: every trial's last rows and values
+  const std::size_t kept_x = o.keep_population ? nt * np * D : 0, kept_f = o.keep_population ? nt * np : 0;
+  use_device((2 * rows + 2 * fs + nt * (D + 2 + nhist + nhist_x * D) + 3 * Ds + kept_x + kept_f) * sizeof(T) + 2 * fs + partials * sizeof(double) + AlgorithmState::bytes(p, nt * np, false, resident ? 0 : 2) +
              2 * ranks * sizeof(Slot<T>) + nt * (static_cast<std::size_t>(p.pbest_count) * 4 + 40) + 64);
   DeviceArray<T> x0(rows), x1(rows), f0(fs), f1(fs), best_f(nt), best_x(nt * D), history(nt * nhist);
   DeviceArray<unsigned long long> history_ns(nt * nhist);
@@ -285,7 +286,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   DeviceArray<std::uint32_t> ranking(nt * static_cast<std::size_t>(p.pbest_count)), best(nt);
   DeviceArray<long long> gens(nt);
   DeviceArray<int> reason(nt);
-  DeviceArray<T> pop_x(o.keep_population ? nt * np * D : 0), pop_f(o.keep_population ? nt * np : 0);
+  DeviceArray<T> pop_x(kept_x), pop_f(kept_f);
   const DeviceArray<T> lo = padded<T>(problem.lower(), Ds), hi = padded<T>(problem.upper(), Ds);
   const DeviceArray<T> shift = padded<T>(problem.shift(), problem.shift().empty() ? 1 : Ds);
   // trials x np individuals, as the host driver's Population's; a population-level update's contributions
@@ -361,7 +362,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   DEGPU_CUDA_TRY(cudaMemcpy(nan_h.data(), nans.ptr, nt * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
   DEGPU_CUDA_TRY(cudaMemcpy(g.data(), gens.ptr, nt * sizeof(long long), cudaMemcpyDeviceToHost));
   DEGPU_CUDA_TRY(cudaMemcpy(why.data(), reason.ptr, nt * sizeof(int), cudaMemcpyDeviceToHost));
-  std::vector<T> pop_xh(o.keep_population ? nt * np * D : 0), pop_fh(o.keep_population ? nt * np : 0);
+  std::vector<T> pop_xh(kept_x), pop_fh(kept_f);
   if (o.keep_population) {
     DEGPU_CUDA_TRY(cudaMemcpy(pop_xh.data(), pop_x.ptr, pop_xh.size() * sizeof(T), cudaMemcpyDeviceToHost));
     DEGPU_CUDA_TRY(cudaMemcpy(pop_fh.data(), pop_f.ptr, pop_fh.size() * sizeof(T), cudaMemcpyDeviceToHost));
