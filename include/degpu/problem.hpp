@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "degpu/constraints.hpp"
 #include "degpu/functions/classic.hpp"
 #include "degpu/problem_model.hpp"
 
@@ -60,6 +61,18 @@ class Problem {
   int dim() const { return static_cast<int>(lower_.size()); }
   const std::vector<double>& lower() const { return lower_; }
   const std::vector<double>& upper() const { return upper_; }
+
+  // Constraints (constraints.hpp), under which the engines minimise by Lampinen's rules; nullptr: none.
+  const ConstraintModel* constraints() const { return constraints_.get(); }
+  // This problem under `constraints` (nullptr: none) in place of its own.
+  Problem with_constraints(std::shared_ptr<const ConstraintModel> constraints) const;
+  // Which coordinates take only integer values (constraints.hpp): dim() flags, or empty for none.
+  const std::vector<std::uint8_t>& integrality() const { return integer_; }
+  // This problem with integrality `integer` (dim() flags; empty or all zero: none) in place of its own.
+  // ConfigError where the sizes disagree or an integer coordinate's box holds no integer.
+  Problem with_integrality(std::vector<std::uint8_t> integer) const;
+  // Whether constraints or integrality are attached (the engines that take them: constraints.hpp).
+  bool constrained() const { return constraints_ != nullptr || !integer_.empty(); }
 
   // f* and x*, when the optimum is known and lies inside the box.
   const std::optional<double>& optimum_f() const { return optimum_f_; }
@@ -129,6 +142,8 @@ class Problem {
   std::vector<double> shift_;  // the term form's shift and bias, which the GPU kernels apply (classic functions)
   double bias_ = 0.0;
   std::shared_ptr<const ProblemModel> model_;  // never null
+  std::shared_ptr<const ConstraintModel> constraints_;
+  std::vector<std::uint8_t> integer_;  // empty: none
 };
 
 // Builds a problem from its name and options (validating them: ConfigError / DataError).

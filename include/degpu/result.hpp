@@ -25,9 +25,10 @@ struct Result {
   std::vector<double> best_x;
   double best_f = 0;
   std::optional<double> best_error;  // best_f - f*, when the optimum is known
-  long long evals = 0;               // objective evaluations, the initial population included
+  long long evals = 0;               // points evaluated, the initial population included (less infeasible: objective calls)
   long long generations = 0;         // generations after the initial population
   long long nan_evals = 0;           // evaluations that returned NaN (ranked worse than any number)
+  long long infeasible = 0;          // under constraints: points of evals not evaluated, as they violated one
   StopReason stop_reason = StopReason::max_evals;
   double wall_s = 0;
   std::vector<HistoryPoint> history;  // sampled as RunOptions::history_every says

@@ -6,8 +6,10 @@
 #pragma once
 #include <algorithm>
 #include <chrono>
+#include <concepts>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "core/de_ops.hpp"
 #include "core/params.hpp"
 #include "core/thread_pool.hpp"
+#include "degpu/constraints.hpp"
 #include "degpu/run.hpp"
 
 namespace degpu::driver {
@@ -73,6 +76,7 @@ Result generations(const Problem& problem, const Resolved& r, const RunOptions& 
   res.best_f = pop.best_f();
   res.best_x = pop.best_row();
   res.nan_evals = pop.nan_evals();
+  if constexpr (requires { pop.infeasible(); }) res.infeasible = pop.infeasible();
   if (o.keep_population) {
     res.population = pop.rows();
     res.population_f = values_now();  // the last generation's (generation 0's where the run stopped there)
@@ -120,6 +124,20 @@ struct Population {
   // a population-level update: the population's state, and each selection's contribution word by word
   std::vector<double> shared, sums;
   std::vector<T> initial;  // RunOptions::initial: the first rows of generation 0 (k x D)
+  // Constraints (constraints.hpp): m violations of each individual and of its trial (np x m each; m = 0: none)
+  int m = 0;
+  std::vector<double> cv, cvtrial;
+  long long infeasible = 0;  // rows not evaluated: they violated a constraint
+  // Integrality: the integer coordinates, and the integers each may take (lo and hi are widened around them)
+  std::vector<int> ints;
+  std::vector<T> ilo, ihi;
+  // Rounds x's integer coordinates to the nearest integer (ties to even), kept in their range.
+  void round_integers(T* x) const {
+    for (std::size_t k = 0; k < ints.size(); ++k) {
+      const int j = ints[k];
+      x[j] = std::min(std::max(static_cast<T>(std::nearbyint(x[j])), ilo[k]), ihi[k]);
+    }
+  }
   T* row(int i) { return buffer[side[i]].data() + static_cast<std::size_t>(i) * D; }
   const T* row(int i) const { return buffer[side[i]].data() + static_cast<std::size_t>(i) * D; }
   T* trial_row(int i) { return buffer[side[i] ^ 1].data() + static_cast<std::size_t>(i) * D; }
@@ -185,6 +203,7 @@ void make_trial(const ops::Params& p, Population<T>& P, std::uint32_t g, std::ui
       }
     }
   });
+  P.round_integers(u);
 }
 
 // Initial individual i (generation 0).
@@ -194,9 +213,10 @@ void init_individual(const ops::Params& p, Population<T>& P, int i) {
   T* xi = P.row(i);
   if (static_cast<std::size_t>(i) * p.D < P.initial.size()) {
     std::copy_n(P.initial.begin() + static_cast<std::ptrdiff_t>(i) * p.D, p.D, xi);
-    return;
+  } else {
+    for (int j = 0; j < p.D; ++j) xi[j] = ops::uniform_in(s.unit_pair(static_cast<std::uint64_t>(j)), P.lo[j], P.hi[j]);
   }
-  for (int j = 0; j < p.D; ++j) xi[j] = ops::uniform_in(s.unit_pair(static_cast<std::uint64_t>(j)), P.lo[j], P.hi[j]);
+  P.round_integers(xi);
 }
 
 // The engine interface the driver calls once per generation: fill every trial_row(i) and P.ftrial.
@@ -231,6 +251,91 @@ struct BatchTrials {
   }
 };
 
+// The objective at n rows on the host: one call of a batch model, else row by row on the executor's threads.
+template <class Exec>
+struct HostObjective {
+  Exec exec;
+  template <class T>
+  void operator()(const Problem& problem, const T* const* rows, int n, T* f) const {
+    if (problem.model()->batch()) return problem.model()->evaluate_batch(rows, n, problem.dim(), f);
+    exec.for_each(n, [&](int k) { f[k] = problem.evaluate<T>(rows[k]); });
+  }
+};
+
+// The engine interface for a problem with constraints (constraints.hpp): every trial of the generation
+// made as PerIndividualTrials makes it; then their violations (one call of the constraint model) and the
+// objective at the feasible ones only (objective(problem, rows, n, f), n >= 1); the others' value is +inf.
+// Generation 0 alike.
+template <class T, class Exec, class Objective>
+struct ConstrainedTrials {
+  Exec exec;
+  Objective objective;
+  mutable std::vector<const T*> rows, feasible_rows;
+  mutable std::vector<std::vector<double>> converted;  // float rows as double, for the constraint model
+  mutable std::vector<const double*> drows;
+  mutable std::vector<int> feasible_at;
+  mutable std::vector<T> feasible_f;
+
+  // f[i] and cv[i m ..] of the rows row(i), i < np
+  template <class Row>
+  void evaluate(const Problem& problem, Population<T>& P, Row row, T* f, double* cv) const {
+    const int np = P.np, D = P.D, m = P.m;
+    rows.resize(static_cast<std::size_t>(np));
+    for (int i = 0; i < np; ++i) rows[i] = row(i);
+    if constexpr (std::same_as<T, double>) {
+      problem.constraints()->violation(rows.data(), np, D, cv);
+    } else {
+      converted.resize(static_cast<std::size_t>(np));
+      drows.resize(static_cast<std::size_t>(np));
+      for (int i = 0; i < np; ++i) {
+        converted[i].assign(rows[i], rows[i] + D);
+        drows[i] = converted[i].data();
+      }
+      problem.constraints()->violation(drows.data(), np, D, cv);
+    }
+    feasible_rows.clear();
+    feasible_at.clear();
+    for (int i = 0; i < np; ++i) {
+      if (feasible(cv + static_cast<std::size_t>(i) * m, m)) {
+        feasible_at.push_back(i);
+        feasible_rows.push_back(rows[i]);
+      } else {
+        f[i] = std::numeric_limits<T>::infinity();
+      }
+    }
+    const int n = static_cast<int>(feasible_at.size());
+    P.infeasible += np - n;
+    if (n == 0) return;
+    feasible_f.resize(static_cast<std::size_t>(n));
+    objective(problem, feasible_rows.data(), n, feasible_f.data());
+    for (int k = 0; k < n; ++k) f[feasible_at[k]] = feasible_f[k];
+  }
+  void init(const ops::Params& p, const Problem& problem, Population<T>& P) const {
+    exec.for_each(P.np, [&](int i) { init_individual(p, P, i); });
+    evaluate(problem, P, [&](int i) { return P.row(i); }, P.f.data(), P.cv.data());
+  }
+  void operator()(const ops::Params& p, const Problem& problem, Population<T>& P, std::uint32_t g) const {
+    exec.for_each(P.np, [&](int i) { make_trial(p, P, g, static_cast<std::uint32_t>(i)); });
+    evaluate(problem, P, [&](int i) { return P.trial_row(i); }, P.ftrial.data(), P.cvtrial.data());
+  }
+};
+
+// The search box of integer coordinates (constraints.hpp): [ceil(lo) - 1/2, floor(hi) + 1/2], just inside,
+// in T, so that rounding a point of it gives each integer of [lo, hi] an equal share.
+template <class T>
+void integer_box(Population<T>& P, const Problem& problem) {
+  const std::vector<std::uint8_t>& integer = problem.integrality();
+  for (int j = 0; j < static_cast<int>(integer.size()); ++j) {
+    if (!integer[j]) continue;
+    const T lo = static_cast<T>(std::ceil(problem.lower()[j])), hi = static_cast<T>(std::floor(problem.upper()[j]));
+    P.ints.push_back(j);
+    P.ilo.push_back(lo);
+    P.ihi.push_back(hi);
+    P.lo[j] = std::nextafter(lo - static_cast<T>(0.5), std::numeric_limits<T>::infinity());
+    P.hi[j] = std::nextafter(hi + static_cast<T>(0.5), -std::numeric_limits<T>::infinity());
+  }
+}
+
 template <class T, class Exec, class Trials>
 Result run_generational(const Problem& problem, const Resolved& r, const RunOptions& o, const Exec& exec,
                         const Trials& trials) {
@@ -248,6 +353,12 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
   P.lo.assign(problem.lower().begin(), problem.lower().end());
   P.hi.assign(problem.upper().begin(), problem.upper().end());
   P.initial = ops::initial_rows<T>(o);
+  integer_box(P, problem);
+  if (const ConstraintModel* c = problem.constraints()) {
+    P.m = c->count();
+    P.cv.resize(static_cast<std::size_t>(p.np) * P.m);
+    P.cvtrial.resize(P.cv.size());
+  }
   P.state = alg::initial_state(p, static_cast<std::size_t>(p.np));
   P.trial_state.resize(P.state.size());
   P.shared = alg::initial_shared(p);
@@ -265,11 +376,33 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
     void count_nan(const std::vector<T>& f) {
       for (T v : f) nans += (v != v);
     }
+    // The best: the lowest value (the first of equals); under constraints, among the feasible individuals,
+    // or where none is feasible the one of the lowest summed violation (constraints.hpp).
     void find_best() {
-      std::uint32_t b = 0;
-      for (int i = 1; i < p.np; ++i)
-        if (ops::better(P.f[i], P.f[b])) b = static_cast<std::uint32_t>(i);
-      P.best = b;
+      const int m = P.m;
+      if (m == 0) {
+        std::uint32_t b = 0;
+        for (int i = 1; i < p.np; ++i)
+          if (ops::better(P.f[i], P.f[b])) b = static_cast<std::uint32_t>(i);
+        P.best = b;
+        return;
+      }
+      int b = -1;
+      for (int i = 0; i < p.np; ++i)
+        if (feasible(P.cv.data() + static_cast<std::size_t>(i) * m, m) && (b < 0 || ops::better(P.f[i], P.f[b]))) b = i;
+      if (b < 0) {
+        double lowest = std::numeric_limits<double>::infinity();
+        b = 0;
+        for (int i = 0; i < p.np; ++i) {
+          double sum = 0;
+          for (int c = 0; c < m; ++c) sum += P.cv[static_cast<std::size_t>(i) * m + c];
+          if (sum < lowest) {
+            lowest = sum;
+            b = i;
+          }
+        }
+      }
+      P.best = static_cast<std::uint32_t>(b);
     }
     void start() {
       if constexpr (requires { trials.init(p, problem, P); }) {
@@ -292,8 +425,14 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
                          [&](std::uint32_t a, std::uint32_t b) { return ops::better(P.f[a], P.f[b]); });
       }
       trials(p, problem, P, static_cast<std::uint32_t>(g));
+      const int m = P.m;
       for (int i = 0; i < p.np; ++i) {
-        const bool took = ops::no_worse(P.ftrial[i], P.f[i]);
+        const bool took = m == 0 ? ops::no_worse(P.ftrial[i], P.f[i])
+                                 : lampinen_takes(P.ftrial[i], P.cvtrial.data() + static_cast<std::size_t>(i) * m, P.f[i],
+                                                  P.cv.data() + static_cast<std::size_t>(i) * m, m,
+                                                  [](T a, T b) { return ops::no_worse(a, b); });
+        if (took && m > 0)
+          std::copy_n(P.cvtrial.begin() + static_cast<std::ptrdiff_t>(i) * m, m, P.cv.begin() + static_cast<std::ptrdiff_t>(i) * m);
         states.select(p, static_cast<std::uint32_t>(g), static_cast<std::uint32_t>(i), took, P.f[i], P.ftrial[i]);
         if (took) {
           P.side[i] ^= 1;
@@ -316,6 +455,7 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
       return x;
     }
     long long nan_evals() const { return nans; }
+    long long infeasible() const { return P.infeasible; }
   } pop{p, problem, exec, trials, P};
   return generations(problem, r, o, p.np, t0, pop);
 }

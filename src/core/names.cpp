@@ -157,6 +157,7 @@ Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de) {
 namespace detail {
 Engine auto_engine(const Problem& problem, bool device) {
   if (!device || !problem.on_gpu()) return Engine::threads;
+  if (problem.constrained()) return Engine::gpu_eval;  // the GPU engine that takes constraints and integrality
   for (Engine e : {Engine::gpu, Engine::gpu_kernels})
     if (problem.model()->not_on(e).empty()) return e;
   return Engine::threads;

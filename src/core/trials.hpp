@@ -20,7 +20,8 @@ void choose_best(TrialsResult& out);
 
 // The engine auto runs `problem` on, given whether a CUDA device is there (resolve_engine asks once): threads
 // for what only the CPU engines run or without a device; else gpu, or, where the problem's model refuses the
-// gpu engine (a schedule of more machines than its groups hold), gpu-kernels, or threads where it refuses both.
+// gpu engine (a schedule of more machines than its groups hold), gpu-kernels, or threads where it refuses both;
+// gpu-eval for a problem with constraints or integrality (the GPU engine that takes them).
 Engine auto_engine(const Problem& problem, bool device);
 
 // Trials o.trial .. o.trial + n - 1 one after another (an engine that does not run them together):

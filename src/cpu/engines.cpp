@@ -11,6 +11,8 @@
 namespace degpu::cpu {
 
 using driver::BatchTrials;
+using driver::ConstrainedTrials;
+using driver::HostObjective;
 using driver::PerIndividualTrials;
 using driver::Population;
 using driver::PoolExec;
@@ -60,6 +62,7 @@ struct MatrixTrials {
                                     rs, j)
                       : R.xi[j];
       });
+      P.round_integers(u);
       P.ftrial[i] = problem.evaluate<T>(u);
     });
   }
@@ -73,6 +76,14 @@ constexpr long long kMinParallelWork = 4096;
 template <class T>
 Result run_cpu(const Problem& problem, const Resolved& r, const RunOptions& o) {
   const bool parallel = !problem.model()->cheap() || static_cast<long long>(r.de.np) * problem.dim() >= kMinParallelWork;
+  if (problem.constraints()) {  // violations first, then the objective at the feasible trials; matrix makes the same trials
+    if (o.engine == Engine::serial)
+      return run_generational<T>(problem, r, o, SerialExec{}, ConstrainedTrials<T, SerialExec, HostObjective<SerialExec>>{});
+    if (o.engine == Engine::threads || o.engine == Engine::matrix) {
+      const PoolExec exec{o.threads, parallel};
+      return run_generational<T>(problem, r, o, exec, ConstrainedTrials<T, PoolExec, HostObjective<PoolExec>>{exec, {exec}});
+    }
+  }
   if (problem.model()->batch()) {  // a vectorised objective: the trials made on the engine's threads, then one call
     if (o.engine == Engine::serial) return run_generational<T>(problem, r, o, SerialExec{}, BatchTrials<T, SerialExec>{{}, {}});
     if (o.engine == Engine::threads || o.engine == Engine::matrix) {  // matrix makes the same trials

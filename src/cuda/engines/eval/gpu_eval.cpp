@@ -17,6 +17,7 @@ struct GpuEvalTrials {
   driver::PoolExec exec;
   std::shared_ptr<BatchEvaluator<T>> gpu;
   std::shared_ptr<std::vector<T>> staging;
+  int staging_D = 0;
 
   // Gathers the np rows given by row(i) into one host block and evaluates it on the GPU.
   template <class Row>
@@ -38,10 +39,23 @@ struct GpuEvalTrials {
   }
 };
 
+// The objective at n rows on the GPU, for a problem with constraints (driver::ConstrainedTrials: the
+// feasible rows only).
+template <class T>
+struct GpuRows {
+  GpuEvalTrials<T> gpu;
+  void operator()(const Problem&, const T* const* rows, int n, T* f) const {
+    gpu.evaluate(n, gpu.staging_D, [&](int k) { return rows[k]; }, f);
+  }
+};
+
 template <class T>
 Result run_gpu_eval(const Problem& problem, const Resolved& r, const RunOptions& o, std::shared_ptr<BatchEvaluator<T>> gpu) {
   const driver::PoolExec exec{o.threads, true};
-  GpuEvalTrials<T> trials{exec, std::move(gpu), std::make_shared<std::vector<T>>()};
+  GpuEvalTrials<T> trials{exec, std::move(gpu), std::make_shared<std::vector<T>>(), problem.dim()};
+  if (problem.constraints())
+    return driver::run_generational<T>(problem, r, o, exec,
+                                       driver::ConstrainedTrials<T, driver::PoolExec, GpuRows<T>>{exec, {trials}});
   return driver::run_generational<T>(problem, r, o, exec, trials);
 }
 template <class T>
