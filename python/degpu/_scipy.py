@@ -12,6 +12,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from . import _core
+from . import _constraints
 from ._args import box, integer, pairs
 from ._core import Problem
 
@@ -183,15 +184,18 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
     the best (scipy.optimize.minimize; a callable polish_func(func, x0, bounds=, constraints=));
     init: 'latinhypercube', 'sobol', 'halton', 'random' (degpu's own uniform draws) or an (S, N) array;
     x0: the first individual; updating: 'immediate' or 'deferred', both run deferred (degpu's engines are
-    generational); workers: 1, an int of processes (-1: every core) or a map-like callable, evaluating
+    generational); constraints: scipy's NonlinearConstraint, LinearConstraint and Bounds objects (one or
+    a sequence), minimised by the engines under Lampinen's rules as scipy's (the objective evaluated at
+    feasible points only); integrality: a bool per coordinate (or one for all), those coordinates kept
+    integers; workers: 1, an int of processes (-1: every core) or a map-like callable, evaluating
     a generation at a time.
 
     degpu's own keywords: engine ('auto': serial for a point callable, threads for a vectorized one or one
     evaluated through workers; for a degpu.Problem where a CUDA device is found, gpu, or gpu-kernels with a
-    callback or disp; else threads), precision ('f64' or 'f32').
+    callback or disp, or gpu-eval with constraints or integrality; else threads), precision ('f64' or 'f32').
 
     Returns scipy's OptimizeResult (x, fun, nfev, nit, success, message, population, population_energies,
-    jac where polishing improved x) where scipy is installed, else a dict with the same keys as attributes;
+    jac where polishing improved x; constr, constr_violation and maxcv under constraints) where scipy is installed, else a dict with the same keys as attributes;
     and degpu's engine, wall_s and stop_reason.
     """
     # -- the objective and the box
@@ -220,10 +224,8 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
     atol = _nonnegative("atol", atol)
     if updating not in ("immediate", "deferred"):
         raise ValueError(f"updating {updating!r}: expected 'immediate' or 'deferred'")
-    if constraints not in ((), None) and not (isinstance(constraints, (list, tuple)) and len(constraints) == 0):
-        raise NotImplementedError("constraints: not run by degpu's engines yet (docs/PYTHON_PLAN.md, step 4)")
-    if integrality is not None and np.any(integrality):
-        raise NotImplementedError("integrality: not run by degpu's engines yet (docs/PYTHON_PLAN.md, step 4)")
+    flags = _constraints.integrality_of(integrality, lo, hi)
+    cons = _constraints.wrap(constraints, D, (lo + hi) / 2, bool(vectorized))
     if precision not in ("f64", "f32"):
         raise ValueError(f"precision {precision!r}: expected 'f64' or 'f32'")
     observed = callback is not None or bool(disp)
@@ -242,9 +244,11 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
     if isinstance(init, str) and init == "sobol":
         n = 1 << (n - 1).bit_length()
     deg_seed, gen = _seed_and_generator(rng, seed)
-    rows = _initial_rows(init, n, lo, hi, gen)
+    rows = _initial_rows(init, n, *_constraints.widened(lo, hi, flags), gen)
     if rows is not None:
         n = rows.shape[0]
+        if flags is not None:  # drawn in the widened box, rounded as the engines round (ties to even)
+            rows[:, flags] = np.round(rows[:, flags])
     n = max(n, _MIN_NP[name.rsplit("/", 1)[0]])
     if x0 is not None:
         x = np.asarray(x0, dtype=float).reshape(-1)
@@ -264,7 +268,10 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
         run_engine = engine
         if engine == "auto":  # the gpu engine, or gpu-kernels where a callback or disp looks at every generation
             gpu = _core.cuda_compiled() and func.on_gpu and len(_core.devices()[0]) > 0
-            run_engine = ("gpu-kernels" if observed else "gpu") if gpu else "threads"
+            if cons or flags is not None:  # the GPU engine that takes constraints and integrality
+                run_engine = "gpu-eval" if gpu else "threads"
+            else:
+                run_engine = ("gpu-kernels" if observed else "gpu") if gpu else "threads"
         polish_f = lambda x: func.evaluate(np.ascontiguousarray(x, dtype=float))
     else:
         f1 = _FunctionWithArgs(func, args)
@@ -293,6 +300,9 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
         run_engine = ("threads" if batch else "serial") if engine == "auto" else engine
         if rows is not None and fixed.any():
             rows = rows[:, ~fixed]
+    if cons or flags is not None:
+        parts = _constraints.engine_parts(cons, fixed, lo[fixed], lambda X: _with_fixed(X, fixed, lo[fixed]))
+        prob = _core.constrained(prob, parts, [] if flags is None else [int(b) for b in flags[~fixed]])
 
     # -- the callback and disp, each generation
     wrapped = _wrap_callback(callback)
@@ -304,9 +314,11 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
             sys.stdout.flush()
         if wrapped is None:
             return False
-        pop, en = _best_first(_with_fixed(g["population"], fixed, lo[fixed]), g["population_energies"])
-        res = OptimizeResult(x=_with_fixed(g["x"], fixed, lo[fixed]), fun=g["fun"], nfev=g["nfev"], nit=g["nit"],
-                             message="in progress", success=True, population=pop, population_energies=en)
+        x = _with_fixed(g["x"], fixed, lo[fixed])
+        pop, en = _best_first(_with_fixed(g["population"], fixed, lo[fixed]), g["population_energies"], x)
+        res = OptimizeResult(x=x, fun=g["fun"], nfev=g["nfev"], nit=g["nit"], message="in progress", success=True,
+                             population=pop, population_energies=en)
+        _constraints.report(res, cons)
         res.convergence = tol / (_convergence(en) + _EPS)
         try:
             return bool(wrapped(res))
@@ -328,15 +340,21 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
             pool.close()
             pool.join()
 
-    pop, en = _best_first(_with_fixed(d["population"], fixed, lo[fixed]), d["population_energies"])
+    x = _with_fixed(d["x"], fixed, lo[fixed])
+    pop, en = _best_first(_with_fixed(d["population"], fixed, lo[fixed]), d["population_energies"], x)
     reason = d["stop_reason"]
-    res = OptimizeResult(x=_with_fixed(d["x"], fixed, lo[fixed]), fun=d["fun"], nfev=d["nfev"], nit=d["nit"],
+    res = OptimizeResult(x=x, fun=d["fun"], nfev=d["nfev"] - d["infeasible"], nit=d["nit"],
                          message=_MESSAGES.get(reason, reason), success=reason == "converged",
                          population=pop, population_energies=en)
     res.engine, res.wall_s, res.stop_reason = d["engine"], d["wall_s"], reason
 
-    # -- polishing from the best, as scipy: L-BFGS-B in the box, kept where it improves and stays inside
-    if polish:
+    # -- polishing from the best, as scipy: L-BFGS-B in the box (trust-constr under constraints), the integer
+    # coordinates held where they are (none where every coordinate is an integer), kept where it improves
+    # and stays inside
+    plo, phi = lo.copy(), hi.copy()
+    if flags is not None:
+        plo[flags] = phi[flags] = res.x[flags]
+    if polish and not (flags is not None and flags.all()):
         if callable(polish):
             pf = polish
         else:
@@ -346,21 +364,26 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
                 scipy_minimize = None
                 warnings.warn("differential_evolution: polish needs scipy (pip install scipy); the result is "
                               "unpolished", stacklevel=2)
-            pf = None if scipy_minimize is None else (lambda f, x, **kw: scipy_minimize(f, x, method="L-BFGS-B", **kw))
+            method = "trust-constr" if cons else "L-BFGS-B"
+            pf = None if scipy_minimize is None else (lambda f, x, **kw: scipy_minimize(f, x, method=method, **kw))
+            if cons and pf is not None and np.any(np.concatenate([c.violation(res.x) for c in cons]) > 0):
+                warnings.warn("differential evolution didn't find a solution satisfying the constraints, attempting "
+                              "to polish from the least infeasible solution", UserWarning, stacklevel=2)
             if disp and pf is not None:
-                print("Polishing solution with 'L-BFGS-B'")
+                print(f"Polishing solution with '{method}'")
         if pf is not None:
-            polish_box = _scipy_bounds(lo, hi)
+            polish_box = _scipy_bounds(plo, phi)
             p = pf(polish_f, np.copy(res.x), bounds=polish_box, constraints=constraints if constraints is not None else ())
             if not hasattr(p, "fun") or not hasattr(p, "x"):
                 raise ValueError("polish: a polishing function must return an OptimizeResult")
             res.nfev += int(p.get("nfev", 0)) if hasattr(p, "get") else int(getattr(p, "nfev", 0))
             px = np.asarray(p.x, dtype=float)
-            if p.fun < res.fun and getattr(p, "success", False) and np.all(px <= hi) and np.all(lo <= px):
+            if p.fun < res.fun and getattr(p, "success", False) and np.all(px <= phi) and np.all(plo <= px):
                 res.fun, res.x = float(p.fun), px
                 res.jac = p.get("jac", None) if hasattr(p, "get") else getattr(p, "jac", None)
                 res.population_energies[0] = res.fun
                 res.population[0] = px
+    _constraints.report(res, cons)
     return res
 
 
@@ -382,11 +405,13 @@ def _with_fixed(X: np.ndarray, fixed: np.ndarray, values: np.ndarray) -> np.ndar
     return out
 
 
-def _best_first(population: np.ndarray, energies: np.ndarray) -> tuple:
-    """scipy keeps the best individual first: population[0] is x and energies[0] fun."""
+def _best_first(population: np.ndarray, energies: np.ndarray, x: np.ndarray) -> tuple:
+    """scipy keeps the best individual first: population[0] is x (the engine's best: under constraints the
+    best feasible, or the least violating) and energies[0] fun."""
     population, energies = np.array(population), np.array(energies)
     if energies.size:
-        b = int(np.nanargmin(energies)) if not np.all(np.isnan(energies)) else 0
+        same = np.flatnonzero(np.all(population == x, axis=1))
+        b = int(same[0]) if same.size else 0
         population[[0, b]] = population[[b, 0]]
         energies[[0, b]] = energies[[b, 0]]
     return population, energies

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "degpu/constraints.hpp"
 #include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/problem.hpp"
@@ -44,6 +45,7 @@ nb::dict result_dict(const degpu::Result& r) {
   d["nfev"] = r.evals;
   d["nit"] = r.generations;
   d["nan_evals"] = r.nan_evals;
+  d["infeasible"] = r.infeasible;
   d["stop_reason"] = std::string(degpu::stop_reason_name(r.stop_reason));
   d["wall_s"] = r.wall_s;
   nb::list history;
@@ -254,6 +256,29 @@ NB_MODULE(_core, m) {
       "name"_a, "dim"_a, "bounds"_a = nb::none(), "shift"_a = nb::none(), "bias"_a = nb::none(), "cec_data"_a = "",
       "cec2014_data"_a = "");
   m.def("python_problem", &degpu::py::python_problem, "fun"_a, "lower"_a, "upper"_a, "vectorized"_a, "name"_a);
+  m.def(
+      "constrained",
+      [](const degpu::Problem& p, nb::list parts, std::vector<std::uint8_t> integrality) {
+        std::vector<std::shared_ptr<const degpu::ConstraintModel>> models;
+        for (nb::handle part : parts) {
+          const nb::tuple t = nb::cast<nb::tuple>(part);
+          const std::string kind = nb::cast<std::string>(t[0]);
+          if (kind == "linear") {
+            const auto A = nb::cast<nb::ndarray<const double, nb::ndim<2>, nb::c_contig, nb::device::cpu>>(t[1]);
+            models.push_back(degpu::linear_constraints(std::vector<double>(A.data(), A.data() + A.size()),
+                                                       static_cast<int>(A.shape(1)), nb::cast<std::vector<double>>(t[2]),
+                                                       nb::cast<std::vector<double>>(t[3])));
+          } else if (kind == "python") {
+            models.push_back(degpu::py::python_constraints(nb::borrow<nb::object>(t[1]), nb::cast<int>(t[2])));
+          } else {
+            throw nb::value_error(("constraints: unknown kind " + kind).c_str());
+          }
+        }
+        degpu::Problem out = p.with_integrality(std::move(integrality));
+        return models.empty() ? out : out.with_constraints(degpu::all_of(std::move(models)));
+      },
+      "problem"_a, "parts"_a, "integrality"_a,
+      "the problem under constraints (('linear', A, lb, ub) or ('python', violations(X) -> (n, m), m)) and integrality");
   m.def("problem_names", [] {
     std::vector<std::pair<std::string, std::string>> v;
     for (const degpu::ProblemInfo& i : degpu::list_problems()) v.emplace_back(i.name, i.summary);

@@ -3,10 +3,12 @@
 #include <nanobind/ndarray.h>
 
 #include <memory>
+#include <algorithm>
 #include <typeinfo>
 #include <string>
 #include <utility>
 
+#include "degpu/constraints.hpp"
 #include "degpu/problem_model.hpp"
 
 namespace nb = nanobind;
@@ -87,7 +89,40 @@ class PythonObjective final : public ProblemModel {
   bool vectorized_;
 };
 
+// Violations from a Python callable: fun(X) with X an (n, dim) float64 array returns the (n, m) violations
+// (python/degpu/_constraints.py makes it from scipy's constraint objects).
+class PythonConstraints final : public ConstraintModel {
+ public:
+  PythonConstraints(nb::object fun, int m) : fun_(std::move(fun)), m_(m) {}
+  ~PythonConstraints() override {
+    nb::gil_scoped_acquire gil;
+    fun_.reset();
+  }
+  int count() const override { return m_; }
+  void violation(const double* const* rows, int n, int dim, double* cv) const override {
+    nb::gil_scoped_acquire gil;
+    nb::object r = fun_(rows_array(rows, n, dim, false));
+    nb::object a = nb::module_::import_("numpy").attr("ascontiguousarray")(r, nb::arg("dtype") = "float64");
+    const auto v = nb::cast<nb::ndarray<const double, nb::device::cpu>>(a);
+    if (v.ndim() != 2 || static_cast<int>(v.shape(0)) != n || static_cast<int>(v.shape(1)) != m_)
+      throw nb::value_error(("constraints: the violations of " + std::to_string(n) + " points must have shape (" + std::to_string(n) +
+                             ", " + std::to_string(m_) + "); got " + std::string(nb::repr(a.attr("shape")).c_str()))
+                                .c_str());
+    const double* d = v.data();
+    std::copy(d, d + static_cast<std::size_t>(n) * m_, cv);
+  }
+
+ private:
+  nb::object fun_;
+  int m_;
+};
+
 }  // namespace
+
+std::shared_ptr<const ConstraintModel> python_constraints(nb::object fun, int m) {
+  if (m < 1) throw nb::value_error("constraints: a constraint gives at least one value");
+  return std::make_shared<const PythonConstraints>(std::move(fun), m);
+}
 
 Problem python_problem(nb::object fun, std::vector<double> lower, std::vector<double> upper, bool vectorized, std::string name) {
   return Problem::from_model(std::move(name), std::move(lower), std::move(upper),

@@ -5,12 +5,17 @@
 #pragma once
 #include <nanobind/nanobind.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "degpu/problem.hpp"
 
 namespace degpu::py {
+
+// Constraints whose violations a Python callable gives: fun(X) -> (n, m) for X of shape (n, D), called
+// once a generation with the GIL held.
+std::shared_ptr<const ConstraintModel> python_constraints(nanobind::object fun, int m);
 
 Problem python_problem(nanobind::object fun, std::vector<double> lower, std::vector<double> upper, bool vectorized,
                        std::string name);

@@ -300,5 +300,5 @@ def test_bad_bounds_and_func():
         de(5, [(-1, 1)])
     with pytest.raises(TypeError, match="fun"):
         de(lambda x: "text", [(-1, 1)], rng=1)
-    with pytest.raises(NotImplementedError, match="constraints"):
+    with pytest.raises(TypeError, match="constraints"):
         de(sphere, [(-1, 1)], constraints=[object()])

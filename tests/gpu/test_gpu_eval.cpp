@@ -11,6 +11,7 @@
 
 #include "../cec_points.hpp"
 #include "cuda/engines/eval/batch_evaluator.hpp"
+#include "degpu/constraints.hpp"
 #include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/run.hpp"
@@ -67,6 +68,42 @@ TEST(GpuEval, RunMatchesTheSerialEngine) {
   const Result a = minimize(p, de, stop, cpu), b = minimize(p, de, stop, gpu);
   EXPECT_EQ(a.evals, b.evals);
   EXPECT_NEAR(b.best_f, a.best_f, 1e-9 * (1 + std::fabs(a.best_f)));
+}
+
+// Constraints and integrality on gpu-eval (the host driver's rules, the GPU's values): the serial run's
+// decisions, the infeasible points not evaluated, every integer coordinate an integer; auto picks gpu-eval.
+TEST(GpuEval, ConstraintsAndIntegralityAsTheSerialEngine) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  ProblemSpec s;
+  s.name = "sphere";
+  s.dim = 8;
+  const Problem p = make_problem(s)
+                        .with_constraints(linear_constraints(std::vector<double>(8, 1.0), 8, {2.0}, {INFINITY}))
+                        .with_integrality({1, 1, 0, 0, 0, 0, 0, 0});
+  DEConfig de;
+  de.np = 40;
+  StopCriteria stop;
+  stop.max_gens = 300;
+  RunOptions cpu, gpu, automatic;
+  cpu.engine = Engine::serial;
+  gpu.engine = Engine::gpu_eval;
+  const Result a = minimize(p, de, stop, cpu), b = minimize(p, de, stop, gpu);
+  EXPECT_EQ(a.evals, b.evals);
+  EXPECT_EQ(a.infeasible, b.infeasible);
+  EXPECT_GT(b.infeasible, 0);
+  EXPECT_NEAR(b.best_f, a.best_f, 1e-9 * (1 + std::fabs(a.best_f)));
+  double sum = 0;
+  for (double v : b.best_x) sum += v;
+  EXPECT_GE(sum, 2.0);
+  EXPECT_EQ(b.best_x[0], 0.0);  // integers 0, and the six others sharing the sum of 2: f = 6 (1/3)^2
+  EXPECT_EQ(b.best_x[1], 0.0);
+  EXPECT_NEAR(b.best_f, 2.0 / 3, 1e-3);
+  EXPECT_EQ(resolve_engine(Engine::auto_, p, de), Engine::gpu_eval);
+  for (Engine e : {Engine::gpu, Engine::gpu_kernels, Engine::gpu_fused}) {
+    RunOptions o;
+    o.engine = e;
+    EXPECT_THROW(minimize(p, de, stop, o), ConfigError) << engine_name(e);
+  }
 }
 
 TEST(GpuEval, UserObjectivesAreRefused) {
