@@ -14,6 +14,7 @@ run for the same settings.
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
@@ -34,7 +35,8 @@ class Result:
     x: the best point found; fun: its value; nfev: evaluations (the initial population's included);
     nit: generations after the initial population; success: whether the run ended on a criterion it was
     given (target, evaluations, generations or time) rather than failing; status: 0 on success;
-    message: why it stopped, in words; stop_reason: 'max_evals', 'max_gens', 'target', 'max_time';
+    message: why it stopped, in words; stop_reason: 'max_evals', 'max_gens', 'target', 'max_time',
+    'callback' (the callback stopped it), 'interrupted' (Ctrl-C);
     best_error: fun - f* where the optimum is known, else None; engine: the engine that ran;
     wall_s: seconds; nan_evals: evaluations that returned NaN; history: (generation, evaluations,
     best f, seconds) samples where asked for; trials: with trials > 1, every trial's Result (this one is
@@ -52,8 +54,8 @@ class Result:
         self.wall_s: float = d["wall_s"]
         self.nan_evals: int = d["nan_evals"]
         self.history: list = list(d["history"])
-        self.success: bool = True
-        self.status: int = 0
+        self.success: bool = self.stop_reason != "interrupted"
+        self.status: int = 0 if self.success else 1
         self.message: str = _MESSAGES.get(self.stop_reason, self.stop_reason)
         self.trials: list = trials or []
 
@@ -66,6 +68,8 @@ class Result:
 
 
 _MESSAGES = {
+    "callback": "The callback asked to stop.",
+    "interrupted": "Interrupted (Ctrl-C): the best so far.",
     "max_evals": "Maximum number of function evaluations reached.",
     "max_gens": "Maximum number of generations reached.",
     "target": "Target error reached.",
@@ -137,6 +141,7 @@ def minimize(fun: Union[Problem, Callable], bounds: Optional[Sequence] = None, *
              repair: str = "reinit", max_evals: Optional[int] = None, max_generations: Optional[int] = None,
              target: Optional[float] = None, max_time: Optional[float] = None, seed: int = 1, engine: str = "auto",
              precision: str = "f64", trials: int = 1, trial: int = 0, threads: int = 0, vectorized: bool = False,
+             x0: Optional[Sequence[float]] = None, callback: Optional[Callable] = None, progress: bool = False,
              history_every: int = 0, name: str = "python") -> Result:
     """Minimise `fun` by differential evolution with degpu's engines.
 
@@ -157,6 +162,13 @@ def minimize(fun: Union[Problem, Callable], bounds: Optional[Sequence] = None, *
         serial for a point one, which holds the GIL, threads for a vectorised one), 'serial', 'threads',
         'matrix', 'gpu-eval', 'gpu-kernels', 'gpu-fused', 'gpu'; precision: 'f64' or 'f32'; threads: the threads and matrix engines' count
         (0: all cores); history_every: sample the best every K generations into Result.history.
+    x0: a point of the box that is the first individual of generation 0.
+    callback(intermediate_result): called after each generation with a Result (x, fun, nfev, nit, wall_s,
+        population, population_energies); returning True or raising StopIteration stops the run (stop_reason
+        'callback'). progress=True: a progress bar (tqdm where installed, else a line on stderr). Both need
+        an engine whose generations the host sees (not 'gpu'; 'auto' then picks gpu-kernels).
+    Ctrl-C stops the run at the end of a generation and returns the best so far (stop_reason
+    'interrupted'), on every engine but 'gpu', whose generations run inside one kernel.
     Bad arguments raise ValueError or TypeError naming the parameter.
     """
     if isinstance(fun, Problem):
@@ -174,6 +186,23 @@ def minimize(fun: Union[Problem, Callable], bounds: Optional[Sequence] = None, *
             engine = "threads" if vectorized else "serial"
     else:
         raise TypeError(f"fun: expected a degpu.Problem or a callable, got {type(fun).__name__}")
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback: expected a callable, got {type(callback).__name__}")
+    watched = callback is not None or bool(progress)
+    if watched and engine == "gpu":
+        raise ValueError(f"{'callback' if callback is not None else 'progress'}: engine 'gpu' runs its generations "
+                         "inside one kernel, which calls no Python; use engine 'gpu-kernels'")
+    if watched and engine == "auto" and isinstance(fun, Problem) and _core.cuda_compiled() and fun.on_gpu \
+            and len(_core.devices()[0]) > 0:
+        engine = "gpu-kernels"
+    initial = None
+    if x0 is not None:
+        x = np.asarray(x0, dtype=float).reshape(-1)
+        if x.size != prob.dim:
+            raise ValueError(f"x0: {x.size} values for dim {prob.dim}")
+        if np.any(x < prob.lower) or np.any(x > prob.upper):
+            raise ValueError("x0: some entries lie outside the bounds")
+        initial = np.ascontiguousarray(x[None, :])
     if not isinstance(algorithm, str):
         raise TypeError("algorithm: expected a name ('de', 'jde', 'jade')")
     if strategy is None:
@@ -182,7 +211,24 @@ def minimize(fun: Union[Problem, Callable], bounds: Optional[Sequence] = None, *
         p = 0.05 if algorithm == "jade" else 0.1
     np_ = 0 if popsize is None else integer("popsize", popsize, minimum=1)
     trials = integer("trials", trials, minimum=1)
-    results = _core.minimize(prob, dict(
+    bar = _Progress(max_evals, max_generations) if progress else None
+
+    def observe(g: dict) -> bool:
+        if bar is not None:
+            bar.update(g)
+        if callback is None:
+            return False
+        r = Result(dict(x=g["x"], fun=g["fun"], nfev=g["nfev"], nit=g["nit"], stop_reason="running", best_error=None,
+                        engine=engine, wall_s=g["elapsed_s"], nan_evals=0, history=[]))
+        r.message = "in progress"
+        r.population, r.population_energies = g["population"], g["population_energies"]
+        try:
+            return bool(callback(r))
+        except StopIteration:
+            return True
+
+    try:
+        results = _core.minimize(prob, dict(
         algorithm=algorithm, strategy=strategy, np=np_, F=_range("F", F), CR=_range("CR", CR), dither=dither,
         p=float(p), repair=repair,
         max_evals=None if max_evals is None else integer("max_evals", max_evals, minimum=1),
@@ -190,13 +236,54 @@ def minimize(fun: Union[Problem, Callable], bounds: Optional[Sequence] = None, *
         target_error=None if target is None else float(target), max_time=None if max_time is None else float(max_time),
         seed=integer("seed", seed, minimum=0), engine=engine, precision=precision, trials=trials,
         trial=integer("trial", trial, minimum=0), threads=integer("threads", threads, minimum=0),
-        history_every=integer("history_every", history_every, minimum=0)))
+        history_every=integer("history_every", history_every, minimum=0), initial=initial,
+        observe=observe if watched else None, observe_population=callback is not None, interrupt="stop"))
+    finally:
+        if bar is not None:
+            bar.close()
+    for d in results:
+        if d["interrupted"]:
+            d["stop_reason"] = "interrupted"
     all_results = [Result(d) for d in results]
     if len(all_results) == 1:
         return all_results[0]
     best = min(range(len(all_results)), key=lambda k: (math.isnan(all_results[k].fun), all_results[k].fun))
     out = Result(results[best], trials=all_results)
     return out
+
+
+class _Progress:
+    """minimize's progress bar: tqdm where installed, else a line on stderr redrawn at most 5 times a second;
+    it counts evaluations against max_evals, else generations against max_generations."""
+
+    def __init__(self, max_evals: Optional[int], max_generations: Optional[int]):
+        self.key, total = ("nfev", max_evals) if max_evals is not None else ("nit", max_generations)
+        self.last = -1.0  # the first generation is drawn at once
+        try:
+            from tqdm.auto import tqdm
+            self.bar = tqdm(total=total, unit="eval" if self.key == "nfev" else "gen")
+        except ImportError:
+            self.bar = None
+        self.total = total
+
+    def update(self, g: dict) -> None:
+        if self.bar is not None:
+            self.bar.update(g[self.key] - self.bar.n)
+            self.bar.set_postfix(fun=f"{g['fun']:.6g}", refresh=False)
+            return
+        if g["elapsed_s"] - self.last < 0.2:
+            return
+        self.last = g["elapsed_s"]
+        gens = f"/{self.total}" if self.total and self.key == "nit" else ""
+        evals = f"/{self.total}" if self.total and self.key == "nfev" else ""
+        sys.stderr.write(f"\rgeneration {g['nit']}{gens}, evaluations {g['nfev']}{evals}, best {g['fun']:.6g}   ")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        elif self.last >= 0:
+            sys.stderr.write("\n")
 
 
 def _range(name: str, v: Any) -> tuple:

@@ -330,7 +330,7 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
                     tol=tol, atol=atol, seed=deg_seed, engine=run_engine, precision=precision,
                     initial=None if rows is None else np.ascontiguousarray(rows, dtype=float), keep_population=True,
                     observe=observe if (disp or wrapped is not None) else None,
-                    observe_population=wrapped is not None)
+                    observe_population=wrapped is not None, interrupt="raise")
     if F[0] != F[1]:
         settings["dither"] = "generation"
     try:

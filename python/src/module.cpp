@@ -138,10 +138,34 @@ std::function<bool(const degpu::Generation&)> observer(nb::object fun, bool popu
   };
 }
 
+// The observer `inner` (or none) behind a check for Ctrl-C: at most every 20 ms of the run, Python's signal
+// handlers run (PyErr_CheckSignals, on the main thread); a KeyboardInterrupt there, or one a Python objective
+// saw (interrupt_flag), stops the run at the generation's end.
+std::function<bool(const degpu::Generation&)> interruptible(std::function<bool(const degpu::Generation&)> inner) {
+  auto next_check = std::make_shared<double>(0.0);
+  return [inner = std::move(inner), next_check](const degpu::Generation& g) {
+    if (degpu::py::interrupt_flag().load()) return true;
+    if (g.elapsed_s >= *next_check) {
+      *next_check = g.elapsed_s + 0.02;
+      nb::gil_scoped_acquire gil;
+      if (PyErr_CheckSignals() != 0) {
+        if (!PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) throw nb::python_error();
+        PyErr_Clear();
+        degpu::py::interrupt_flag().store(true);
+        return true;
+      }
+    }
+    return inner ? inner(g) : false;
+  };
+}
+
 // One run, or `trials` trials from `trial` (a list of result dicts), with the library's settings by name:
 // s holds algorithm, strategy, np, F, CR, dither, p, repair, max_evals, max_gens, target_error, max_time,
 // tol, atol (the convergence test where tol is given), seed, engine, precision, trials, trial, threads,
-// history_every, initial (rows), keep_population, observe and observe_population (observer() above).
+// history_every, initial (rows), keep_population, observe and observe_population (observer() above), and
+// interrupt: what Ctrl-C does ("stop": the run stops at the generation's end, its result's "interrupted"
+// set; "raise": KeyboardInterrupt once the run has stopped; none: only a Python objective sees it), on every
+// engine but gpu (whose generations run inside one kernel).
 nb::list minimize(const degpu::Problem& problem, const nb::dict& s) {
   degpu::DEConfig de;
   de.algorithm = degpu::parse_algorithm(get<std::string>(s, "algorithm", "de"));
@@ -175,21 +199,33 @@ nb::list minimize(const degpu::Problem& problem, const nb::dict& s) {
   if (s.contains("observe") && !s["observe"].is_none())
     o.observe = observer(nb::borrow<nb::object>(s["observe"]), get<bool>(s, "observe_population", false), problem.dim());
   const int trials = get<int>(s, "trials", 1);
+  const std::string interrupt = get<std::string>(s, "interrupt", "");
+  if (!interrupt.empty() && interrupt != "stop" && interrupt != "raise")
+    throw nb::value_error(("interrupt " + interrupt + ": expected 'stop' or 'raise'").c_str());
   std::vector<degpu::Result> out;
   std::string engine_ran;
+  degpu::py::interrupt_flag().store(false);
   {
     nb::gil_scoped_release release;  // a Python objective or observer takes the GIL back for its calls
-    engine_ran = std::string(degpu::engine_name(degpu::resolve_engine(o.engine, problem, de)));
+    const degpu::Engine resolved = degpu::resolve_engine(o.engine, problem, de);
+    engine_ran = std::string(degpu::engine_name(resolved));
+    if (!interrupt.empty() && resolved != degpu::Engine::gpu) o.observe = interruptible(std::move(o.observe));
     if (trials == 1) {
       out.push_back(degpu::minimize(problem, de, stop, o));
     } else {
       out = degpu::minimize_trials(problem, de, stop, o, trials).trials;
     }
   }
+  const bool interrupted = degpu::py::interrupt_flag().exchange(false);
+  if (interrupted && interrupt != "stop") {
+    PyErr_SetNone(PyExc_KeyboardInterrupt);
+    throw nb::python_error();
+  }
   nb::list list;
   for (const degpu::Result& r : out) {
     nb::dict d = result_dict(r);
     d["engine"] = engine_ran;
+    d["interrupted"] = interrupted;
     if (o.keep_population) {
       d["population"] = array_of(r.population).attr("reshape")(r.population_f.size(), problem.dim());
       d["population_energies"] = array_of(r.population_f);

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <algorithm>
+#include <limits>
 #include <typeinfo>
 #include <string>
 #include <utility>
@@ -58,9 +59,23 @@ class PythonObjective final : public ProblemModel {
   }
 
  private:
-  // f[k] = fun(row k): one call of a vectorised objective, or one call a row
+  // f[k] = fun(row k): one call of a vectorised objective, or one call a row; NaN for every row once Ctrl-C
+  // was seen (interrupt_flag)
   void call(const double* const* rows, int n, int dim, double* f) const {
     nb::gil_scoped_acquire gil;
+    try {
+      call_python(rows, n, dim, f);
+    } catch (nb::python_error& e) {
+      if (!e.matches(PyExc_KeyboardInterrupt)) throw;
+      interrupt_flag().store(true);
+      std::fill(f, f + n, std::numeric_limits<double>::quiet_NaN());
+    }
+  }
+  void call_python(const double* const* rows, int n, int dim, double* f) const {
+    if (interrupt_flag().load()) {
+      std::fill(f, f + n, std::numeric_limits<double>::quiet_NaN());
+      return;
+    }
     if (!vectorized_) {
       for (int k = 0; k < n; ++k) {
         nb::object r = fun_(rows_array(rows + k, 1, dim, true));
@@ -118,6 +133,11 @@ class PythonConstraints final : public ConstraintModel {
 };
 
 }  // namespace
+
+std::atomic<bool>& interrupt_flag() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
 
 std::shared_ptr<const ConstraintModel> python_constraints(nb::object fun, int m) {
   if (m < 1) throw nb::value_error("constraints: a constraint gives at least one value");

@@ -5,6 +5,7 @@
 #pragma once
 #include <nanobind/nanobind.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +13,11 @@
 #include "degpu/problem.hpp"
 
 namespace degpu::py {
+
+// Ctrl-C during a run: a Python objective that sees KeyboardInterrupt sets this flag and gives NaN (never
+// selected) without calling Python again until the flag is cleared; the run's interrupt check (module.cpp)
+// stops the run at the generation's end. minimize() clears it when a run begins.
+std::atomic<bool>& interrupt_flag();
 
 // Constraints whose violations a Python callable gives: fun(X) -> (n, m) for X of shape (n, D), called
 // once a generation with the GIL held.

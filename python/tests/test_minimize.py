@@ -160,3 +160,94 @@ def test_problems_and_devices():
         assert d.why and d.why in repr(d)
     else:
         assert d[0]["name"]
+
+
+def test_callback_sees_each_generation_and_stops_the_run():
+    seen = []
+
+    def cb(intermediate_result):
+        seen.append((intermediate_result.nit, intermediate_result.fun, intermediate_result.population.shape))
+        return intermediate_result.nit == 7
+
+    r = degpu.minimize(degpu.problem("sphere", 5), popsize=12, max_generations=100, callback=cb, engine="threads")
+    assert [s[0] for s in seen] == list(range(1, 8))
+    assert all(s[2] == (12, 5) for s in seen)
+    assert all(a[1] >= b[1] for a, b in zip(seen, seen[1:]))  # the best never worsens
+    assert r.nit == 7 and r.stop_reason == "callback" and r.success and r.fun == seen[-1][1]
+
+    def stop_iteration(intermediate_result):
+        if intermediate_result.nit == 3:
+            raise StopIteration
+
+    r = degpu.minimize(lambda x: float(np.sum(x * x)), [(-1, 1)] * 3, max_generations=50, callback=stop_iteration)
+    assert r.nit == 3 and r.stop_reason == "callback"
+
+    def fails(intermediate_result):
+        raise RuntimeError("callback failed")
+
+    with pytest.raises(RuntimeError, match="callback failed"):
+        degpu.minimize(degpu.problem("sphere", 5), max_generations=10, callback=fails, engine="serial")
+    with pytest.raises(TypeError, match="callback"):
+        degpu.minimize(degpu.problem("sphere", 5), callback=5)
+    with pytest.raises(ValueError, match="callback"):
+        degpu.minimize(degpu.problem("sphere", 5), callback=cb, engine="gpu")
+
+
+def test_x0_is_the_first_individual():
+    calls = []
+
+    def f(x):
+        calls.append(np.copy(x))
+        return float(np.sum((x - 0.25) ** 2))
+
+    r = degpu.minimize(f, [(-1, 1)] * 4, x0=[0.25] * 4, popsize=10, max_generations=3)
+    assert np.array_equal(calls[0], [0.25] * 4) and r.fun == 0.0
+    with pytest.raises(ValueError, match="x0"):
+        degpu.minimize(f, [(-1, 1)] * 4, x0=[2.0] * 4)
+    with pytest.raises(ValueError, match="x0"):
+        degpu.minimize(f, [(-1, 1)] * 4, x0=[0.0] * 3)
+
+
+def test_progress_without_tqdm_writes_a_line(capsys, monkeypatch):
+    import builtins
+    real_import = builtins.__import__
+
+    def no_tqdm(name, *args, **kwargs):
+        if name.startswith("tqdm"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_tqdm)
+    r = degpu.minimize(degpu.problem("sphere", 5), max_generations=20, progress=True, engine="serial")
+    err = capsys.readouterr().err
+    assert "generation 1/20, evaluations 50, best" in err and err.endswith("\n")
+    assert r.nit == 20
+
+
+def test_ctrl_c_returns_the_best_so_far():
+    import os
+    import signal
+    import threading
+
+    # a KeyboardInterrupt raised in the objective: the run stops at the generation's end
+    count = [0]
+
+    def f(x):
+        count[0] += 1
+        if count[0] == 500:
+            raise KeyboardInterrupt
+        return float(np.sum(x * x))
+
+    r = degpu.minimize(f, [(-1, 1)] * 3, popsize=20, max_generations=1000)
+    assert r.stop_reason == "interrupted" and not r.success and r.nit == 24  # evaluation 500 is in generation 24
+    assert np.isfinite(r.fun) and r.fun == f(r.x)
+    # SIGINT while a built-in runs on the threads engine (no Python code): seen within the generation loop
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    r = degpu.minimize(degpu.problem("rastrigin", 30), max_evals=10 ** 12, max_time=60, engine="threads")
+    timer.join()
+    assert r.stop_reason == "interrupted" and r.wall_s < 10 and np.isfinite(r.fun)
+    # differential_evolution raises KeyboardInterrupt, as scipy's does
+    count[0] = 0
+    with pytest.raises(KeyboardInterrupt):
+        degpu.differential_evolution(f, [(-1, 1)] * 3, maxiter=1000, polish=False, rng=1)
