@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A Python virtual environment with what the Python package builds and tests with (nanobind, numpy,
-# scipy, pytest), from the Python package index; made once, reused after. Prints its interpreter's path.
+# scipy, pytest, matplotlib), from the Python package index; made once, reused after. Prints its
+# interpreter's path.
 #
 # usage: scripts/python-env.sh DIR
 set -euo pipefail
@@ -16,5 +17,5 @@ if [[ ! -x "$py" ]]; then
   fi
   python3 -m venv "$dir" >&2
 fi
-"$py" -m pip install -q --disable-pip-version-check nanobind numpy scipy pytest >&2
+"$py" -m pip install -q --disable-pip-version-check nanobind numpy scipy pytest matplotlib >&2
 echo "$py"

@@ -24,7 +24,7 @@
 #include "degpu/ranking.hpp"
 #include "degpu/run.hpp"
 #include "parse.hpp"
-#include "png_plot.hpp"
+#include "python_plot.hpp"
 #include "results.hpp"
 #include "stats.hpp"
 
@@ -284,17 +284,13 @@ int bench_janssen(const BenchArgs& a) {
   write_output(out + "/results.json", j.dump(2) + "\n");
   write_output(out + "/trials.csv", csv.csv());
   write_output(out + "/summary.md", md.str());
-  for (std::size_t fi = 0; fi < functions.size(); ++fi) {  // the paper's Fig. 7: error against time
-    std::vector<Series> series;
-    for (std::size_t ci = 0; ci < configs.size(); ++ci) {
-      Series s{configs[ci].name, {}, {}};
-      for (const TrialOutcome& t : cells[fi][ci].outcomes) s.x.push_back(t.seconds), s.y.push_back(t.error);
-      series.push_back(std::move(s));
-    }
-    write_output(out + "/" + functions[fi] + ".png",
-                 scatter_png(problems[fi].name() + ", D " + std::to_string(D), "wall-clock time of a trial (s)",
-                             "final error f - f*", series));
-  }
+  // the paper's Fig. 7 (error against time), a figure per function, by python/degpu/plot.py where Python has
+  // matplotlib; the results stand without them
+  std::string why;
+  const int drawn = run_plot_script({"--bench", out}, true, why);
+  if (drawn != 0)
+    std::fprintf(stderr, "plots: not drawn (%s); `degpu plot --bench %s` draws them where Python has matplotlib\n",
+                 drawn < 0 ? why.c_str() : ("the plot script exited with " + std::to_string(drawn)).c_str(), out.c_str());
   std::cout << md.str() << std::flush;
   return 0;
 }

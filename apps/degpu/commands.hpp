@@ -27,7 +27,6 @@ Command add_list(CLI::App& app);
 Command add_devices(CLI::App& app);
 Command add_bench(CLI::App& app);
 Command add_schedule(CLI::App& app);
-Command add_plot(CLI::App& app);
 
 // Writes `text` to `path` ("-": stdout) through a temporary file renamed into place, so a failed run
 // leaves nothing half-written. DataError when the file cannot be written.

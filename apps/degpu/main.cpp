@@ -4,15 +4,20 @@
 #include <exception>
 #include <iostream>
 
+#include <cstring>
+
 #include "commands.hpp"
 #include "parse.hpp"
+#include "python_plot.hpp"
 #include "degpu/errors.hpp"
 
 int main(int argc, char** argv) {
+  // degpu plot is python/degpu/plot.py's: its arguments (and --help) go to it as they are
+  if (argc >= 2 && std::strcmp(argv[1], "plot") == 0) return degpu::cli::plot_command(argc - 2, argv + 2);
   CLI::App app{"degpu: differential evolution on CPUs and NVIDIA GPUs"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "degpu 0.1.0");
-  degpu::cli::Command run, eval, list, devices, bench, schedule, plot;
+  degpu::cli::Command run, eval, list, devices, bench, schedule;
   try {
     run = degpu::cli::add_run(*app.add_subcommand("run", "minimise a problem with differential evolution"));
     eval = degpu::cli::add_eval(*app.add_subcommand("eval", "evaluate a problem at points read from a file"));
@@ -21,7 +26,7 @@ int main(int argc, char** argv) {
     bench = degpu::cli::add_bench(*app.add_subcommand("bench", "benchmark protocols of the papers (janssen)"));
     schedule = degpu::cli::add_schedule(
         *app.add_subcommand("schedule", "map independent tasks onto heterogeneous machines (ETC model): DE or a heuristic"));
-    plot = degpu::cli::add_plot(*app.add_subcommand("plot", "draw --history logs (CSV) as a PNG, a line per file"));
+    app.add_subcommand("plot", "draw --history logs (CSV), a line per file, or a benchmark's figures (matplotlib; degpu plot --help)");
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
@@ -39,7 +44,6 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("devices")) return devices();
     if (app.got_subcommand("bench")) return bench();
     if (app.got_subcommand("schedule")) return schedule();
-    if (app.got_subcommand("plot")) return plot();
     return list();
   } catch (const degpu::ConfigError& e) {
     std::fprintf(stderr, "error: %s\n", degpu::cli::cli_message(e).c_str());

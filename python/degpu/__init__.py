@@ -19,12 +19,12 @@ from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 
-from . import _core
+from . import _core, plot
 from ._args import box, integer, pairs
 from ._core import Problem
 from ._scipy import differential_evolution
 
-__all__ = ["Problem", "Result", "DeviceList", "devices", "problem", "problems", "minimize", "differential_evolution",
+__all__ = ["Problem", "Result", "plot", "DeviceList", "devices", "problem", "problems", "minimize", "differential_evolution",
            "strategies", "algorithms", "cuda_compiled"]
 __version__ = "0.1.0"
 
