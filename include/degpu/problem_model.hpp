@@ -49,6 +49,10 @@ class ProblemModel {
   // otherwise (the default, for an objective of unknown cost) always.
   virtual bool cheap() const { return false; }
 
+  // Why the CPU engines (serial, threads, matrix) do not evaluate this problem, in one line that says what to
+  // do; empty where they do (the default). A model that evaluates on the GPU only (device_batch.hpp) says.
+  virtual std::string not_on_cpu() const { return {}; }
+
   // Whether the CUDA engines run this problem (run_gpu below); where not, why not, in one line that says
   // what to do (the engines' refusal names the engine and the problem before it).
   virtual bool on_gpu() const { return false; }

@@ -142,12 +142,15 @@ def minimize(fun: Union[Problem, Callable], bounds: Optional[Sequence] = None, *
              target: Optional[float] = None, max_time: Optional[float] = None, seed: int = 1, engine: str = "auto",
              precision: str = "f64", trials: int = 1, trial: int = 0, threads: int = 0, vectorized: bool = False,
              x0: Optional[Sequence[float]] = None, callback: Optional[Callable] = None, progress: bool = False,
-             history_every: int = 0, name: str = "python") -> Result:
+             array: str = "numpy", history_every: int = 0, name: str = "python") -> Result:
     """Minimise `fun` by differential evolution with degpu's engines.
 
     fun: a degpu.Problem (built-in: degpu.problem(...)), or a Python callable: f(x) -> float with x a
         (D,) float64 array (one call an evaluation: the slow path), or with vectorized=True,
         f(X) -> (N,) with X an (N, D) float64 array holding a whole population (one call a generation).
+        With array='torch', 'cupy' or 'jax', f(X) -> (N,) takes the population where it lies on the GPU, X an
+        (N, D) array of that framework (float64, or float32 with precision='f32'), zero-copy through DLPack
+        and valid during the call only; it runs on gpu-kernels (engine='auto') and gpu-eval.
     bounds: (lo, hi) for each coordinate, a (D, 2) sequence; required for a callable.
     algorithm: 'de', 'jde' or 'jade' (degpu.algorithms()); strategy: degpu's name ('rand/1/bin',
         'current-to-pbest/1/exp' ..., degpu.strategies(); default rand/1/bin, jade current-to-pbest/1/bin);
@@ -174,13 +177,19 @@ def minimize(fun: Union[Problem, Callable], bounds: Optional[Sequence] = None, *
     if isinstance(fun, Problem):
         if bounds is not None:
             raise ValueError("bounds: a built-in problem has its own box (give it to degpu.problem(..., bounds=))")
+        if array != "numpy":
+            raise ValueError(f"array {array!r}: a degpu.Problem is evaluated by the engines; array is for a callable")
         prob = fun
     elif callable(fun):
         if bounds is None:
             raise ValueError("bounds: required for a callable objective, as (lo, hi) for each coordinate")
         lo, hi = box(*pairs(bounds), equal_ok=False)
-        prob = _core.python_problem(fun, [float(v) for v in lo], [float(v) for v in hi], bool(vectorized), str(name))
-        if engine == "auto":
+        if array != "numpy":
+            prob = _core.python_device_problem(_DeviceArrays(fun, array), [float(v) for v in lo], [float(v) for v in hi],
+                                               str(name))
+        else:
+            prob = _core.python_problem(fun, [float(v) for v in lo], [float(v) for v in hi], bool(vectorized), str(name))
+        if engine == "auto" and array == "numpy":
             # a point objective's calls hold the GIL, so threads would only take turns; a vectorised one is
             # called once a generation, and the threads make the trials meanwhile (the same run as serial)
             engine = "threads" if vectorized else "serial"
@@ -250,6 +259,36 @@ def minimize(fun: Union[Problem, Callable], bounds: Optional[Sequence] = None, *
     best = min(range(len(all_results)), key=lambda k: (math.isnan(all_results[k].fun), all_results[k].fun))
     out = Result(results[best], trials=all_results)
     return out
+
+
+class _DeviceArrays:
+    """A GPU objective of torch, cupy or jax arrays as the engine calls it: the rows (a DLPack-capable array
+    on the device) taken by the framework without a copy, the values returned as a 1-D contiguous array of
+    the rows' dtype."""
+
+    def __init__(self, fun: Callable, array: str):
+        self.fun, self.array = fun, array
+        try:
+            if array == "torch":
+                import torch
+                self.take = torch.from_dlpack
+                self.give = lambda y, X: torch.as_tensor(y, device=X.device).reshape(-1).to(X.dtype).contiguous()
+            elif array == "cupy":
+                import cupy
+                self.take = cupy.from_dlpack
+                self.give = lambda y, X: cupy.ascontiguousarray(cupy.asarray(y).reshape(-1), dtype=X.dtype)
+            elif array == "jax":
+                import jax.numpy as jnp
+                self.take = jnp.from_dlpack
+                self.give = lambda y, X: jnp.asarray(y, dtype=X.dtype).reshape(-1)
+            else:
+                raise ValueError(f"array {array!r}: expected 'numpy', 'torch', 'cupy' or 'jax'")
+        except ImportError:
+            raise ValueError(f"array {array!r}: {array} is not installed") from None
+
+    def __call__(self, rows):
+        X = self.take(rows)
+        return self.give(self.fun(X), X)
 
 
 class _Progress:

@@ -5,11 +5,13 @@
 #include <memory>
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 #include <typeinfo>
 #include <string>
 #include <utility>
 
 #include "degpu/constraints.hpp"
+#include "degpu/device_batch.hpp"
 #include "degpu/problem_model.hpp"
 
 namespace nb = nanobind;
@@ -142,6 +144,44 @@ std::atomic<bool>& interrupt_flag() {
 std::shared_ptr<const ConstraintModel> python_constraints(nb::object fun, int m) {
   if (m < 1) throw nb::value_error("constraints: a constraint gives at least one value");
   return std::make_shared<const PythonConstraints>(std::move(fun), m);
+}
+
+namespace {
+// The Python object shared by the model's copies (the library copies the model's function), let go under the GIL.
+struct Held {
+  nb::object obj;
+  explicit Held(nb::object o) : obj(std::move(o)) {}
+  ~Held() {
+    nb::gil_scoped_acquire gil;
+    obj.reset();
+  }
+};
+
+template <class T>
+void call_on_device(const nb::object& fun, const DeviceRows& r, const PutValues& put) {
+  T* rows = static_cast<T*>(const_cast<void*>(r.rows));
+  const std::size_t shape[2] = {static_cast<std::size_t>(r.n), static_cast<std::size_t>(r.dim)};
+  nb::object arr = nb::cast(nb::ndarray<T, nb::ndim<2>, nb::c_contig, nb::device::cuda>(rows, 2, shape, nb::handle(), nullptr,
+                                                                                      nb::dtype<T>(), nb::device::cuda::value, 0));
+  nb::object out = fun(arr);
+  using Values = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cuda>;
+  Values v;
+  if (!nb::try_cast<Values>(out, v) || static_cast<int>(v.shape(0)) != r.n)
+    throw nb::value_error(("fun: a GPU objective returns " + std::to_string(r.n) + " values of the run's precision (" +
+                           (std::is_same_v<T, float> ? "float32" : "float64") + ") on the CUDA device; it returned " +
+                           std::string(nb::repr(out).c_str()).substr(0, 200))
+                              .c_str());
+  put(v.data());
+}
+}  // namespace
+
+Problem python_device_problem(nb::object fun, std::vector<double> lower, std::vector<double> upper, std::string name) {
+  auto held = std::make_shared<Held>(std::move(fun));
+  return device_batch_problem(std::move(name), std::move(lower), std::move(upper), [held](const DeviceRows& r, const PutValues& put) {
+    nb::gil_scoped_acquire gil;
+    if (r.precision == Precision::f32) return call_on_device<float>(held->obj, r, put);
+    call_on_device<double>(held->obj, r, put);
+  });
 }
 
 Problem python_problem(nb::object fun, std::vector<double> lower, std::vector<double> upper, bool vectorized, std::string name) {

@@ -23,6 +23,12 @@ std::atomic<bool>& interrupt_flag();
 // once a generation with the GIL held.
 std::shared_ptr<const ConstraintModel> python_constraints(nanobind::object fun, int m);
 
+// A Python callable on GPU arrays (degpu.minimize(..., array='torch')): fun(rows) with rows the engine's
+// population on the device, as a read-write (n, D) array whose __dlpack__ a framework takes without a copy,
+// valid during the call; it returns n values on the device in the run's precision (the Python wrapper
+// converts). device_batch.hpp runs it on gpu-kernels and gpu-eval.
+Problem python_device_problem(nanobind::object fun, std::vector<double> lower, std::vector<double> upper, std::string name);
+
 Problem python_problem(nanobind::object fun, std::vector<double> lower, std::vector<double> upper, bool vectorized,
                        std::string name);
 

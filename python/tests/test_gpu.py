@@ -58,3 +58,59 @@ def test_differential_evolution_on_a_builtin_runs_on_the_gpu_engine():
     assert c.engine == "gpu-kernels" and c.nit == ref.nit and len(seen) == ref.nit
     with pytest.raises(ValueError, match="engine 'gpu'"):
         degpu.differential_evolution(p, None, engine="gpu", disp=True, **kw)
+
+
+def _framework(name):
+    if name == "torch":
+        torch = pytest.importorskip("torch")
+        if not torch.cuda.is_available():
+            pytest.skip("torch without CUDA")
+        return torch, (lambda X: ((X - 0.5) ** 2).sum(dim=1)), (lambda X: X.data_ptr())
+    if name == "cupy":
+        cupy = pytest.importorskip("cupy")
+        return cupy, (lambda X: ((X - 0.5) ** 2).sum(axis=1)), (lambda X: X.data.ptr)
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    return jax, (lambda X: ((X - 0.5) ** 2).sum(axis=1)), (lambda X: X.unsafe_buffer_pointer())
+
+
+@pytest.mark.parametrize("precision", ["f64", "f32"])
+@pytest.mark.parametrize("engine", ["gpu-kernels", "gpu-eval"])
+@pytest.mark.parametrize("array", ["torch", "cupy", "jax"])
+def test_gpu_array_objectives(array, engine, precision):
+    fw, f, pointer = _framework(array)
+    seen = []
+
+    def fun(X):
+        seen.append((type(X).__module__.split(".")[0], tuple(X.shape), str(X.dtype), pointer(X)))
+        return f(X)
+
+    D, n = 8, 32
+    r = degpu.minimize(fun, [(-2, 2)] * D, array=array, engine=engine, popsize=n, max_generations=200, seed=3,
+                       precision=precision)
+    assert r.engine == engine and r.nit == 200 and len(seen) == 201  # generation 0 and each generation
+    assert {s[0] for s in seen} == {array if array != "jax" else "jaxlib"} or array == "jax"
+    assert all(s[1] == (n, D) for s in seen)
+    assert all(("float32" if precision == "f32" else "float64") in s[2] for s in seen)
+    np.testing.assert_allclose(r.x, 0.5, atol=1e-2 if precision == "f64" else 3e-2)
+    # the same run as a numpy objective of the same function on the threads engine, to the values' rounding
+    ref = degpu.minimize(lambda X: ((X - 0.5) ** 2).sum(axis=1), [(-2, 2)] * D, vectorized=True, engine="threads",
+                         popsize=n, max_generations=200, seed=3, precision=precision)
+    assert abs(r.fun - ref.fun) <= (1e-9 if precision == "f64" else 1e-4) * (1 + abs(ref.fun)) or r.fun < 1e-3
+    if engine == "gpu-kernels":  # zero-copy: the trials' rows where they lie (two buffers that swap, at most)
+        assert len({s[3] for s in seen[1:]}) <= 2
+
+
+def test_gpu_array_objectives_are_refused_where_they_cannot_run():
+    torch, f, _ = _framework("torch")
+    for engine in ("gpu", "gpu-fused"):
+        with pytest.raises(ValueError, match="gpu-kernels"):
+            degpu.minimize(f, [(-1, 1)] * 3, array="torch", engine=engine, max_generations=2)
+    with pytest.raises(ValueError, match="gpu-kernels or gpu-eval"):
+        degpu.minimize(f, [(-1, 1)] * 3, array="torch", engine="threads", max_generations=2)
+    r = degpu.minimize(f, [(-1, 1)] * 3, array="torch", max_generations=2)
+    assert r.engine == "gpu-kernels"
+    with pytest.raises(ValueError, match="returns 20 values"):
+        degpu.minimize(lambda X: X.sum(), [(-1, 1)] * 3, array="torch", popsize=20, max_generations=2)
+    with pytest.raises(ZeroDivisionError):
+        degpu.minimize(lambda X: 1 / 0, [(-1, 1)] * 3, array="torch", max_generations=2)

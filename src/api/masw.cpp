@@ -77,6 +77,8 @@ void validate_masw(const Problem& problem, const MaswConfig& c, const StopCriter
   if (o.trial >= rng::kMaxTrials) throw ConfigError("{trial} " + std::to_string(o.trial) + ": too large");
   if (stop.convergence) throw ConfigError("{tol}: ma-sw-chains has no convergence test (the DE family's)");
   if (o.observe) throw ConfigError("{callback}: ma-sw-chains takes no observer (the DE family's)");
+  if (const std::string why = problem.model()->not_on_cpu(); !why.empty())
+    throw ConfigError("problem " + problem.name() + ": ma-sw-chains evaluates on the CPU, and " + why);
   if (problem.constrained())
     throw ConfigError(std::string(problem.constraints() ? "{constraints}" : "{integrality}") +
                       ": ma-sw-chains takes none (the DE family's engines do)");

@@ -84,6 +84,9 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
   if (is_cuda_engine(engine) && !problem.on_gpu())
     throw ConfigError("{engine} " + std::string(engine_name(engine)) + ": problem " + problem.name() +
                       ": " + problem.model()->not_on_gpu());
+  if (!is_cuda_engine(engine))
+    if (const std::string why = problem.model()->not_on_cpu(); !why.empty())
+      throw ConfigError("{engine} " + std::string(engine_name(engine)) + ": problem " + problem.name() + ": " + why);
   if (is_cuda_engine(engine))
     if (const std::string why = problem.model()->not_on(engine); !why.empty())
       throw ConfigError("{engine} " + std::string(engine_name(engine)) + ": " + why);
