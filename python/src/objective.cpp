@@ -161,7 +161,10 @@ template <class T>
 void call_on_device(const nb::object& fun, const DeviceRows& r, const PutValues& put) {
   T* rows = static_cast<T*>(const_cast<void*>(r.rows));
   const std::size_t shape[2] = {static_cast<std::size_t>(r.n), static_cast<std::size_t>(r.dim)};
-  nb::object arr = nb::cast(nb::ndarray<T, nb::ndim<2>, nb::c_contig, nb::device::cuda>(rows, 2, shape, nb::handle(), nullptr,
+  // the owner: a capsule that frees nothing (the engine's buffer outlives the call); without one nanobind
+  // would have to copy, which it cannot do for device memory
+  nb::capsule owner(rows, [](void*) noexcept {});
+  nb::object arr = nb::cast(nb::ndarray<T, nb::ndim<2>, nb::c_contig, nb::device::cuda>(rows, 2, shape, owner, nullptr,
                                                                                       nb::dtype<T>(), nb::device::cuda::value, 0));
   nb::object out = fun(arr);
   using Values = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cuda>;
