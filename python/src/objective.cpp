@@ -162,9 +162,10 @@ void call_on_device(const nb::object& fun, const DeviceRows& r, const PutValues&
   T* rows = static_cast<T*>(const_cast<void*>(r.rows));
   const std::size_t shape[2] = {static_cast<std::size_t>(r.n), static_cast<std::size_t>(r.dim)};
   // the owner: a capsule that frees nothing (the engine's buffer outlives the call); without one nanobind
-  // would have to copy, which it cannot do for device memory
+  // would have to copy, which it cannot do for device memory; array_api: an object with __dlpack__ and
+  // __dlpack_device__, which torch, cupy and jax take (jax takes no bare capsule)
   nb::capsule owner(rows, [](void*) noexcept {});
-  nb::object arr = nb::cast(nb::ndarray<T, nb::ndim<2>, nb::c_contig, nb::device::cuda>(rows, 2, shape, owner, nullptr,
+  nb::object arr = nb::cast(nb::ndarray<nb::array_api, T, nb::ndim<2>, nb::c_contig, nb::device::cuda>(rows, 2, shape, owner, nullptr,
                                                                                       nb::dtype<T>(), nb::device::cuda::value, 0));
   nb::object out = fun(arr);
   using Values = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cuda>;
