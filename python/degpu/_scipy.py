@@ -79,6 +79,16 @@ class _Expand:
         return self.func(full)
 
 
+class _Columns:
+    """A vectorized func given scipy's (D, S) array as it is: its values as a 1-D array."""
+
+    def __init__(self, func: Callable):
+        self.func = func
+
+    def __call__(self, X):
+        return np.atleast_1d(self.func(X))
+
+
 def _result_class():
     try:
         from scipy.optimize import OptimizeResult
@@ -295,8 +305,11 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
             polish_f = lambda x: float(np.asarray(f1(np.asarray(x, dtype=float)[:, None])).reshape(-1)[0])
         else:
             polish_f = lambda x: f1(np.asarray(x, dtype=float))
-        prob = _core.python_problem(_Expand(target, fixed, lo[fixed], columns), [float(v) for v in lo[~fixed]],
-                                    [float(v) for v in hi[~fixed]], batch, getattr(func, "__name__", "python"))
+        # scipy's (D, S) layout made by the module itself (C-contiguous) where no coordinate is fixed
+        direct = columns and not fixed.any()
+        prob = _core.python_problem(_Columns(target) if direct else _Expand(target, fixed, lo[fixed], columns),
+                                    [float(v) for v in lo[~fixed]], [float(v) for v in hi[~fixed]], batch,
+                                    getattr(func, "__name__", "python"), columns=direct)
         run_engine = ("threads" if batch else "serial") if engine == "auto" else engine
         if rows is not None and fixed.any():
             rows = rows[:, ~fixed]

@@ -291,7 +291,8 @@ NB_MODULE(_core, m) {
       },
       "name"_a, "dim"_a, "bounds"_a = nb::none(), "shift"_a = nb::none(), "bias"_a = nb::none(), "cec_data"_a = "",
       "cec2014_data"_a = "");
-  m.def("python_problem", &degpu::py::python_problem, "fun"_a, "lower"_a, "upper"_a, "vectorized"_a, "name"_a);
+  m.def("python_problem", &degpu::py::python_problem, "fun"_a, "lower"_a, "upper"_a, "vectorized"_a, "name"_a,
+        "columns"_a = false);
   m.def("python_device_problem", &degpu::py::python_device_problem, "fun"_a, "lower"_a, "upper"_a, "name"_a);
   m.def(
       "constrained",

@@ -30,9 +30,21 @@ nb::object rows_array(const double* const* rows, int n, int dim, bool one_row) {
   return nb::cast(nb::ndarray<nb::numpy, double, nb::ndim<2>>(buf, {static_cast<std::size_t>(n), static_cast<std::size_t>(dim)}, owner));
 }
 
+// A (dim, n) float64 numpy array owning a copy of the rows as its columns (scipy's vectorized layout),
+// C-contiguous, so that the objective works on contiguous rows of coordinates.
+nb::object columns_array(const double* const* rows, int n, int dim) {
+  const std::size_t count = static_cast<std::size_t>(n) * static_cast<std::size_t>(dim);
+  double* buf = new double[count > 0 ? count : 1];
+  for (int k = 0; k < n; ++k)
+    for (int j = 0; j < dim; ++j) buf[static_cast<std::size_t>(j) * n + k] = rows[k][j];
+  nb::capsule owner(buf, [](void* p) noexcept { delete[] static_cast<double*>(p); });
+  return nb::cast(nb::ndarray<nb::numpy, double, nb::ndim<2>>(buf, {static_cast<std::size_t>(dim), static_cast<std::size_t>(n)}, owner));
+}
+
 class PythonObjective final : public ProblemModel {
  public:
-  PythonObjective(nb::object fun, bool vectorized) : fun_(std::move(fun)), vectorized_(vectorized) {}
+  PythonObjective(nb::object fun, bool vectorized, bool columns)
+      : fun_(std::move(fun)), vectorized_(vectorized), columns_(columns) {}
   ~PythonObjective() override {
     nb::gil_scoped_acquire gil;
     fun_.reset();
@@ -85,7 +97,7 @@ class PythonObjective final : public ProblemModel {
       }
       return;
     }
-    nb::object r = fun_(rows_array(rows, n, dim, false));
+    nb::object r = fun_(columns_ ? columns_array(rows, n, dim) : rows_array(rows, n, dim, false));
     nb::object a = nb::module_::import_("numpy").attr("asarray")(r, nb::arg("dtype") = "float64");
     nb::object flat = a.attr("reshape")(-1);
     const auto v = nb::cast<nb::ndarray<const double, nb::ndim<1>, nb::device::cpu>>(flat);
@@ -103,7 +115,7 @@ class PythonObjective final : public ProblemModel {
     }
   }
   nb::object fun_;
-  bool vectorized_;
+  bool vectorized_, columns_;
 };
 
 // Violations from a Python callable: fun(X) with X an (n, dim) float64 array returns the (n, m) violations
@@ -188,9 +200,10 @@ Problem python_device_problem(nb::object fun, std::vector<double> lower, std::ve
   });
 }
 
-Problem python_problem(nb::object fun, std::vector<double> lower, std::vector<double> upper, bool vectorized, std::string name) {
+Problem python_problem(nb::object fun, std::vector<double> lower, std::vector<double> upper, bool vectorized, std::string name,
+                       bool columns) {
   return Problem::from_model(std::move(name), std::move(lower), std::move(upper),
-                             std::make_shared<PythonObjective>(std::move(fun), vectorized));
+                             std::make_shared<PythonObjective>(std::move(fun), vectorized, columns));
 }
 
 }  // namespace degpu::py

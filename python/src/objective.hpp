@@ -1,6 +1,7 @@
 // A Python callable as a degpu problem (include/degpu/problem_model.hpp): point objectives f(x) -> float,
 // x a (D,) float64 array, called once an evaluation; vectorised objectives f(X) -> (N,), X an (N, D)
 // float64 array, called once a generation (a batch model: the CPU engines make every trial, then call).
+// With `columns`, a vectorised objective takes scipy's layout, X of shape (D, N), C-contiguous.
 // The call holds the GIL; an exception raised by the objective ends the run and reaches the caller.
 #pragma once
 #include <nanobind/nanobind.h>
@@ -30,6 +31,6 @@ std::shared_ptr<const ConstraintModel> python_constraints(nanobind::object fun, 
 Problem python_device_problem(nanobind::object fun, std::vector<double> lower, std::vector<double> upper, std::string name);
 
 Problem python_problem(nanobind::object fun, std::vector<double> lower, std::vector<double> upper, bool vectorized,
-                       std::string name);
+                       std::string name, bool columns = false);
 
 }  // namespace degpu::py
