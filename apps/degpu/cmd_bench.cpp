@@ -24,7 +24,7 @@
 #include "degpu/ranking.hpp"
 #include "degpu/run.hpp"
 #include "parse.hpp"
-#include "python_plot.hpp"
+#include "python_tools.hpp"
 #include "results.hpp"
 #include "stats.hpp"
 
@@ -207,7 +207,8 @@ int bench_janssen(const BenchArgs& a) {
   md << "# janssen benchmark, D " << D << ": " << trials << " trials, at most " << *stop.max_evals
      << " evaluations, target error 1e-8. Seed " << seed << ".\n";
   for (std::size_t fi = 0; fi < functions.size(); ++fi) {
-    md << "\n## " << functions[fi] << " (" << problems[fi].name() << "; data: " << problems[fi].data_source() << ")\n\n"
+    md << "\n## " << functions[fi] << " (" << problems[fi].name() << "; data: " << problems[fi].data_source()
+       << (problems[fi].data_note().empty() ? "" : ": not the official instance, as " + problems[fi].data_note()) << ")\n\n"
        << "| configuration | error mean | sd | best | worst | mean time (s) | successes | score | place |\n"
        << "|---|---|---|---|---|---|---|---|---|\n";
     for (std::size_t ci = 0; ci < configs.size(); ++ci) {
@@ -259,6 +260,7 @@ int bench_janssen(const BenchArgs& a) {
     fj["function"] = functions[fi];
     fj["problem"] = problems[fi].name();
     fj["data"] = problems[fi].data_source();
+    if (!problems[fi].data_note().empty()) fj["data_note"] = problems[fi].data_note();
     auto& per = fj["configurations"] = nlohmann::ordered_json::array();
     for (std::size_t ci = 0; ci < configs.size(); ++ci) {
       const Cell& c = cells[fi][ci];
@@ -287,7 +289,7 @@ int bench_janssen(const BenchArgs& a) {
   // the paper's Fig. 7 (error against time), a figure per function, by python/degpu/plot.py where Python has
   // matplotlib; the results stand without them
   std::string why;
-  const int drawn = run_plot_script({"--bench", out}, true, why);
+  const int drawn = run_python_script("plot", {"--bench", out}, true, why);
   if (drawn != 0)
     std::fprintf(stderr, "plots: not drawn (%s); `degpu plot --bench %s` draws them where Python has matplotlib\n",
                  drawn < 0 ? why.c_str() : ("the plot script exited with " + std::to_string(drawn)).c_str(), out.c_str());

@@ -208,6 +208,7 @@ int run(const RunArgs& a) {
   j["bounds"] = {problem.lower()[0], problem.upper()[0]};
   j["bias"] = problem.bias();
   if (problem.cec_data() || problem.cec2010_data()) j["data"] = problem.data_source();
+  if (!problem.data_note().empty()) j["data_note"] = problem.data_note();
   if (masw) {
     j["algorithm"] = "ma-sw-chains";
     j["np"] = mc.np;
@@ -251,6 +252,8 @@ int run(const RunArgs& a) {
               static_cast<unsigned long long>(o.seed));
   if (trials == 1 && first != 0) std::printf("  trial=%lld", first);
   std::printf("\n");
+  if (!problem.data_note().empty())  // generated data no one asked for: not the instance published results used
+    std::printf("data        %s: not the official instance, as %s\n", problem.data_source().c_str(), problem.data_note().c_str());
   if (summary) {
     const auto print_stats = [](const char* name, const Stats& s) {
       std::printf("%-11s mean %.6g  sd %.3g  min %.6g  median %.6g  max %.6g\n", name, s.mean, s.sd, s.min, s.median,

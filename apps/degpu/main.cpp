@@ -8,12 +8,14 @@
 
 #include "commands.hpp"
 #include "parse.hpp"
-#include "python_plot.hpp"
+#include "python_tools.hpp"
 #include "degpu/errors.hpp"
 
 int main(int argc, char** argv) {
-  // degpu plot is python/degpu/plot.py's: its arguments (and --help) go to it as they are
-  if (argc >= 2 && std::strcmp(argv[1], "plot") == 0) return degpu::cli::plot_command(argc - 2, argv + 2);
+  // degpu plot and degpu data are python/degpu/plot.py's and data.py's: their arguments (and --help) go to
+  // them as they are
+  for (const char* script : {"plot", "data"})
+    if (argc >= 2 && std::strcmp(argv[1], script) == 0) return degpu::cli::python_command(script, argc - 2, argv + 2);
   CLI::App app{"degpu: differential evolution on CPUs and NVIDIA GPUs"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "degpu 0.1.0");
@@ -27,6 +29,7 @@ int main(int argc, char** argv) {
     schedule = degpu::cli::add_schedule(
         *app.add_subcommand("schedule", "map independent tasks onto heterogeneous machines (ETC model): DE or a heuristic"));
     app.add_subcommand("plot", "draw --history logs (CSV), a line per file, or a benchmark's figures (matplotlib; degpu plot --help)");
+    app.add_subcommand("data", "fetch the official CEC 2017 / 2014 data, or say where it is (degpu data --help)");
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);

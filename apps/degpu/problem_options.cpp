@@ -21,8 +21,9 @@ void ProblemOptions::add_to(CLI::App& app, const std::string& for_) {
   g->add_option("--shift", shift, "none | random | random:SEED | FILE of whitespace-separated numbers" + note);
   g->add_option("--bias", bias, "f* added to the function (its value at the optimum)" + note);
   g->add_option("--cec-data", cec_data,
-                "folder of the official CEC data files (cec2017:*, cec2014:*, cec2010:*; janssen:* CEC 2017 functions); "
-                "default: generated" + note);
+                "folder of the official CEC data files (cec2017:*, cec2014:*, cec2010:*; janssen:* CEC 2017 functions), or "
+                "'generated'; default: the installed official data (degpu data fetch) where it has D, else generated, "
+                "which the output says" + note);
   g->add_option("--cec2014-data", cec2014_data, "folder of the official CEC 2014 data (janssen:f05, f07; cec2014:*)" + note);
 }
 

@@ -15,16 +15,17 @@ from __future__ import annotations
 
 import math
 import sys
+import warnings
 from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 
-from . import _core, plot
+from . import _core, data, plot
 from ._args import box, integer, pairs
 from ._core import Problem
 from ._scipy import differential_evolution
 
-__all__ = ["Problem", "Result", "plot", "DeviceList", "devices", "problem", "problems", "minimize", "differential_evolution",
+__all__ = ["Problem", "Result", "data", "plot", "DeviceList", "devices", "problem", "problems", "minimize", "differential_evolution",
            "strategies", "algorithms", "cuda_compiled"]
 __version__ = "0.1.0"
 
@@ -121,7 +122,8 @@ def problem(name: str, dim: int, *, bounds: Optional[Sequence[float]] = None, sh
 
     bounds: (lo, hi) for every coordinate (default: the function's); shift: 'none', 'random',
     'random:SEED' or a file of numbers; bias: f* added to the function; cec_data / cec2014_data: the
-    folder of the official CEC data files (default: generated data).
+    folder of the official CEC data files (default: the installed official data, degpu.data.fetch(), where
+    it has this D, else generated data with a warning; 'generated': the generator, no warning).
     """
     if not isinstance(name, str):
         raise TypeError(f"name: expected a problem name (str), got {type(name).__name__}")
@@ -132,7 +134,11 @@ def problem(name: str, dim: int, *, bounds: Optional[Sequence[float]] = None, sh
         if b.shape != (2,):
             raise ValueError(f"bounds: expected (lo, hi), got shape {b.shape}")
         pair = (float(b[0]), float(b[1]))
-    return _core.problem(name, dim, pair, shift, None if bias is None else float(bias), cec_data or "", cec2014_data or "")
+    p = _core.problem(name, dim, pair, shift, None if bias is None else float(bias), cec_data or "", cec2014_data or "")
+    if p.data_note:  # generated data no one asked for: not the instance published results used
+        warnings.warn(f"{name} at D {dim}: {p.data_source}, not the official instance, as {p.data_note}; "
+                      "cec_data='generated' asks for it", UserWarning, stacklevel=2)
+    return p
 
 
 def minimize(fun: Union[Problem, Callable], bounds: Optional[Sequence] = None, *, algorithm: str = "de",

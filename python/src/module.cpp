@@ -265,6 +265,8 @@ NB_MODULE(_core, m) {
       .def_prop_ro("optimum_f", [](const degpu::Problem& p) { return p.optimum_f(); })
       .def_prop_ro("on_gpu", &degpu::Problem::on_gpu, "whether the CUDA engines evaluate it")
       .def_prop_ro("data_source", &degpu::Problem::data_source)
+      .def_prop_ro("data_note", &degpu::Problem::data_note,
+                   "why a CEC problem runs on generated data no one asked for (degpu.data.fetch() installs the official); empty otherwise")
       .def(
           "evaluate",
           [](const degpu::Problem& p, nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu> x) {

@@ -27,6 +27,7 @@ class Cli : public ::testing::Test {
  protected:
   void SetUp() override {
     ::setenv("DEGPU_PYTHON", DEGPU_TEST_PYTHON, 1);  // the Python degpu plot runs
+    ::setenv("DEGPU_DATA", "none", 1);               // no installed CEC data, whatever this machine has
     dir_ = fs::temp_directory_path() /
            ("degpu_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
             std::to_string(::getpid()));
@@ -475,7 +476,16 @@ TEST_F(Cli, CecProblems) {
   EXPECT_EQ(j["problem"], "janssen:f03");
   EXPECT_EQ(j["bias"], 500.0);  // f* of CEC 2017 F5
   EXPECT_EQ(j["data"], "generated (seed 0)");
+  EXPECT_NE(j["data_note"].get<std::string>().find("not installed"), std::string::npos);  // DEGPU_DATA=none (ctest)
   EXPECT_GE(j["best_f"].get<double>(), 500.0);
+  // the text output says it in one line; asked for, it says nothing
+  const Out text = run("run --problem cec2017:f5 --dim 10 --max-gens 2 --engine serial");
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("\ndata        generated (seed 0): not the official instance, as the official data is not installed "
+                          "(degpu data fetch installs it)\n"), std::string::npos) << text.out;
+  const Out asked = run("run --problem cec2017:f5 --dim 10 --max-gens 2 --engine serial --cec-data generated");
+  ASSERT_EQ(asked.code, 0) << asked.err;
+  EXPECT_EQ(asked.out.find("data "), std::string::npos) << asked.out;
   EXPECT_DOUBLE_EQ(j["best_error"].get<double>(), j["best_f"].get<double>() - 500.0);
   const Out l = run("list problems");
   EXPECT_NE(l.out.find("cec2014:f22"), std::string::npos);

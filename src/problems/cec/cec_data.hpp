@@ -17,6 +17,9 @@ struct CecInstance {
   cec::Suite suite = cec::Suite::cec2017;
   int fn = 0, D = 0;
   std::string source;  // the directory read, or "generated (seed N)"
+  // Where the generator stood in for the official data without being asked to (no folder given): why, in
+  // words ("the official data has no D 7", "the official data is not installed ..."); empty otherwise.
+  std::string note;
   std::vector<double> shift, M;
   std::vector<int> shuffle;  // 0-based
   std::vector<float> shift_f, M_f;
@@ -61,6 +64,11 @@ std::string suite_name(cec::Suite s);
 // generator, whose seed this returns (0, or --shift random:SEED; another --shift is a ConfigError); else the
 // files in `dir` (nullopt; `opt` names its option, e.g. "--cec-data "): ConfigError for a --shift, or
 // for a dir that is not a folder.
+// The folder of the official data installed for `suite` (degpu data fetch): $DEGPU_DATA/SUITE/input_data,
+// else ${XDG_CACHE_HOME:-$HOME/.cache}/degpu/data/SUITE/input_data, where it exists; empty where it does
+// not, or where DEGPU_DATA is "none" (no installed data: the tests set it).
+std::string installed_cec_data(cec::Suite suite);
+
 std::optional<std::uint64_t> cec_generator_seed(const ProblemSpec& spec, const std::string& dir, const std::string& opt);
 
 // Where f = f* (the problem's optimum_x when it lies in the box): the first shift, but o + M^T 1 for the

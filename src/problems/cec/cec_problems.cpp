@@ -1,6 +1,7 @@
 // The CEC 2017 / 2014 problems: names, construction from the official data or the generator, evaluation.
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -108,16 +109,58 @@ std::string data_folder(const ProblemSpec& spec, Named f) {
 }
 
 // The data folder's files are named by the function of the suite; the official data covers some D only.
+// No folder given and no shift asked for: the installed official data (installed_cec_data) where it has
+// this D, else the generator, the instance's note saying why ("generated" as the folder: the generator,
+// no note).
 std::shared_ptr<const CecInstance> instance(const ProblemSpec& spec, Named f) {
-  const std::string dir = data_folder(spec, f);
-  const auto seed = cec_generator_seed(spec, dir, dir == spec.cec_data ? "{cec_data} " : "{cec2014_data} ");
-  return seed ? generate_cec(f.suite, f.fn, spec.dim, *seed) : load_cec(f.suite, f.fn, spec.dim, dir);
+  ProblemSpec s = spec;
+  const bool generated = s.cec_data == "generated" || s.cec2014_data == "generated";
+  if (generated) {
+    if ((!s.cec_data.empty() && s.cec_data != "generated") || (!s.cec2014_data.empty() && s.cec2014_data != "generated"))
+      throw ConfigError("{cec_data} generated: give no data folder with it");
+    s.cec_data.clear();
+    s.cec2014_data.clear();
+  }
+  const std::string dir = data_folder(s, f);
+  const auto seed = cec_generator_seed(s, dir, dir == s.cec_data ? "{cec_data} " : "{cec2014_data} ");
+  if (!seed) return load_cec(f.suite, f.fn, s.dim, dir);
+  if (generated || s.shift) return generate_cec(f.suite, f.fn, s.dim, *seed);
+  std::string note;
+  if (const std::string installed = installed_cec_data(f.suite); !installed.empty()) {
+    try {
+      return load_cec(f.suite, f.fn, s.dim, installed);
+    } catch (const DataError&) {
+      note = "the official data (" + installed + ") has no " + s.name + " at D " + std::to_string(s.dim);
+    }
+  } else {
+    note = "the official data is not installed (degpu data fetch installs it)";
+  }
+  auto g = std::make_shared<CecInstance>(*generate_cec(f.suite, f.fn, s.dim, *seed));
+  g->note = std::move(note);
+  return g;
 }
 
 }  // namespace
 
+std::string installed_cec_data(cec::Suite suite) {
+  std::filesystem::path root;
+  if (const char* d = std::getenv("DEGPU_DATA"); d && *d) {
+    if (std::string(d) == "none") return {};
+    root = d;
+  } else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
+    root = std::filesystem::path(x) / "degpu" / "data";
+  } else if (const char* h = std::getenv("HOME"); h && *h) {
+    root = std::filesystem::path(h) / ".cache" / "degpu" / "data";
+  } else {
+    return {};
+  }
+  const std::filesystem::path dir = root / suite_name(suite) / "input_data";
+  std::error_code ec;
+  return std::filesystem::is_directory(dir, ec) ? dir.string() : std::string();
+}
+
 std::optional<std::uint64_t> cec_generator_seed(const ProblemSpec& spec, const std::string& dir, const std::string& opt) {
-  if (dir.empty()) {
+  if (dir.empty() || dir == "generated") {
     if (!spec.shift) return 0;
     if (spec.shift->kind != ShiftSpec::Kind::random)
       throw ConfigError("{shift}: problem " + spec.name +
@@ -216,6 +259,11 @@ Problem Problem::cec(std::shared_ptr<const CecInstance> data, std::string name, 
 const CecInstance* Problem::cec_data() const {
   const auto* m = dynamic_cast<const CecModel*>(model_.get());
   return m ? m->data() : nullptr;
+}
+
+std::string Problem::data_note() const {
+  const CecInstance* c = cec_data();
+  return c ? c->note : std::string();
 }
 
 std::string Problem::data_source() const {

@@ -1,4 +1,4 @@
-#include "python_plot.hpp"
+#include "python_tools.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -21,22 +21,23 @@ std::string env_or(const char* name, const std::string& fallback) {
   return v && *v ? std::string(v) : fallback;
 }
 
-// The interpreter's arguments before the user's: [python, script] or [python, -m, degpu.plot].
-std::vector<std::string> script_command() {
+// The interpreter's arguments before the user's: [python, script] or [python, -m, degpu.NAME].
+std::vector<std::string> script_command(const std::string& name) {
   const std::string python = env_or("DEGPU_PYTHON", "python3");
-  std::string script = env_or("DEGPU_PLOT_SCRIPT", "");
-#ifdef DEGPU_PLOT_SCRIPT
-  std::error_code ec;
-  if (script.empty() && std::filesystem::is_regular_file(DEGPU_PLOT_SCRIPT, ec)) script = DEGPU_PLOT_SCRIPT;
+  std::string dir = env_or("DEGPU_SCRIPTS", "");
+#ifdef DEGPU_SCRIPTS_DIR
+  if (dir.empty()) dir = DEGPU_SCRIPTS_DIR;
 #endif
-  if (script.empty()) return {python, "-m", "degpu.plot"};
+  std::error_code ec;
+  const std::string script = dir + "/" + name + ".py";
+  if (dir.empty() || !std::filesystem::is_regular_file(script, ec)) return {python, "-m", "degpu." + name};
   return {python, script};
 }
 
 }  // namespace
 
-int run_plot_script(const std::vector<std::string>& args, bool quiet, std::string& why) {
-  std::vector<std::string> cmd = script_command();
+int run_python_script(const std::string& name, const std::vector<std::string>& args, bool quiet, std::string& why) {
+  std::vector<std::string> cmd = script_command(name);
   cmd.insert(cmd.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& s : cmd) argv.push_back(s.data());
@@ -67,12 +68,13 @@ int run_plot_script(const std::vector<std::string>& args, bool quiet, std::strin
   return 1;
 }
 
-int plot_command(int argc, char** argv) {
+int python_command(const std::string& name, int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
   std::string why;
-  const int code = run_plot_script(args, false, why);
+  const int code = run_python_script(name, args, false, why);
   if (code < 0) {
-    std::fprintf(stderr, "error: degpu plot runs python/degpu/plot.py with matplotlib: %s\n", why.c_str());
+    std::fprintf(stderr, "error: degpu %s runs python/degpu/%s.py%s: %s\n", name.c_str(), name.c_str(),
+                 name == "plot" ? " with matplotlib" : "", why.c_str());
     return 1;
   }
   return code;
