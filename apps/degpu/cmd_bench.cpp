@@ -292,7 +292,7 @@ int bench_janssen(const BenchArgs& a) {
   const int drawn = run_python_script("plot", {"--bench", out}, true, why);
   if (drawn != 0)
     std::fprintf(stderr, "plots: not drawn (%s); `degpu plot --bench %s` draws them where Python has matplotlib\n",
-                 drawn < 0 ? why.c_str() : ("the plot script exited with " + std::to_string(drawn)).c_str(), out.c_str());
+                 (why.empty() ? "the plot script exited with " + std::to_string(drawn) : why).c_str(), out.c_str());
   std::cout << md.str() << std::flush;
   return 0;
 }

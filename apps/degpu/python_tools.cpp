@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 
 extern char** environ;
 
@@ -44,9 +45,12 @@ int run_python_script(const std::string& name, const std::vector<std::string>& a
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
+  // quiet: stdout discarded, stderr kept aside so that a failure can say why in its last line
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> err_file(quiet ? std::tmpfile() : nullptr, &std::fclose);
   if (quiet) {
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    if (err_file) posix_spawn_file_actions_adddup2(&actions, fileno(err_file.get()), STDERR_FILENO);
+    else posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
   }
   std::fflush(stdout);
   std::fflush(stderr);
@@ -63,9 +67,16 @@ int run_python_script(const std::string& name, const std::vector<std::string>& a
       why = std::string("waiting for ") + cmd[0] + ": " + std::strerror(errno);
       return -1;
     }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  why = cmd[0] + " was stopped by signal " + std::to_string(WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  return 1;
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  if (!WIFEXITED(status)) why = cmd[0] + " was stopped by signal " + std::to_string(WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  if (code != 0 && err_file) {  // the script's last line on stderr says why
+    std::rewind(err_file.get());
+    char line[512];
+    while (std::fgets(line, sizeof line, err_file.get()))
+      if (line[0] != '\n') why = line;
+    while (!why.empty() && (why.back() == '\n' || why.back() == '\r')) why.pop_back();
+  }
+  return code;
 }
 
 int python_command(const std::string& name, int argc, char** argv) {

@@ -8,8 +8,9 @@
 
 namespace degpu::cli {
 
-// Runs script `name` ("plot", "data") with `args` and waits; its output passes through (quiet: both
-// streams discarded). Returns its exit code, or -1 where Python could not be started (`why` says why).
+// Runs script `name` ("plot", "data") with `args` and waits; its output passes through (quiet: stdout
+// discarded, and stderr's last line put in `why` where the script fails). Returns its exit code, or -1
+// where Python could not be started (`why` says why).
 int run_python_script(const std::string& name, const std::vector<std::string>& args, bool quiet, std::string& why);
 
 // `degpu NAME ARGS...`: the script's exit code; where Python cannot be started, one error line and 1.

@@ -588,6 +588,17 @@ TEST_F(Cli, BenchJanssen) {
   EXPECT_DOUBLE_EQ(scores, 6 * 7 / 2.0 - 2 * 6);  // N (N + 1) / 2 - m n (n + 1) / 2, N = 6, n = 3
   // a figure per function (python/degpu/plot.py), where Python has matplotlib; else one line says why not
   for (const char* f : {"/f01.png", "/f05.png"}) EXPECT_EQ(is_png(read(out + f)), can_plot()) << f;
+  // a plot script that fails: its last line on stderr is the reason given, the results stand
+  fs::create_directories(path("scripts"));
+  write("scripts/plot.py", "import sys\nsys.stderr.write('a first line\\nerror: no figures today\\n')\nsys.exit(1)\n");
+  ::setenv("DEGPU_SCRIPTS", path("scripts").c_str(), 1);
+  const Out failed = run("bench janssen --dim 5 --trials 2 --configs " + path("configs.txt") +
+                         " --functions f01 --max-evals 2000 --quiet --out " + path("out3"));
+  ::unsetenv("DEGPU_SCRIPTS");
+  EXPECT_EQ(failed.code, 0) << failed.err;
+  EXPECT_EQ(failed.err, "plots: not drawn (error: no figures today); `degpu plot --bench " + path("out3") +
+                            "` draws them where Python has matplotlib\n");
+  EXPECT_TRUE(fs::exists(path("out3") + "/results.json"));
   // the same seed gives the same errors
   const Out again = run("bench janssen --dim 5 --trials 3 --configs " + path("configs.txt") +
                         " --functions f01,f05 --max-evals 3000 --quiet --out " + path("out2"));
