@@ -179,10 +179,7 @@ def main(argv=None) -> int:
             for suite, (d, have, of) in where().items():
                 print(f"{suite}: {d or '(none: DEGPU_DATA is none)'}: {have} of the {of} official files")
         return 0
-    except DataError as e:
-        sys.stderr.write(f"error: {e}\n")
-        return 1
-    except OSError as e:
+    except (DataError, OSError) as e:  # a download or check that failed, a folder that cannot be written
         sys.stderr.write(f"error: {e}\n")
         return 1
 

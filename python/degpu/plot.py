@@ -297,10 +297,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except PlotError as e:
         sys.stderr.write(f"error: {e}\n")
         return 2
-    except ImportError as e:
-        sys.stderr.write(f"error: {e}\n")
-        return 1
-    except OSError as e:
+    except (ImportError, OSError) as e:  # no matplotlib, a file that cannot be written: runtime failures
         sys.stderr.write(f"error: {e}\n")
         return 1
 

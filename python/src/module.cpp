@@ -96,22 +96,12 @@ std::optional<V> get_optional(const nb::dict& s, const char* key) {
   return nb::cast<V>(s[key]);
 }
 
-// A Python object shared by C++ copies without touching its reference count: the library copies RunOptions
-// (and so the observer) while the GIL is released; the last copy takes the GIL to let the object go.
-struct HeldObject {
-  nb::object obj;
-  explicit HeldObject(nb::object o) : obj(std::move(o)) {}
-  ~HeldObject() {
-    nb::gil_scoped_acquire gil;
-    obj.reset();
-  }
-};
-
 // RunOptions::observe for a Python callable observe(generation: dict) -> bool: the dict holds nit, nfev,
 // fun, elapsed_s and x, and with `population` set population ((np, D)) and population_energies ((np,)).
 // Its truth stops the run; an exception ends it and reaches the caller.
 std::function<bool(const degpu::Generation&)> observer(nb::object fun, bool population, int dim) {
-  auto held = std::make_shared<HeldObject>(std::move(fun));
+  // the library copies RunOptions (and so the observer) while the GIL is released
+  auto held = std::make_shared<degpu::py::HeldObject>(std::move(fun));
   return [held, population, dim](const degpu::Generation& g) {
     const std::vector<double> x = g.best_x();
     std::vector<double> rows, values;

@@ -2,12 +2,12 @@
 
 #include <nanobind/ndarray.h>
 
-#include <memory>
 #include <algorithm>
 #include <limits>
+#include <memory>
+#include <string>
 #include <type_traits>
 #include <typeinfo>
-#include <string>
 #include <utility>
 
 #include "degpu/constraints.hpp"
@@ -45,10 +45,6 @@ class PythonObjective final : public ProblemModel {
  public:
   PythonObjective(nb::object fun, bool vectorized, bool columns)
       : fun_(std::move(fun)), vectorized_(vectorized), columns_(columns) {}
-  ~PythonObjective() override {
-    nb::gil_scoped_acquire gil;
-    fun_.reset();
-  }
   bool batch() const override { return vectorized_; }
   double evaluate(const double* x, int dim) const override {
     double f = 0;
@@ -92,12 +88,12 @@ class PythonObjective final : public ProblemModel {
     }
     if (!vectorized_) {
       for (int k = 0; k < n; ++k) {
-        nb::object r = fun_(rows_array(rows + k, 1, dim, true));
+        nb::object r = fun_.obj(rows_array(rows + k, 1, dim, true));
         f[k] = to_double(r);
       }
       return;
     }
-    nb::object r = fun_(columns_ ? columns_array(rows, n, dim) : rows_array(rows, n, dim, false));
+    nb::object r = fun_.obj(columns_ ? columns_array(rows, n, dim) : rows_array(rows, n, dim, false));
     nb::object a = nb::module_::import_("numpy").attr("asarray")(r, nb::arg("dtype") = "float64");
     nb::object flat = a.attr("reshape")(-1);
     const auto v = nb::cast<nb::ndarray<const double, nb::ndim<1>, nb::device::cpu>>(flat);
@@ -114,7 +110,7 @@ class PythonObjective final : public ProblemModel {
       throw nb::type_error(("fun: the objective returned " + std::string(nb::repr(r).c_str()) + "; expected a number").c_str());
     }
   }
-  nb::object fun_;
+  HeldObject fun_;
   bool vectorized_, columns_;
 };
 
@@ -123,14 +119,10 @@ class PythonObjective final : public ProblemModel {
 class PythonConstraints final : public ConstraintModel {
  public:
   PythonConstraints(nb::object fun, int m) : fun_(std::move(fun)), m_(m) {}
-  ~PythonConstraints() override {
-    nb::gil_scoped_acquire gil;
-    fun_.reset();
-  }
   int count() const override { return m_; }
   void violation(const double* const* rows, int n, int dim, double* cv) const override {
     nb::gil_scoped_acquire gil;
-    nb::object r = fun_(rows_array(rows, n, dim, false));
+    nb::object r = fun_.obj(rows_array(rows, n, dim, false));
     nb::object a = nb::module_::import_("numpy").attr("ascontiguousarray")(r, nb::arg("dtype") = "float64");
     const auto v = nb::cast<nb::ndarray<const double, nb::device::cpu>>(a);
     if (v.ndim() != 2 || static_cast<int>(v.shape(0)) != n || static_cast<int>(v.shape(1)) != m_)
@@ -142,7 +134,7 @@ class PythonConstraints final : public ConstraintModel {
   }
 
  private:
-  nb::object fun_;
+  HeldObject fun_;
   int m_;
 };
 
@@ -159,16 +151,6 @@ std::shared_ptr<const ConstraintModel> python_constraints(nb::object fun, int m)
 }
 
 namespace {
-// The Python object shared by the model's copies (the library copies the model's function), let go under the GIL.
-struct Held {
-  nb::object obj;
-  explicit Held(nb::object o) : obj(std::move(o)) {}
-  ~Held() {
-    nb::gil_scoped_acquire gil;
-    obj.reset();
-  }
-};
-
 template <class T>
 void call_on_device(const nb::object& fun, const DeviceRows& r, const PutValues& put) {
   T* rows = static_cast<T*>(const_cast<void*>(r.rows));
@@ -192,7 +174,7 @@ void call_on_device(const nb::object& fun, const DeviceRows& r, const PutValues&
 }  // namespace
 
 Problem python_device_problem(nb::object fun, std::vector<double> lower, std::vector<double> upper, std::string name) {
-  auto held = std::make_shared<Held>(std::move(fun));
+  auto held = std::make_shared<HeldObject>(std::move(fun));  // the library copies the model's function
   return device_batch_problem(std::move(name), std::move(lower), std::move(upper), [held](const DeviceRows& r, const PutValues& put) {
     nb::gil_scoped_acquire gil;
     if (r.precision == Precision::f32) return call_on_device<float>(held->obj, r, put);

@@ -9,11 +9,23 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "degpu/problem.hpp"
 
 namespace degpu::py {
+
+// A Python object that C++ copies share (through a shared_ptr) or own without touching its reference count
+// while the GIL is released: it takes the GIL only to let the object go.
+struct HeldObject {
+  nanobind::object obj;
+  explicit HeldObject(nanobind::object o) : obj(std::move(o)) {}
+  ~HeldObject() {
+    nanobind::gil_scoped_acquire gil;
+    obj.reset();
+  }
+};
 
 // Ctrl-C during a run: a Python objective that sees KeyboardInterrupt sets this flag and gives NaN (never
 // selected) without calling Python again until the flag is cleared; the run's interrupt check (module.cpp)

@@ -31,6 +31,15 @@ inline degpu::DEConfig with_strategy(const std::string& name) {
   return de;
 }
 
+// A configuration of `np` individuals for algorithm a with its own strategy (jade: current-to-pbest/1/bin).
+inline degpu::DEConfig with_algorithm(degpu::Algorithm a, int np) {
+  degpu::DEConfig de;
+  de.np = np;
+  de.algorithm = a;
+  if (a == degpu::Algorithm::jade) de.mutation = degpu::Mutation::current_to_pbest1;
+  return de;
+}
+
 inline bool same_bits(const degpu::Result& a, const degpu::Result& b) {
   return a.best_x.size() == b.best_x.size() &&
          std::memcmp(a.best_x.data(), b.best_x.data(), a.best_x.size() * sizeof(double)) == 0 &&

@@ -53,10 +53,7 @@ TEST(BatchObjective, OneCallAGenerationAndThePointRunOnEveryCpuEngine) {
   StopCriteria stop;
   stop.max_gens = 40;
   for (Algorithm a : {Algorithm::de, Algorithm::jade}) {
-    DEConfig de;
-    de.np = 30;
-    de.algorithm = a;
-    if (a == Algorithm::jade) de.mutation = Mutation::current_to_pbest1;
+    const DEConfig de = with_algorithm(a, 30);
     for (Precision prec : {Precision::f64, Precision::f32}) {
       RunOptions o;
       o.precision = prec;

@@ -145,10 +145,7 @@ TEST(Constraints, EveryCpuEngineAndModelFormBitForBit) {
   batch->vectorised = true;
   const Problem pp = constrained_sphere(D, point), pb = constrained_sphere(D, batch);
   for (Algorithm a : {Algorithm::de, Algorithm::jade}) {
-    DEConfig de;
-    de.np = 24;
-    de.algorithm = a;
-    if (a == Algorithm::jade) de.mutation = Mutation::current_to_pbest1;
+    const DEConfig de = with_algorithm(a, 24);
     for (Precision prec : {Precision::f64, Precision::f32}) {
       RunOptions o;
       o.precision = prec;
