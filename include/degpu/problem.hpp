@@ -98,9 +98,10 @@ class Problem {
   // Where the CEC data (2017, 2014 or 2010) came from: the folder, or "generated (seed N)"; empty for
   // other problems.
   std::string data_source() const;
-  // Why a CEC 2017 / 2014 problem runs on generated data though no one asked for it (no data folder given,
-  // and the installed official data, `degpu data fetch`, lacks it), in one line; empty otherwise. Generated
-  // instances are not the ones published results were measured on: the front ends say so.
+  // Where a CEC 2017 / 2014 problem runs on generated data though no one asked for it (no data folder given,
+  // and the installed official data, `degpu data fetch`, lacks it): "not the official instance, as ..." and
+  // why, in one line; empty otherwise. Generated instances are not the ones published results were measured
+  // on: the front ends say so.
   std::string data_note() const;
 
   // The scheduling problem of schedule.hpp (schedule_problem() makes it): its instance and the lambda of

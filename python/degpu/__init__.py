@@ -136,7 +136,7 @@ def problem(name: str, dim: int, *, bounds: Optional[Sequence[float]] = None, sh
         pair = (float(b[0]), float(b[1]))
     p = _core.problem(name, dim, pair, shift, None if bias is None else float(bias), cec_data or "", cec2014_data or "")
     if p.data_note:  # generated data no one asked for: not the instance published results used
-        warnings.warn(f"{name} at D {dim}: {p.data_source}, not the official instance, as {p.data_note}; "
+        warnings.warn(f"{name} at D {dim}: {p.data_source}, {p.data_note}; "
                       "cec_data='generated' asks for it", UserWarning, stacklevel=2)
     return p
 

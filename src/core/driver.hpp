@@ -376,17 +376,10 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
     void count_nan(const std::vector<T>& f) {
       for (T v : f) nans += (v != v);
     }
-    // The best: the lowest value (the first of equals); under constraints, among the feasible individuals,
-    // or where none is feasible the one of the lowest summed violation (constraints.hpp).
+    // The best: the lowest value (the first of equals) among the feasible individuals (every one without
+    // constraints), or where none is feasible the one of the lowest summed violation (constraints.hpp).
     void find_best() {
       const int m = P.m;
-      if (m == 0) {
-        std::uint32_t b = 0;
-        for (int i = 1; i < p.np; ++i)
-          if (ops::better(P.f[i], P.f[b])) b = static_cast<std::uint32_t>(i);
-        P.best = b;
-        return;
-      }
       int b = -1;
       for (int i = 0; i < p.np; ++i)
         if (feasible(P.cv.data() + static_cast<std::size_t>(i) * m, m) && (b < 0 || ops::better(P.f[i], P.f[b]))) b = i;
@@ -426,12 +419,11 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
       }
       trials(p, problem, P, static_cast<std::uint32_t>(g));
       const int m = P.m;
-      for (int i = 0; i < p.np; ++i) {
-        const bool took = m == 0 ? ops::no_worse(P.ftrial[i], P.f[i])
-                                 : lampinen_takes(P.ftrial[i], P.cvtrial.data() + static_cast<std::size_t>(i) * m, P.f[i],
-                                                  P.cv.data() + static_cast<std::size_t>(i) * m, m,
-                                                  [](T a, T b) { return ops::no_worse(a, b); });
-        if (took && m > 0)
+      for (int i = 0; i < p.np; ++i) {  // without constraints (m = 0) Lampinen's rule is the values' comparison
+        const bool took = lampinen_takes(P.ftrial[i], P.cvtrial.data() + static_cast<std::size_t>(i) * m, P.f[i],
+                                         P.cv.data() + static_cast<std::size_t>(i) * m, m,
+                                         [](T a, T b) { return ops::no_worse(a, b); });
+        if (took)
           std::copy_n(P.cvtrial.begin() + static_cast<std::ptrdiff_t>(i) * m, m, P.cv.begin() + static_cast<std::ptrdiff_t>(i) * m);
         states.select(p, static_cast<std::uint32_t>(g), static_cast<std::uint32_t>(i), took, P.f[i], P.ftrial[i]);
         if (took) {

@@ -84,12 +84,12 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
   if (is_cuda_engine(engine) && !problem.on_gpu())
     throw ConfigError("{engine} " + std::string(engine_name(engine)) + ": problem " + problem.name() +
                       ": " + problem.model()->not_on_gpu());
-  if (!is_cuda_engine(engine))
+  if (!is_cuda_engine(engine)) {
     if (const std::string why = problem.model()->not_on_cpu(); !why.empty())
       throw ConfigError("{engine} " + std::string(engine_name(engine)) + ": problem " + problem.name() + ": " + why);
-  if (is_cuda_engine(engine))
-    if (const std::string why = problem.model()->not_on(engine); !why.empty())
-      throw ConfigError("{engine} " + std::string(engine_name(engine)) + ": " + why);
+  } else if (const std::string why = problem.model()->not_on(engine); !why.empty()) {
+    throw ConfigError("{engine} " + std::string(engine_name(engine)) + ": " + why);
+  }
   if (problem.constrained() && (engine == Engine::gpu || engine == Engine::gpu_fused || engine == Engine::gpu_kernels))
     throw ConfigError("{engine} " + std::string(engine_name(engine)) + ": it takes no " +
                       (problem.constraints() ? "{constraints}" : "{integrality}") +

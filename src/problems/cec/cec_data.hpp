@@ -17,8 +17,8 @@ struct CecInstance {
   cec::Suite suite = cec::Suite::cec2017;
   int fn = 0, D = 0;
   std::string source;  // the directory read, or "generated (seed N)"
-  // Where the generator stood in for the official data without being asked to (no folder given): why, in
-  // words ("the official data has no D 7", "the official data is not installed ..."); empty otherwise.
+  // Where the generator stood in for the official data without being asked to (no folder given): that, and
+  // why, in words ("not the official instance, as the official data is not installed ..."); empty otherwise.
   std::string note;
   std::vector<double> shift, M;
   std::vector<int> shuffle;  // 0-based

@@ -130,10 +130,10 @@ std::shared_ptr<const CecInstance> instance(const ProblemSpec& spec, Named f) {
     try {
       return load_cec(f.suite, f.fn, s.dim, installed);
     } catch (const DataError&) {
-      note = "the official data (" + installed + ") has no " + s.name + " at D " + std::to_string(s.dim);
+      note = "not the official instance, as the official data (" + installed + ") has no " + s.name + " at D " + std::to_string(s.dim);
     }
   } else {
-    note = "the official data is not installed (degpu data fetch installs it)";
+    note = "not the official instance, as the official data is not installed (degpu data fetch installs it)";
   }
   auto g = std::make_shared<CecInstance>(*generate_cec(f.suite, f.fn, s.dim, *seed));
   g->note = std::move(note);

@@ -17,7 +17,6 @@ struct GpuEvalTrials {
   driver::PoolExec exec;
   std::shared_ptr<BatchEvaluator<T>> gpu;
   std::shared_ptr<std::vector<T>> staging;
-  int staging_D = 0;
 
   // Gathers the np rows given by row(i) into one host block and evaluates it on the GPU.
   template <class Row>
@@ -44,15 +43,15 @@ struct GpuEvalTrials {
 template <class T>
 struct GpuRows {
   GpuEvalTrials<T> gpu;
-  void operator()(const Problem&, const T* const* rows, int n, T* f) const {
-    gpu.evaluate(n, gpu.staging_D, [&](int k) { return rows[k]; }, f);
+  void operator()(const Problem& problem, const T* const* rows, int n, T* f) const {
+    gpu.evaluate(n, problem.dim(), [&](int k) { return rows[k]; }, f);
   }
 };
 
 template <class T>
 Result run_gpu_eval(const Problem& problem, const Resolved& r, const RunOptions& o, std::shared_ptr<BatchEvaluator<T>> gpu) {
   const driver::PoolExec exec{o.threads, true};
-  GpuEvalTrials<T> trials{exec, std::move(gpu), std::make_shared<std::vector<T>>(), problem.dim()};
+  GpuEvalTrials<T> trials{exec, std::move(gpu), std::make_shared<std::vector<T>>()};
   if (problem.constraints())
     return driver::run_generational<T>(problem, r, o, exec,
                                        driver::ConstrainedTrials<T, driver::PoolExec, GpuRows<T>>{exec, {trials}});
