@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <tuple>
 #include <utility>
@@ -140,7 +141,8 @@ MaswConfig masw_config(const RunArgs& a) {
 }
 
 int run(const RunArgs& a) {
-  const Problem problem = make_problem(a.problem.spec());
+  std::optional<CudaObjective> compiled;
+  const Problem problem = a.problem.problem_of(compiled);
   const bool masw = a.algorithm == "ma-sw-chains";
   if (!masw) {
     const auto de_family = list_algorithms();
@@ -209,6 +211,10 @@ int run(const RunArgs& a) {
   j["bias"] = problem.bias();
   if (problem.cec_data() || problem.cec2010_data()) j["data"] = problem.data_source();
   if (!problem.data_note().empty()) j["data_note"] = problem.data_note();
+  if (compiled)
+    j["objective_cuda"] = {{"file", compiled->file()}, {"name", compiled->name()}, {"arch", compiled->arch()},
+                           {"cached", compiled->cached()}, {"compile_s", compiled->compile_s()},
+                           {"cache_file", compiled->cache_file()}};
   if (masw) {
     j["algorithm"] = "ma-sw-chains";
     j["np"] = mc.np;
@@ -254,6 +260,15 @@ int run(const RunArgs& a) {
   std::printf("\n");
   if (!problem.data_note().empty())  // generated data no one asked for: not the instance published results used
     std::printf("data        %s: %s\n", problem.data_source().c_str(), problem.data_note().c_str());
+  if (compiled) {
+    if (compiled->cached())
+      std::printf("objective   %s: %s for %s, compiled before (%s)\n", compiled->file().c_str(), compiled->name().c_str(),
+                  compiled->arch().c_str(), compiled->cache_file().c_str());
+    else
+      std::printf("objective   %s: %s compiled for %s by NVRTC in %.2f s%s%s\n", compiled->file().c_str(),
+                  compiled->name().c_str(), compiled->arch().c_str(), compiled->compile_s(),
+                  compiled->cache_note().empty() ? "" : "; ", compiled->cache_note().c_str());
+  }
   if (summary) {
     const auto print_stats = [](const char* name, const Stats& s) {
       std::printf("%-11s mean %.6g  sd %.3g  min %.6g  median %.6g  max %.6g\n", name, s.mean, s.sd, s.min, s.median,
@@ -291,6 +306,7 @@ int run(const RunArgs& a) {
 Command add_run(CLI::App& app) {
   auto a = std::make_shared<RunArgs>();
   a->problem.add_to(app);
+  a->problem.add_cuda_objective(app);
   CLI::Option_group* alg = a->de.add_to(
       app, {{"strategy"},
             {"np", "population size (DE: default 5 D, clamped to [20, 500]; ma-sw-chains: default 60)"},

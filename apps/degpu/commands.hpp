@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "degpu/cuda_objective.hpp"
 #include "degpu/problem.hpp"
 
 namespace degpu::cli {
@@ -18,6 +19,13 @@ struct ProblemOptions {
   std::string problem, dim, bounds, shift, bias, cec_data, cec2014_data;
   void add_to(CLI::App& app, const std::string& for_ = "");
   ProblemSpec spec() const;
+  // --objective-cuda FILE.cu and --objective-name NAME (degpu run): a user's functor compiled by NVRTC in
+  // place of --problem. add_cuda_objective() registers them and makes --problem optional; problem() makes
+  // the problem either names (ConfigError where both or neither is given), the compiled objective in
+  // `compiled` where there is one.
+  std::string objective_cuda, objective_name;
+  void add_cuda_objective(CLI::App& app);
+  Problem problem_of(std::optional<CudaObjective>& compiled) const;
 };
 
 using Command = std::function<int()>;

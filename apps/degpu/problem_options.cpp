@@ -4,6 +4,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
+#include <utility>
+#include <vector>
 
 #include "commands.hpp"
 #include "degpu/errors.hpp"
@@ -40,6 +43,40 @@ ProblemSpec ProblemOptions::spec() const {
   s.cec_data = cec_data;
   s.cec2014_data = cec2014_data;
   return s;
+}
+
+void ProblemOptions::add_cuda_objective(CLI::App& app) {
+  CLI::Option_group* g = app.add_option_group("Objective", "a functor of your own, compiled at run time");
+  g->add_option("--objective-cuda", objective_cuda,
+                "FILE.cu holding a functor `struct Name { template <class T> __device__ T operator()(const T* x, int dim) "
+                "const; }`, compiled by NVRTC (kept compiled under ~/.cache/degpu/kernels) and run on gpu-kernels or "
+                "gpu-eval, in place of --problem (needs --dim and --bounds)");
+  g->add_option("--objective-name", objective_name, "the functor's type in --objective-cuda (default: the one the file defines)");
+  if (CLI::Option* p = app.get_option_no_throw("--problem")) p->required(false);
+}
+
+Problem ProblemOptions::problem_of(std::optional<CudaObjective>& compiled) const {
+  if (objective_cuda.empty()) {
+    if (!objective_name.empty()) throw ConfigError("--objective-name " + objective_name + ": names the functor of --objective-cuda, which is not given");
+    if (problem.empty()) throw ConfigError("--problem: required (or --objective-cuda FILE.cu)");
+    return make_problem(spec());
+  }
+  if (!problem.empty()) throw ConfigError("--objective-cuda " + objective_cuda + ": give it or --problem " + problem + ", not both");
+  for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"--shift", &shift}, {"--bias", &bias},
+                                    {"--cec-data", &cec_data}, {"--cec2014-data", &cec2014_data}})
+    if (!value->empty()) throw ConfigError(std::string(flag) + " " + *value + ": an option of a built-in --problem, not of --objective-cuda");
+  if (bounds.empty()) throw ConfigError("--bounds: required with --objective-cuda (LO:HI for every coordinate)");
+  ProblemSpec s = spec();  // --dim and --bounds, checked
+  std::ifstream in(objective_cuda, std::ios::binary);
+  if (!in) throw DataError(objective_cuda + ": cannot read: " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  CudaCompileOptions o;
+  o.name = objective_name;
+  o.file = objective_cuda;
+  compiled = CudaObjective::compile(text.str(), o);
+  return cuda_objective_problem(*compiled, compiled->name(), std::vector<double>(s.dim, s.bounds->first),
+                                std::vector<double>(s.dim, s.bounds->second));
 }
 
 void check_writable(const std::string& option, const std::string& path) {

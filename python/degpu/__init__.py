@@ -23,9 +23,10 @@ import numpy as np
 from . import _core, data, plot
 from ._args import box, integer, pairs
 from ._core import Problem
+from ._cuda import CompileError, CudaObjective
 from ._scipy import differential_evolution
 
-__all__ = ["Problem", "Result", "data", "plot", "DeviceList", "devices", "problem", "problems", "minimize", "differential_evolution",
+__all__ = ["Problem", "Result", "CudaObjective", "CompileError", "data", "plot", "DeviceList", "devices", "problem", "problems", "minimize", "differential_evolution",
            "strategies", "algorithms", "cuda_compiled"]
 __version__ = "0.1.0"
 
@@ -141,7 +142,7 @@ def problem(name: str, dim: int, *, bounds: Optional[Sequence[float]] = None, sh
     return p
 
 
-def minimize(fun: Union[Problem, Callable], bounds: Optional[Sequence] = None, *, algorithm: str = "de",
+def minimize(fun: Union[Problem, CudaObjective, Callable], bounds: Optional[Sequence] = None, *, algorithm: str = "de",
              strategy: Optional[str] = None, popsize: Optional[int] = None, F: Union[float, Sequence[float]] = 0.5,
              CR: Union[float, Sequence[float]] = 0.9, dither: Optional[str] = None, p: Optional[float] = None,
              repair: str = "reinit", max_evals: Optional[int] = None, max_generations: Optional[int] = None,
@@ -157,6 +158,8 @@ def minimize(fun: Union[Problem, Callable], bounds: Optional[Sequence] = None, *
         With array='torch', 'cupy' or 'jax', f(X) -> (N,) takes the population where it lies on the GPU, X an
         (N, D) array of that framework (float64, or float32 with precision='f32'), zero-copy through DLPack
         and valid during the call only; it runs on gpu-kernels (engine='auto') and gpu-eval.
+        Or a degpu.CudaObjective: CUDA C++ compiled by NVRTC, evaluated by the engines' kernels (gpu-kernels,
+        engine='auto', and gpu-eval).
     bounds: (lo, hi) for each coordinate, a (D, 2) sequence; required for a callable.
     algorithm: 'de', 'jde' or 'jade' (degpu.algorithms()); strategy: degpu's name ('rand/1/bin',
         'current-to-pbest/1/exp' ..., degpu.strategies(); default rand/1/bin, jade current-to-pbest/1/bin);
@@ -180,7 +183,14 @@ def minimize(fun: Union[Problem, Callable], bounds: Optional[Sequence] = None, *
     'interrupted'), on every engine but 'gpu', whose generations run inside one kernel.
     Bad arguments raise ValueError or TypeError naming the parameter.
     """
-    if isinstance(fun, Problem):
+    if isinstance(fun, CudaObjective):
+        if bounds is None:
+            raise ValueError("bounds: required for a CudaObjective, as (lo, hi) for each coordinate")
+        if array != "numpy" or vectorized:
+            raise ValueError(f"{'array' if array != 'numpy' else 'vectorized'}: a CudaObjective is evaluated by the "
+                             "engines' kernels; array and vectorized are for a Python callable")
+        prob = fun.problem(bounds, name=fun.name if name == "python" else name)
+    elif isinstance(fun, Problem):
         if bounds is not None:
             raise ValueError("bounds: a built-in problem has its own box (give it to degpu.problem(..., bounds=))")
         if array != "numpy":
@@ -200,7 +210,7 @@ def minimize(fun: Union[Problem, Callable], bounds: Optional[Sequence] = None, *
             # called once a generation, and the threads make the trials meanwhile (the same run as serial)
             engine = "threads" if vectorized else "serial"
     else:
-        raise TypeError(f"fun: expected a degpu.Problem or a callable, got {type(fun).__name__}")
+        raise TypeError(f"fun: expected a degpu.Problem, a degpu.CudaObjective or a callable, got {type(fun).__name__}")
     if callback is not None and not callable(callback):
         raise TypeError(f"callback: expected a callable, got {type(callback).__name__}")
     watched = callback is not None or bool(progress)

@@ -15,6 +15,7 @@ from . import _core
 from . import _constraints
 from ._args import box, integer, pairs
 from ._core import Problem
+from ._cuda import CudaObjective
 
 # scipy's strategy names and degpu's (the same formulas: rand-to-best/1 is x_r0 + F (x_best - x_r0) +
 # F (x_r1 - x_r2), current-to-best/1 x_i + F (x_best - x_i) + F (x_r0 - x_r1), as scipy's).
@@ -184,7 +185,9 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
     scipy.optimize.differential_evolution (scipy 1.17's signature, defaults and result) on degpu's engines.
 
     func(x, *args) -> float with x a (N,) array; with vectorized=True, func(x) with x of shape (N, S) returns
-    (S,) values (scipy's layout). func may also be a degpu.Problem (a built-in, evaluated by the engines).
+    (S,) values (scipy's layout). func may also be a degpu.Problem (a built-in, evaluated by the engines) or
+    a degpu.CudaObjective (CUDA C++ compiled by NVRTC; engine 'auto' runs it on gpu-kernels, or gpu-eval with
+    constraints or integrality; polishing evaluates it on the GPU a point at a time).
     bounds: (min, max) pairs or a scipy.optimize.Bounds. strategy: scipy's names ('best1bin', ...,
     'rand2exp'). maxiter: generations; popsize: a multiplier, NP = max(5, popsize x the varying coordinates)
     (a power of two for 'sobol'); tol, atol: stop once std(energies) <= atol + tol |mean(energies)|;
@@ -209,12 +212,18 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
     and degpu's engine, wall_s and stop_reason.
     """
     # -- the objective and the box
-    if isinstance(func, Problem):
+    if isinstance(func, (Problem, CudaObjective)):
         if args not in ((), None):
-            raise ValueError("args: a degpu.Problem takes no extra arguments")
+            raise ValueError(f"args: a degpu.{type(func).__name__} takes no extra arguments")
     elif not callable(func):
-        raise TypeError(f"func: expected a callable or a degpu.Problem, got {type(func).__name__}")
+        raise TypeError(f"func: expected a callable, a degpu.Problem or a degpu.CudaObjective, got {type(func).__name__}")
     lo, hi = _bounds_of(bounds, func)
+    if isinstance(func, CudaObjective):  # from here on a problem of the engines, as a built-in one
+        if np.any(lo == hi):
+            raise ValueError("bounds: a CudaObjective searches every coordinate; a coordinate with min == max is not one")
+        func, run_auto = func.problem(list(zip(lo, hi))), True
+    else:
+        run_auto = False
     D = lo.size
     if not isinstance(args, tuple):
         args = () if args is None else (args,)
@@ -276,7 +285,7 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
     if isinstance(func, Problem):
         prob = func
         run_engine = engine
-        if engine == "auto":  # the gpu engine, or gpu-kernels where a callback or disp looks at every generation
+        if engine == "auto" and not run_auto:  # the gpu engine, or gpu-kernels where a callback or disp looks at every generation
             gpu = _core.cuda_compiled() and func.on_gpu and len(_core.devices()[0]) > 0
             if cons or flags is not None:  # the GPU engine that takes constraints and integrality
                 run_engine = "gpu-eval" if gpu else "threads"

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "degpu/constraints.hpp"
+#include "degpu/cuda_objective.hpp"
 #include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/problem.hpp"
@@ -83,6 +84,7 @@ std::string keyword(std::string_view name) {
   if (name == "np") return "popsize";
   if (name == "max_gens") return "max_generations";
   if (name == "target_error") return "target";
+  if (name == "objective_name") return "name";
   return std::string(name);
 }
 
@@ -233,9 +235,15 @@ NB_MODULE(_core, m) {
   // through C++ that Python's collector cannot see, left at exit (degpu.minimize's own Problem is freed
   // with the call). nanobind would report it as a leak at exit; the report is of no use to a user.
   nb::set_leak_warnings(false);
+  // CUDA source that does not compile: degpu.CompileError, a ValueError whose message is the one line and
+  // NVRTC's log.
+  // (Registered before the translator below, which is tried first and adds the log; kept for the module's life.)
+  static const nb::handle compile_error = nb::exception<degpu::CompileError>(m, "CompileError", PyExc_ValueError).release();
   nb::register_exception_translator([](const std::exception_ptr& e, void*) {
     try {
       std::rethrow_exception(e);
+    } catch (const degpu::CompileError& x) {
+      PyErr_SetString(compile_error.ptr(), (x.message(keyword) + "\n" + x.log()).c_str());
     } catch (const degpu::ConfigError& x) {
       PyErr_SetString(PyExc_ValueError, x.message(keyword).c_str());
     } catch (const degpu::DataError& x) {
@@ -285,6 +293,35 @@ NB_MODULE(_core, m) {
       "cec2014_data"_a = "");
   m.def("python_problem", &degpu::py::python_problem, "fun"_a, "lower"_a, "upper"_a, "vectorized"_a, "name"_a,
         "columns"_a = false);
+  nb::class_<degpu::CudaObjective>(m, "CompiledCuda", "A functor compiled by NVRTC (degpu.CudaObjective wraps it)")
+      .def_prop_ro("name", &degpu::CudaObjective::name)
+      .def_prop_ro("file", &degpu::CudaObjective::file)
+      .def_prop_ro("arch", &degpu::CudaObjective::arch)
+      .def_prop_ro("compile_s", &degpu::CudaObjective::compile_s)
+      .def_prop_ro("cached", &degpu::CudaObjective::cached)
+      .def_prop_ro("cache_file", &degpu::CudaObjective::cache_file)
+      .def_prop_ro("cache_note", &degpu::CudaObjective::cache_note)
+      .def_prop_ro("log", &degpu::CudaObjective::log);
+  m.def(
+      "compile_cuda",
+      [](const std::string& source, const std::string& name, const std::string& file, std::vector<std::string> options,
+         const std::string& cache_dir) {
+        degpu::CudaCompileOptions o;
+        o.name = name;
+        o.file = file;
+        o.nvrtc_options = std::move(options);
+        o.cache_dir = cache_dir;
+        nb::gil_scoped_release unlocked;  // NVRTC may take a while
+        return degpu::CudaObjective::compile(source, o);
+      },
+      "source"_a, "name"_a, "file"_a, "options"_a, "cache_dir"_a);
+  m.def(
+      "cuda_problem",
+      [](const degpu::CudaObjective& f, std::vector<double> lower, std::vector<double> upper, const std::string& name,
+         std::optional<double> optimum_f) {
+        return degpu::cuda_objective_problem(f, name, std::move(lower), std::move(upper), optimum_f);
+      },
+      "objective"_a, "lower"_a, "upper"_a, "name"_a, "optimum_f"_a);
   m.def("python_device_problem", &degpu::py::python_device_problem, "fun"_a, "lower"_a, "upper"_a, "name"_a);
   m.def(
       "constrained",

@@ -245,6 +245,53 @@ TEST_F(Cli, BadProblemOptions) {
   expect_invalid(kRun + " --bias abc", "--bias abc");
 }
 
+// --objective-cuda: NVRTC compiles the file without a GPU; its errors and the options it refuses are one
+// line, exit 2; without a GPU the run is refused in one line, exit 1 (tests/gpu and python/tests run it).
+TEST_F(Cli, ObjectiveCuda) {
+  ::setenv("DEGPU_KERNEL_CACHE", path("cache").c_str(), 1);
+  struct Unset {
+    ~Unset() { ::unsetenv("DEGPU_KERNEL_CACHE"); }
+  } unset;
+  write("sq.cu", "struct Squares {\n  template <class T>\n  __device__ T operator()(const T* x, int dim) const {\n"
+                 "    T s = 0;\n    for (int j = 0; j < dim; ++j) s += x[j] * x[j];\n    return s;\n  }\n};\n");
+  write("bad.cu", "struct Bad {\n  template <class T> __device__ T operator()(const T* x, int d) const { return zz; }\n};\n");
+  const std::string sq = "run --objective-cuda " + path("sq.cu") + " --dim 4 --bounds -1:1 --max-gens 3";
+  if (!degpu::cuda_compiled()) {
+    const Out o = run(sq);
+    EXPECT_EQ(o.code, 1) << o.err;
+    EXPECT_NE(o.err.find("built without CUDA"), std::string::npos) << o.err;
+    return;
+  }
+  expect_invalid("run --objective-cuda " + path("bad.cu") + " --dim 4 --bounds -1:1",
+                 "bad.cu does not compile (NVRTC): " + path("bad.cu") + "(2): error: identifier \"zz\" is undefined");
+  EXPECT_FALSE(fs::exists(path("cache")));  // nothing compiled, nothing kept
+  expect_invalid("run --objective-cuda " + path("sq.cu") + " --dim 4", "--bounds: required with --objective-cuda");
+  expect_invalid(sq + " --problem sphere", "give it or --problem sphere, not both");
+  expect_invalid(sq + " --shift random", "--shift random: an option of a built-in --problem");
+  expect_invalid(sq + " --engine threads", "a CudaObjective");
+  expect_invalid(sq + " --engine gpu", "runs on gpu-kernels and gpu-eval");
+  expect_invalid("run --objective-cuda " + path("none.cu") + " --dim 4 --bounds -1:1", "none.cu: cannot read");
+  expect_invalid("run --dim 4 --bounds -1:1 --objective-name Squares", "--objective-name Squares: names the functor of --objective-cuda");
+  expect_invalid(sq + " --objective-name 'a b'", "--objective-name 'a b': not a C++ type name");
+  const Out o = run(sq + " --json " + path("r.json"));
+  if (degpu::list_devices().empty()) {
+    EXPECT_EQ(o.code, 1) << o.err;
+    EXPECT_EQ(o.err.rfind("error: no CUDA device", 0), 0u) << o.err;
+    EXPECT_NE(o.err.find("a CudaObjective runs on the GPU only"), std::string::npos) << o.err;
+    EXPECT_FALSE(fs::exists(path("r.json")));
+    EXPECT_TRUE(fs::exists(path("cache")));  // compiled, and kept for the next run
+    return;
+  }
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::json::parse(read(path("r.json")));
+  EXPECT_EQ(j["engine"], "gpu-kernels");
+  EXPECT_EQ(j["objective_cuda"]["name"], "Squares");
+  EXPECT_FALSE(j["objective_cuda"]["cached"].get<bool>());
+  const auto again = nlohmann::json::parse(run(sq + " --json -").out);
+  EXPECT_TRUE(again["objective_cuda"]["cached"].get<bool>());
+  EXPECT_EQ(again["best_f"], j["best_f"]);
+}
+
 TEST_F(Cli, BadAlgorithmOptions) {
   expect_invalid(kRun + " --np 3", "rand/1 needs at least 4");
   expect_invalid(kRun + " --np 5 --strategy rand/2/bin", "rand/2 needs at least 6");

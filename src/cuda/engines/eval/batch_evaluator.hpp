@@ -7,7 +7,9 @@
 //   - BatchEvaluator<T>: host rows in, host values out (gpu-eval), around a RowsEvaluator.
 #pragma once
 #include <memory>
+#include <vector>
 
+#include "core/trials.hpp"
 #include "degpu/problem.hpp"
 #include "degpu/run.hpp"
 #include "problems/cec/cec_rotation.hpp"
@@ -60,6 +62,16 @@ Result minimize_gpu_kernels_rows(const Problem& problem, const Resolved& r, cons
 template <class T>
 Result minimize_gpu_eval_rows(const Problem& problem, const Resolved& r, const RunOptions& o,
                               std::shared_ptr<const RowsEvaluator<T>> rows);
+// Trials o.trial .. o.trial + trials - 1 of gpu-kernels or gpu-eval (o.engine) with `rows`: the run of an
+// objective that only those engines run (device_batch.cpp's, a CudaObjective's). A build with CUDA only.
+template <class T>
+std::vector<Result> minimize_rows_trials(const Problem& problem, const Resolved& r, const RunOptions& o, int trials,
+                                         std::shared_ptr<const RowsEvaluator<T>> rows) {
+  return detail::each_trial(o, trials, [&](const RunOptions& ot) {
+    if (o.engine == Engine::gpu_kernels) return minimize_gpu_kernels_rows<T>(problem, r, ot, *rows);
+    return minimize_gpu_eval_rows<T>(problem, r, ot, rows);
+  });
+}
 // gpu-eval (gpu_eval.cpp) on a built-in problem (its BatchEvaluator); without CUDA it throws NotCompiled.
 Result minimize_gpu_eval(const Problem& problem, const Resolved& r, const RunOptions& o);
 

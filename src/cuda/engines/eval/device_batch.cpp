@@ -8,7 +8,6 @@
 #include <type_traits>
 #include <utility>
 
-#include "core/trials.hpp"
 #include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
 
@@ -81,11 +80,7 @@ class DeviceBatchModel final : public ProblemModel {
 #if DEGPU_HAVE_CUDA
   template <class T>
   std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOptions& o, int trials) const {
-    const auto rows = std::make_shared<const BatchRows<T>>(f_, problem.dim());
-    return detail::each_trial(o, trials, [&](const RunOptions& ot) {
-      if (o.engine == Engine::gpu_kernels) return cuda::minimize_gpu_kernels_rows<T>(problem, r, ot, *rows);
-      return cuda::minimize_gpu_eval_rows<T>(problem, r, ot, rows);
-    });
+    return cuda::minimize_rows_trials<T>(problem, r, o, trials, std::make_shared<const BatchRows<T>>(f_, problem.dim()));
   }
 #endif
   DeviceBatch f_;

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 
+#include "cuda/blocks/row_kernel.cuh"
 #include "cuda/engines/gpu/gpu_plan.hpp"
 #include "cuda/engines/gpu/gpu_team.cuh"
 
@@ -35,14 +36,6 @@ template <class T>
 void launch_evaluate_rows(fn::Classic function, const T* x, const T* o, int D, int n, double bias, T* f,
                           cudaStream_t stream) {
   fn::visit(function, [&](auto fun) { launch_evaluate_rows<decltype(fun), T>(x, o, D, n, bias, f, stream); });
-}
-
-// f[k] = fn.f(row k) for k < n, a thread per row (a RowFunction), kRowFunctionThreads threads a block.
-constexpr int kRowFunctionThreads = 128;
-template <class Fn, class T>
-__global__ void evaluate_row_function(const __grid_constant__ Fn fn, const T* __restrict__ x, int D, int n, T* __restrict__ f) {
-  const long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (k < n) f[k] = static_cast<T>(fn.f(x + static_cast<std::size_t>(k) * D, D));
 }
 
 // f[k] = fn's value of row k for k < n by a warp per row, for a function that evaluates a row by a group of
