@@ -9,3 +9,12 @@
 #define DEGPU_HD
 #define DEGPU_HD_INLINE inline __attribute__((always_inline))
 #endif
+
+// DEGPU_HOST_CODE: 1 wherever host code compiles, 0 under NVRTC, which compiles the engines' device code for a
+// CudaObjective (cuda_objective.hpp) and has neither host code nor the standard library: the host-only parts
+// of the headers the engines' kernels include sit under `#if DEGPU_HOST_CODE`.
+#if defined(__CUDACC_RTC__)
+#define DEGPU_HOST_CODE 0
+#else
+#define DEGPU_HOST_CODE 1
+#endif

@@ -13,7 +13,10 @@
 //   degpu::Problem p = degpu::cuda_objective_problem(f, "rastrigin", lo, hi);
 //
 // The functor is default-constructed on the device (it holds no data of the host's); operator() is called
-// for T float and double. The source may include <cmath>, <cstdint>, <cstddef>, <type_traits>, <limits>,
+// for T float and double. Or, the fast path, the built-ins' term form (functions/evaluate.hpp: static
+// constexpr pattern, sums and product, static term<T> and finish<A>; the source may include
+// "degpu/functions/evaluate.hpp" and "degpu/functions/classic.hpp"): the gpu engine then spreads an
+// individual's terms over a group of lanes as it does a built-in's, and the kernels are the built-ins'. The source may include <cmath>, <cstdint>, <cstddef>, <type_traits>, <limits>,
 // <utility> and <cstdlib> (NVRTC's std is libcu++'s: the toolkit's cuda/std headers) and any header on an
 // `-I DIR` of `nvrtc_options`.
 //
@@ -21,10 +24,11 @@
 // on disk, keyed by the source, the options, the architecture, NVRTC's version and degpu's kernel text, so
 // that a second compile of the same source loads it (cached() says so) instead of compiling.
 //
-// Where it runs: the host-looped GPU engines, gpu-kernels (engine auto) and gpu-eval, a thread per row.
-// The gpu and gpu-fused engines, whose generations run inside the engines' own kernels, refuse it for
-// now (docs/PYTHON_PLAN.md, step 7: those kernels compiled by NVRTC for the functor). The CPU engines
-// refuse it: its code is the device's only.
+// Where it runs: the gpu engine (engine auto), its kernels compiled by NVRTC from the engine's own headers
+// with the functor in place of a built-in's (at the first run on it, per precision: some seconds, then
+// cached), every path but the wide one (which a row function never takes); gpu-kernels and gpu-eval, a
+// thread per row. gpu-fused refuses it for now (docs/PYTHON_PLAN.md, step 7). The CPU engines refuse it:
+// its code is the device's only.
 #pragma once
 #include <memory>
 #include <optional>
@@ -33,6 +37,7 @@
 
 #include "degpu/errors.hpp"
 #include "degpu/problem.hpp"
+#include "degpu/run.hpp"
 
 namespace degpu {
 
@@ -71,6 +76,14 @@ class CudaObjective {
   const std::string& cache_file() const;  // where it is kept ("" without a cache)
   const std::string& cache_note() const;  // why the cache was passed over ("" where it was not)
   const std::string& log() const;         // NVRTC's log (warnings; "" when loaded from the cache)
+  bool term_form() const;                 // written in the term form (below), not the row form
+  // Seconds NVRTC took for the gpu engine's kernels in this process: they are compiled (or loaded from the
+  // cache) at the objective's first run on the gpu engine, per precision; 0 before, or where loaded.
+  double engine_compile_s() const;
+  // Compiles the gpu engine's kernels for `precision` now (or loads them from the cache), as the first run
+  // on the gpu engine would: without a GPU too, so that a machine without one can fill the cache, and so
+  // that the time of a first run is the run's. CompileError where they do not compile.
+  void compile_gpu_engine(Precision precision) const;
 
   struct Impl;
   const std::shared_ptr<const Impl>& impl() const { return impl_; }

@@ -1,6 +1,8 @@
 // Typed errors of the library. The CLI maps ConfigError and DataError to exit code 2 (invalid input)
 // and everything else to exit code 1 (runtime failure).
 #pragma once
+#include "degpu/config.hpp"
+#if DEGPU_HOST_CODE  // (device code throws nothing)
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -104,3 +106,4 @@ class NotCompiled : public Error {
 };
 
 }  // namespace degpu
+#endif

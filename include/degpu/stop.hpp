@@ -3,8 +3,12 @@
 // generation of NP evaluations would.
 #pragma once
 #include <cstddef>
+
+#include "degpu/config.hpp"
+#if DEGPU_HOST_CODE
 #include <optional>
 #include <string_view>
+#endif
 
 namespace degpu {
 
@@ -18,6 +22,7 @@ struct Convergence {
   double atol = 0;    // absolute
 };
 
+#if DEGPU_HOST_CODE  // (the engines' kernels take Convergence and StopReason only)
 struct StopCriteria {
   std::optional<long long> max_evals;    // default when neither this nor max_gens is set: 10000 D
   std::optional<long long> max_gens;     // generations after the initial population
@@ -26,8 +31,11 @@ struct StopCriteria {
   std::optional<Convergence> convergence;  // every engine
 };
 
+#endif
+
 // converged: the convergence test held; callback: RunOptions::observe asked to stop.
 enum class StopReason { max_evals, max_gens, target, max_time, converged, callback };
+#if DEGPU_HOST_CODE
 std::string_view stop_reason_name(StopReason r);
 
 // The population's values as the convergence test sees them: their mean and standard deviation (divisor
@@ -47,5 +55,6 @@ bool converged(const Convergence& c, const Spread& s);
 std::optional<StopReason> check_stop(const StopCriteria& stop, const std::optional<double>& optimum_f, double best_f,
                                      long long evals, int np, long long generation, double elapsed_s,
                                      bool is_converged = false);
+#endif
 
 }  // namespace degpu

@@ -158,8 +158,8 @@ def minimize(fun: Union[Problem, CudaObjective, Callable], bounds: Optional[Sequ
         With array='torch', 'cupy' or 'jax', f(X) -> (N,) takes the population where it lies on the GPU, X an
         (N, D) array of that framework (float64, or float32 with precision='f32'), zero-copy through DLPack
         and valid during the call only; it runs on gpu-kernels (engine='auto') and gpu-eval.
-        Or a degpu.CudaObjective: CUDA C++ compiled by NVRTC, evaluated by the engines' kernels (gpu-kernels,
-        engine='auto', and gpu-eval).
+        Or a degpu.CudaObjective: CUDA C++ compiled by NVRTC into the engines' kernels (gpu, engine='auto';
+        gpu-kernels and gpu-eval).
     bounds: (lo, hi) for each coordinate, a (D, 2) sequence; required for a callable.
     algorithm: 'de', 'jde' or 'jade' (degpu.algorithms()); strategy: degpu's name ('rand/1/bin',
         'current-to-pbest/1/exp' ..., degpu.strategies(); default rand/1/bin, jade current-to-pbest/1/bin);
@@ -217,8 +217,8 @@ def minimize(fun: Union[Problem, CudaObjective, Callable], bounds: Optional[Sequ
     if watched and engine == "gpu":
         raise ValueError(f"{'callback' if callback is not None else 'progress'}: engine 'gpu' runs its generations "
                          "inside one kernel, which calls no Python; use engine 'gpu-kernels'")
-    if watched and engine == "auto" and isinstance(fun, Problem) and _core.cuda_compiled() and fun.on_gpu \
-            and len(_core.devices()[0]) > 0:
+    if watched and engine == "auto" and isinstance(fun, (Problem, CudaObjective)) and _core.cuda_compiled() \
+            and prob.on_gpu and len(_core.devices()[0]) > 0:
         engine = "gpu-kernels"
     initial = None
     if x0 is not None:

@@ -35,6 +35,9 @@ class CompiledCuda:
     cache_file: str
     cache_note: str
     log: str
+    engine_compile_s: float
+    term_form: bool
+    def compile_gpu_engine(self, precision: str) -> None: ...
 def compile_cuda(source: str, name: str, file: str, options: list[str], cache_dir: str) -> CompiledCuda: ...
 def cuda_problem(objective: CompiledCuda, lower: list[float], upper: list[float], name: str,
                  optimum_f: Optional[float]) -> Problem: ...

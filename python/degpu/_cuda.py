@@ -29,7 +29,10 @@ class CudaObjective:
         holding it. It defines a functor, `template <class T> __device__ T operator()(const T* x, int dim)
         const`, called with T float and double on one individual's row x; the functor holds no data (it is
         default-constructed on the device). It may include <cmath>, <cstdint>, <cstddef>, <cstdlib>, <limits>,
-        <type_traits> and <utility> (libcu++'s, in namespace std).
+        <type_traits> and <utility> (libcu++'s, in namespace std). Or the fast path, the built-ins' term form
+        (static constexpr pattern, sums and product, static term and finish: include/degpu/functions/
+        evaluate.hpp, which the source may include as "degpu/functions/evaluate.hpp", and classic.hpp's
+        functions as examples), whose terms the gpu engine spreads over a group of lanes as a built-in's.
     name: the functor's type (default: the one struct or class the source defines).
     options: more NVRTC options ('-DNAME=VALUE', '-I/dir', ...).
     cache_dir: where compiled objectives are kept (default: $DEGPU_KERNEL_CACHE, else
@@ -38,8 +41,10 @@ class CudaObjective:
 
     It is compiled at once: for device 0's architecture, or sm_90 where there is no GPU (compiling needs
     none; running does). A source that does not compile raises degpu.CompileError (a ValueError) carrying
-    NVRTC's log. It runs on the engines gpu-kernels (engine='auto') and gpu-eval, one thread a row; the
-    gpu and gpu-fused engines take it in a coming version.
+    NVRTC's log. It runs on the gpu engine (engine='auto'), whose kernels NVRTC compiles for it from the
+    engine's own headers at the first run in each precision (some seconds; then kept in the cache:
+    compile_gpu_engine() does it beforehand), and on gpu-kernels and gpu-eval, one thread a row;
+    gpu-fused takes it in a coming version.
 
     name, arch, compile_s (seconds NVRTC took, 0 when loaded), cached, cache_file and log (NVRTC's
     warnings) say what happened.
@@ -74,6 +79,18 @@ class CudaObjective:
     cached = property(lambda self: self._compiled.cached, doc="whether it was loaded from the cache")
     cache_file = property(lambda self: self._compiled.cache_file, doc="where it is kept ('' without a cache)")
     log = property(lambda self: self._compiled.log, doc="NVRTC's log (warnings)")
+    term_form = property(lambda self: self._compiled.term_form,
+                         doc="whether the functor is in the built-ins' term form (the gpu engine's fast path)")
+    engine_compile_s = property(lambda self: self._compiled.engine_compile_s,
+                                doc="seconds NVRTC took for the gpu engine's kernels (0 before, or where loaded from the cache)")
+
+    def compile_gpu_engine(self, precision: str = "f64") -> None:
+        """Compiles the gpu engine's kernels for `precision` ('f64' or 'f32') now, or loads them from the cache,
+        as the first run on the gpu engine would (some seconds): without a GPU too, to fill the cache, or to
+        keep the compilation out of a timed run."""
+        if precision not in ("f64", "f32"):
+            raise ValueError(f"precision {precision!r}: expected 'f64' or 'f32'")
+        self._compiled.compile_gpu_engine(precision)
 
     def problem(self, bounds: Sequence, *, name: Optional[str] = None, optimum_f: Optional[float] = None) -> Problem:
         """The degpu.Problem of this objective on the box `bounds` ((lo, hi) for each coordinate);

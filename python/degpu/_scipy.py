@@ -285,7 +285,9 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
     if isinstance(func, Problem):
         prob = func
         run_engine = engine
-        if engine == "auto" and not run_auto:  # the gpu engine, or gpu-kernels where a callback or disp looks at every generation
+        if engine == "auto" and run_auto:  # a CudaObjective: the library's choice (gpu; gpu-eval constrained)
+            run_engine = "gpu-kernels" if observed and not (cons or flags is not None) else "auto"
+        elif engine == "auto":  # the gpu engine, or gpu-kernels where a callback or disp looks at every generation
             gpu = _core.cuda_compiled() and func.on_gpu and len(_core.devices()[0]) > 0
             if cons or flags is not None:  # the GPU engine that takes constraints and integrality
                 run_engine = "gpu-eval" if gpu else "threads"

@@ -44,6 +44,9 @@ def test_compiles_and_is_kept(tmp_path):
     other = degpu.CudaObjective(SPHERE, options=["-DX=1"], cache_dir=tmp_path)
     assert not other.cached and other.cache_file != f.cache_file
     assert degpu.CudaObjective(SPHERE, cache_dir="none").cache_file == ""
+    assert f.engine_compile_s == 0  # the gpu engine's kernels: at the first run on it (tests/cpu compiles them)
+    with pytest.raises(ValueError, match="precision 'f16'"):
+        f.compile_gpu_engine("f16")
 
 
 @compiled
@@ -99,10 +102,10 @@ def test_refused_where_it_cannot_run():
         degpu.minimize(f)
     with pytest.raises(ValueError, match="vectorized"):
         degpu.minimize(f, box, vectorized=True)
-    with pytest.raises(ValueError, match="a CudaObjective.*gpu-kernels or gpu-eval"):
+    with pytest.raises(ValueError, match="a CudaObjective.*gpu, gpu-kernels or gpu-eval"):
         degpu.minimize(f, box, engine="threads", max_generations=2)
-    with pytest.raises(ValueError, match="runs on gpu-kernels and gpu-eval"):
-        degpu.minimize(f, box, engine="gpu", max_generations=2)
+    with pytest.raises(ValueError, match="runs on gpu, gpu-kernels and gpu-eval"):
+        degpu.minimize(f, box, engine="gpu-fused", max_generations=2)
     with pytest.raises(ValueError, match="args"):
         degpu.differential_evolution(f, box, args=(1,))
     with pytest.raises(ValueError, match="min == max"):
@@ -119,11 +122,14 @@ def test_running_without_a_gpu_is_refused_in_one_line():
 
 
 @gpu
-@pytest.mark.parametrize("engine", ["gpu-kernels", "gpu-eval"])
+@pytest.mark.parametrize("engine", ["gpu", "gpu-kernels", "gpu-eval"])
 @pytest.mark.parametrize("precision", ["f64", "f32"])
 def test_gives_the_serial_run_of_the_same_function(engine, precision):
     f = degpu.CudaObjective(SPHERE, cache_dir="none")
     kw = dict(bounds=[(-3, 3)] * 6, popsize=30, max_generations=60, seed=7, precision=precision)
+    if engine == "gpu":
+        f.compile_gpu_engine(precision)  # (then the run loads them)
+        assert f.engine_compile_s > 0
     r = degpu.minimize(f, engine=engine, **kw)
     assert r.engine == engine
     if precision == "f64":  # the Python callable is evaluated in double
@@ -137,7 +143,7 @@ def test_gives_the_serial_run_of_the_same_function(engine, precision):
 def test_differential_evolution_runs_it_and_polishes():
     f = degpu.CudaObjective(SPHERE, cache_dir="none")
     r = degpu.differential_evolution(f, [(-3, 3)] * 5, rng=2, maxiter=200)  # (scipy's tol never holds at f* = 0)
-    assert r.engine == "gpu-kernels" and r.nit == 200
+    assert r.engine == "gpu" and r.nit == 200
     assert r.fun < 1e-12 and np.allclose(r.x, 0.5, atol=1e-6)
     p = f.problem([(-3, 3)] * 5)
     assert p.evaluate(np.full(5, 1.5)) == 5.0

@@ -85,8 +85,7 @@ TEST(KernelCache, KeepsAndFindsByKey) {
   rtc::KernelCache cache(dir.str() + "/sub");
   rtc::CompiledKernels k;
   k.image = std::string("\x7f" "ELF\0\1binary", 12);
-  k.lowered[0] = "_Z3f32";
-  k.lowered[1] = "_Z3f64";
+  k.lowered = {"_Z3f32", "_Z3f64"};
   EXPECT_FALSE(cache.load("key one"));
   cache.store("key one", k);
   EXPECT_TRUE(cache.note().empty()) << cache.note();
@@ -133,10 +132,17 @@ TEST(CudaObjective, CompilesWithoutAGpuAndIsCached) {
   EXPECT_GT(f.compile_s(), 0.0);
   if (list_devices().empty()) EXPECT_EQ(f.arch(), "sm_90");  // the build's architecture where there is no GPU
   EXPECT_TRUE(fs::exists(f.cache_file())) << f.cache_file() << " " << f.cache_note();
+  // the gpu engine's kernels, from the engine's own headers (embedded: a header missing from the build's
+  // list fails here), compiled without a GPU as a first run on the gpu engine would
+  EXPECT_EQ(f.engine_compile_s(), 0.0);
+  f.compile_gpu_engine(Precision::f32);
+  EXPECT_GT(f.engine_compile_s(), 0.0);
   const CudaObjective again = CudaObjective::compile(kRastrigin, o);
   EXPECT_TRUE(again.cached());
   EXPECT_EQ(again.compile_s(), 0.0);
   EXPECT_EQ(again.cache_file(), f.cache_file());
+  again.compile_gpu_engine(Precision::f32);  // loaded from the cache
+  EXPECT_EQ(again.engine_compile_s(), 0.0);
   // another option is another kernel
   o.nvrtc_options = {"-DUNUSED=1"};
   const CudaObjective other = CudaObjective::compile(kRastrigin, o);
@@ -147,6 +153,21 @@ TEST(CudaObjective, CompilesWithoutAGpuAndIsCached) {
   const CudaObjective uncached = CudaObjective::compile(kRastrigin, o);
   EXPECT_FALSE(uncached.cached());
   EXPECT_EQ(uncached.cache_file(), "");
+}
+
+// The term form (the built-ins'), found by the compiler: the gpu engine's kernels are the built-ins', for
+// the functor's own type (its wide path's among them).
+TEST(CudaObjective, TheTermFormIsFound) {
+  if (!cuda_compiled()) GTEST_SKIP() << "built without CUDA";
+  CudaCompileOptions o;
+  o.cache_dir = "none";
+  const CudaObjective terms = CudaObjective::compile(
+      "#include \"degpu/functions/classic.hpp\"\nstruct MyRastrigin : degpu::fn::Rastrigin {};\n", o);
+  EXPECT_EQ(terms.name(), "MyRastrigin");
+  EXPECT_TRUE(terms.term_form());
+  terms.compile_gpu_engine(Precision::f64);
+  EXPECT_GT(terms.engine_compile_s(), 0.0);
+  EXPECT_FALSE(CudaObjective::compile(kRastrigin, o).term_form());
 }
 
 TEST(CudaObjective, CompileErrorsAreOneLineWithTheLog) {
@@ -190,13 +211,13 @@ TEST(CudaObjective, RefusedWhereItCannotRun) {
     r.engine = e;
     const std::string m = message_of<ConfigError>([&] { minimize(p, DEConfig{}, stop, r); });
     EXPECT_NE(m.find("a CudaObjective"), std::string::npos) << m;
-    EXPECT_NE(m.find("gpu-kernels or gpu-eval"), std::string::npos) << m;
+    EXPECT_NE(m.find("gpu, gpu-kernels or gpu-eval"), std::string::npos) << m;
   }
-  for (Engine e : {Engine::gpu, Engine::gpu_fused}) {
+  {
     RunOptions r;
-    r.engine = e;
+    r.engine = Engine::gpu_fused;
     const std::string m = message_of<ConfigError>([&] { minimize(p, DEConfig{}, stop, r); });
-    EXPECT_NE(m.find("runs on gpu-kernels and gpu-eval"), std::string::npos) << m;
+    EXPECT_NE(m.find("runs on gpu, gpu-kernels and gpu-eval"), std::string::npos) << m;
   }
   EXPECT_THROW(minimize_masw(p, MaswConfig{}, stop, RunOptions{}), ConfigError);
   EXPECT_THROW(cuda_objective_problem(f, "bad", {1.0}, {0.0}), ConfigError);

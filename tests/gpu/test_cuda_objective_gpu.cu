@@ -1,6 +1,7 @@
 // A CudaObjective (NVRTC) on the GPU: the same functor compiled by nvcc as a user's device_problem gives
-// the serial engine's run, and the CudaObjective gives it bit for bit on gpu-kernels and gpu-eval, in f64
-// and f32 (only +, -, * and /, --fmad=false on both sides). Skipped where no CUDA device exists.
+// the serial engine's run, and the CudaObjective gives it bit for bit on the gpu engine (its kernels
+// compiled by NVRTC), gpu-kernels and gpu-eval, in f64 and f32 (only +, -, * and /, --fmad=false on both
+// sides). Skipped where no CUDA device exists.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -61,8 +62,50 @@ TEST(CudaObjectiveGpu, GivesTheSerialRunOfTheSameFunctor) {
       expect_same_run(ref, minimize(compiled, de, stop, g), 0.0,
                       std::string(engine_name(e)) + " " + std::string(precision_name(prec)));
     }
+    // the gpu engine: each of its compiled kernels (groups of 8 and 32 lanes on the resident path; the grid path)
+    for (const char* plan : {"resident,2,0,8", "resident,2,0,32", "grid,128"}) {
+      const PlanOverride forced(plan);
+      RunOptions g = serial;
+      g.engine = Engine::gpu;
+      expect_same_run(ref, minimize(compiled, de, stop, g), 0.0, std::string("gpu ") + plan + " " + std::string(precision_name(prec)));
+    }
     // one point, as polishing evaluates it
     std::vector<double> x(D, 0.5);
     EXPECT_EQ(compiled.evaluate<double>(x.data()), native.evaluate<double>(x.data()));
+  }
+}
+
+// The term form: the built-in's terms as a CudaObjective run the built-in's kernels, so the gpu engine gives
+// the built-in's run, bit for bit, on each of its paths (the wide one too).
+TEST(CudaObjectiveGpu, TheTermFormGivesTheBuiltInsRun) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  CudaCompileOptions o;
+  o.cache_dir = "none";
+  const CudaObjective f =
+      CudaObjective::compile("#include \"degpu/functions/classic.hpp\"\nstruct MyRastrigin : degpu::fn::Rastrigin {};\n", o);
+  ASSERT_TRUE(f.term_form());
+  ProblemSpec spec;
+  spec.name = "rastrigin";
+  spec.dim = 40;
+  const Problem builtin = make_problem(spec);
+  const Problem mine = cuda_objective_problem(f, "mine", builtin.lower(), builtin.upper());
+  DEConfig de;
+  de.np = 40;
+  StopCriteria stop;
+  stop.max_gens = 50;
+  for (Precision prec : {Precision::f64, Precision::f32}) {
+    for (const char* plan : {"resident,2,0,8", "resident,1,0,32", "grid,128", "wide,2,128"}) {
+      const PlanOverride forced(plan);
+      RunOptions g;
+      g.engine = Engine::gpu;
+      g.precision = prec;
+      expect_same_run(minimize(builtin, de, stop, g), minimize(mine, de, stop, g), 0.0,
+                      std::string("gpu ") + plan + " " + std::string(precision_name(prec)));
+    }
+    RunOptions k;
+    k.engine = Engine::gpu_kernels;
+    k.precision = prec;
+    const Result a = minimize(builtin, de, stop, k), b = minimize(mine, de, stop, k);
+    expect_same_run(a, b, prec == Precision::f64 ? 1e-9 : 1e-4, "gpu-kernels");  // a row per thread, summed as the CPU's
   }
 }

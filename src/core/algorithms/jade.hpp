@@ -17,10 +17,13 @@
 // missing after them, it is its mean.
 #pragma once
 #include <cmath>
-#include <string>
 
 #include "core/algorithms/algorithm.hpp"
+#include "degpu/config.hpp"
 #include "degpu/errors.hpp"
+#if DEGPU_HOST_CODE
+#include <string>
+#endif
 
 namespace degpu::alg {
 
@@ -32,6 +35,7 @@ struct Jade {
   static constexpr int kSums = 4;    // success (1 or 0), F, F^2, CR of a success
   static constexpr std::uint32_t kAttempts = 64;
 
+#if DEGPU_HOST_CODE
   static void check(const DEConfig& de) {
     if (de.mutation != Mutation::current_to_pbest1)
       throw ConfigError("{strategy} " + strategy_name(de.mutation, de.crossover) +
@@ -45,6 +49,7 @@ struct Jade {
     if (!(j.c > 0 && j.c <= 1) || !(j.mu_F > 0 && j.mu_F <= 1) || !(j.mu_CR >= 0 && j.mu_CR <= 1))
       throw ConfigError("{algorithm} jade: c must be in (0, 1], the initial mu_F in (0, 1] and mu_CR in [0, 1]");
   }
+#endif
 
   DEGPU_HD_INLINE static void init(const ops::Params&, State) {}
   DEGPU_HD_INLINE static void keep(const ops::Params&, const Control&, State) {}

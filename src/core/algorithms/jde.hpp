@@ -4,10 +4,12 @@
 // [F_l, F_l + F_u)) and CR with probability tau2 as rand (in [0, 1)); the trial's F and CR become the
 // individual's only when the trial replaces it.
 #pragma once
-#include <string>
-
 #include "core/algorithms/algorithm.hpp"
+#include "degpu/config.hpp"
 #include "degpu/errors.hpp"
+#if DEGPU_HOST_CODE
+#include <string>
+#endif
 
 namespace degpu::alg {
 
@@ -16,6 +18,7 @@ struct Jde {
   static constexpr const char* name = "jde";
   static constexpr int kState = 2;  // F, CR
 
+#if DEGPU_HOST_CODE
   static void check(const DEConfig& de) {
     if (!de.F.fixed() || !de.CR.fixed())
       throw ConfigError("{algorithm} jde: F and CR adapt per individual; {F} and {CR} give their initial values, not ranges");
@@ -26,6 +29,7 @@ struct Jde {
         !(j.F_l + j.F_u <= 2))
       throw ConfigError("{algorithm} jde: tau1, tau2 must be in [0, 1] and F_l + [0, F_u) within (0, 2]");
   }
+#endif
 
   DEGPU_HD_INLINE static void init(const ops::Params& p, State s) {
     s.set(0, p.F.lo);

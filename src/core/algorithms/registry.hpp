@@ -4,13 +4,16 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 #include "core/algorithms/algorithm.hpp"
 #include "core/algorithms/de.hpp"
 #include "core/algorithms/jade.hpp"
 #include "core/algorithms/jde.hpp"
 #include "core/algorithms/tree_sum.hpp"
+#include "degpu/config.hpp"
+#if DEGPU_HOST_CODE
+#include <vector>
+#endif
 
 namespace degpu::alg {
 
@@ -157,6 +160,7 @@ DEGPU_HD_INLINE void sum_contributions(const ops::Params& p, const double* sums,
     totals[w] = tree_sum([&](std::uint32_t k) { return x[k]; }, 0, static_cast<std::uint32_t>(n));
   }
 }
+#if DEGPU_HOST_CODE // (host code: the engines upload these)
 // The population's state before generation 1 (empty without a population-level update).
 inline std::vector<double> initial_shared(const ops::Params& p) {
   std::vector<double> s(static_cast<std::size_t>(shared_words(p)));
@@ -165,6 +169,7 @@ inline std::vector<double> initial_shared(const ops::Params& p) {
   });
   return s;
 }
+#endif
 
 // The state of a population of n and of its trials, for an engine that keeps a trial's state until its
 // selection (the host driver, gpu-kernels): word w of individual i at state[w n + i], of its trial at
@@ -202,6 +207,7 @@ struct Trials {
   }
 };
 
+#if DEGPU_HOST_CODE
 // n individuals' initial state, word by word (word w of individual i at w n + i); empty when stateless.
 inline std::vector<double> initial_state(const ops::Params& p, std::size_t n) {
   std::vector<double> s(static_cast<std::size_t>(state_words(p)) * n);
@@ -215,5 +221,6 @@ inline std::vector<double> initial_state(const ops::Params& p, std::size_t n) {
 inline void check(const DEConfig& de) {
   All::visit(de.algorithm, [&](auto a) { decltype(a)::check(de); });
 }
+#endif
 
 }  // namespace degpu::alg

@@ -7,12 +7,16 @@
 // built-in ones, device_problem.hpp for a user's).
 #pragma once
 #include <cstddef>
-#include <string>
 #include <type_traits>
 
+#include "degpu/config.hpp"
 #include "degpu/functions/classic.hpp"
 #include "degpu/functions/evaluate.hpp"
+#if DEGPU_HOST_CODE
+#include <string>
+
 #include "degpu/problem.hpp"
+#endif
 
 namespace degpu::cuda {
 namespace {
@@ -87,6 +91,7 @@ struct ResidentTeam {
   int P, Ds, D, mine, gid, ngroups, lane, choice;
 };
 
+#if DEGPU_HOST_CODE
 // The choices a function offers the resident path for its shared-memory region, in the order the plan tries
 // them (the first that fits): out[0 .. count). A function without a region has one, 0.
 template <class F>
@@ -95,19 +100,23 @@ int resident_choices(const F& f, int out[4]) {
   out[0] = 0;
   return 1;
 }
+#endif
 // The bytes of F's region for a CTA of P individuals with rows Ds apart (0 without one).
 template <class F>
 __host__ __device__ std::size_t resident_bytes(const F& f, int P, int Ds, int D, int choice) {
   if constexpr (has_resident_hooks<F>) return f.resident_bytes(P, Ds, D, choice);
   else return 0;
 }
+#if DEGPU_HOST_CODE
 // What the plan says of the choice ("" without a region).
 template <class F>
 std::string describe_resident(const F& f, int choice) {
   if constexpr (has_resident_hooks<F>) return f.describe_resident(choice);
   else return std::string();
 }
+#endif
 
+#if DEGPU_HOST_CODE
 // fn::visit for host code that launches kernels (fn::visit is also a device function, and nvcc warns
 // when its device side would call a host lambda).
 template <class Fn>
@@ -121,6 +130,7 @@ void visit_host(fn::Classic id, Fn&& f) {
 #undef DEGPU_X
   }
 }
+#endif
 
 // The bias the kernels add to an evaluation of F: the problem's, or 0 for a function that adds its own
 // (F::kOwnBias: a CEC function adds its suite's).
@@ -128,10 +138,12 @@ template <class F, class = void>
 struct OwnBias : std::false_type {};
 template <class F>
 struct OwnBias<F, std::void_t<decltype(F::kOwnBias)>> : std::bool_constant<F::kOwnBias> {};
+#if DEGPU_HOST_CODE
 template <class F>
 double kernel_bias(const Problem& problem) {
   return OwnBias<F>::value ? 0.0 : problem.bias();
 }
+#endif
 
 }  // namespace
 }  // namespace degpu::cuda

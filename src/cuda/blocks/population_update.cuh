@@ -98,11 +98,13 @@ __device__ __forceinline__ double* load_shared_state(const ops::Params& p, const
 __global__ void end_generation_kernel(ops::Params p, std::uint32_t g, double* shared, const double* sums, std::uint32_t n) {
   warp_end_generation(p, g, shared, [&](int w, std::uint32_t i) { return sums[static_cast<std::size_t>(w) * n + i]; }, n);
 }
+#if DEGPU_HOST_CODE
 inline void launch_end_generation(const ops::Params& p, std::uint32_t g, double* shared, const double* sums, std::uint32_t n,
                                   cudaStream_t stream) {
   end_generation_kernel<<<1, 32, 0, stream>>>(p, g, shared, sums, n);
   DEGPU_CUDA_TRY(cudaGetLastError());
 }
+#endif
 
 }  // namespace
 }  // namespace degpu::cuda

@@ -25,35 +25,61 @@
 
 #include "cuda/blocks/row_kernel.cuh"
 #include "cuda/engines/eval/batch_evaluator.hpp"
+#include "cuda/rtc/compiled_gpu.hpp"
 #include "cuda/rtc/kernel_text.hpp"
 #include "cuda/util/check.hpp"
 #endif
 
 namespace degpu {
 
+#if DEGPU_HAVE_CUDA
+namespace {
+// An image loaded (cudaLibraryLoadData) and its kernels, kept until the objective goes.
+struct Loaded {
+  cudaLibrary_t library = nullptr;
+  std::vector<cudaKernel_t> kernels;
+  Loaded() = default;
+  Loaded(const Loaded&) = delete;
+  Loaded& operator=(const Loaded&) = delete;
+  ~Loaded() {
+    if (library) cudaLibraryUnload(library);  // at exit the runtime may be gone already: nothing to report
+  }
+  void load(const rtc::CompiledKernels& code) {
+    DEGPU_CUDA_TRY(cudaLibraryLoadData(&library, code.image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+    kernels.resize(code.lowered.size());
+    for (std::size_t k = 0; k < kernels.size(); ++k)
+      DEGPU_CUDA_TRY(cudaLibraryGetKernel(&kernels[k], library, code.lowered[k].c_str()));
+  }
+};
+}  // namespace
+#endif
+
 struct CudaObjective::Impl {
   std::string name, file, arch, log, cache_file, cache_note;
   double compile_s = 0;
   bool cached = false;
-  rtc::CompiledKernels code;  // the image and the kernels' lowered names
+  // what the second program (the gpu engine's kernels) is compiled from: the user's source, NVRTC's options
+  std::string source, cache_dir;
+  std::vector<std::string> options;
+  bool ptx = false;
+  bool terms = false;         // the functor is in the term form (static term and finish), not the row form
+  rtc::CompiledKernels rows;  // the row kernel in float and double (compiled at once), and the form's probe
 #if DEGPU_HAVE_CUDA
-  // The image loaded on first use (a run), kept until the objective goes.
   mutable std::mutex mu;
-  mutable cudaLibrary_t library = nullptr;
-  mutable cudaKernel_t kernels[2] = {nullptr, nullptr};  // float, double
+  mutable Loaded rows_loaded;
+  // the gpu engine's kernels for float and double, compiled (or loaded from the cache) on first use, and
+  // loaded on the device
+  mutable std::optional<rtc::CompiledKernels> engine_kernels[2];
+  mutable std::unique_ptr<Loaded> engine[2];
+  mutable double engine_compile_s = 0;
 
-  ~Impl() {
-    if (library) cudaLibraryUnload(library);  // at exit the runtime may be gone already: nothing to report
-  }
-  cudaKernel_t kernel(bool f64) const {
+  cudaKernel_t row_kernel(bool f64) const {
     std::lock_guard<std::mutex> lock(mu);
-    if (!library) {
-      DEGPU_CUDA_TRY(cudaLibraryLoadData(&library, code.image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
-      DEGPU_CUDA_TRY(cudaLibraryGetKernel(&kernels[0], library, code.lowered[0].c_str()));
-      DEGPU_CUDA_TRY(cudaLibraryGetKernel(&kernels[1], library, code.lowered[1].c_str()));
-    }
-    return kernels[f64 ? 1 : 0];
+    if (!rows_loaded.library) rows_loaded.load(rows);
+    return rows_loaded.kernels[f64 ? 1 : 0];
   }
+  const rtc::CompiledKernels& engine_code(bool f64) const;
+  cuda::CompiledGpuKernels gpu_kernels(bool f64) const;
 #endif
 };
 
@@ -65,6 +91,15 @@ bool CudaObjective::cached() const { return impl_->cached; }
 const std::string& CudaObjective::cache_file() const { return impl_->cache_file; }
 const std::string& CudaObjective::cache_note() const { return impl_->cache_note; }
 const std::string& CudaObjective::log() const { return impl_->log; }
+bool CudaObjective::term_form() const { return impl_->terms; }
+double CudaObjective::engine_compile_s() const {
+#if DEGPU_HAVE_CUDA
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->engine_compile_s;
+#else
+  return 0;
+#endif
+}
 
 namespace {
 
@@ -112,8 +147,20 @@ std::vector<std::string> toolkit_includes() {
   return out;
 }
 
-// NVRTC has no standard library; these few headers give the user's source libcu++'s in namespace std.
+// NVRTC has no standard library. These headers give the user's source and the engines' headers libcu++'s
+// in namespace std; the host-only ones the engines' headers include (for code under DEGPU_HOST_CODE, which
+// NVRTC skips) declare their few names and nothing else; cuda_runtime.h is NVRTC's own.
 constexpr const char* kStdHeaders[] = {"cmath", "cstddef", "cstdint", "cstdlib", "limits", "type_traits", "utility"};
+constexpr const char* kHostStubs[][2] = {
+    {"string", "namespace std { template <class C> struct char_traits; template <class T> struct allocator;\n"
+               "template <class C, class T, class A> class basic_string;\n"
+               "using string = basic_string<char, char_traits<char>, allocator<char>>; }"},
+    {"string_view", "namespace std { template <class C> struct char_traits; template <class C, class T> class basic_string_view;\n"
+                    "using string_view = basic_string_view<char, char_traits<char>>; }"},
+    {"vector", "namespace std { template <class T> struct allocator; template <class T, class A = allocator<T>> class vector; }"},
+    {"optional", "namespace std { template <class T> class optional; }"},
+    {"stdexcept", ""},
+    {"cuda_runtime.h", ""}};
 
 // One line from NVRTC's log: the first error, and how many more.
 std::string first_errors(const std::string& log) {
@@ -135,7 +182,7 @@ std::string first_errors(const std::string& log) {
 }
 
 rtc::CompiledKernels nvrtc_compile(const std::string& program, const std::string& file,
-                                   const std::vector<std::string>& options, const std::string (&expressions)[2], bool ptx,
+                                   const std::vector<std::string>& options, const std::vector<std::string>& expressions, bool ptx,
                                    std::string& log) {
   std::vector<std::string> names, texts;
   for (int k = 0; k < rtc::kernel_headers_count; ++k) {
@@ -145,6 +192,11 @@ rtc::CompiledKernels nvrtc_compile(const std::string& program, const std::string
   for (const char* h : kStdHeaders) {
     names.emplace_back(h);
     texts.push_back(std::string("#pragma once\n#include <cuda/std/") + h + ">\nnamespace std { using namespace ::cuda::std; }\n");
+    if (names.back() == "cmath") texts.back() += "namespace std { using ::fmod; }\n";  // (not in libcu++'s)
+  }
+  for (const auto& stub : kHostStubs) {
+    names.emplace_back(stub[0]);
+    texts.push_back(std::string("#pragma once\n") + stub[1] + "\n");
   }
   std::vector<const char*> name_p, text_p, option_p;
   for (std::size_t k = 0; k < names.size(); ++k) name_p.push_back(names[k].c_str()), text_p.push_back(texts[k].c_str());
@@ -176,10 +228,10 @@ rtc::CompiledKernels nvrtc_compile(const std::string& program, const std::string
     out.image.assign(size, '\0');
     DEGPU_NVRTC_TRY(nvrtcGetCUBIN(prog, out.image.data()));
   }
-  for (int k = 0; k < 2; ++k) {
+  for (const std::string& e : expressions) {
     const char* lowered = nullptr;
-    DEGPU_NVRTC_TRY(nvrtcGetLoweredName(prog, expressions[k].c_str(), &lowered));
-    out.lowered[k] = lowered;
+    DEGPU_NVRTC_TRY(nvrtcGetLoweredName(prog, e.c_str(), &lowered));
+    out.lowered.emplace_back(lowered);
   }
   return out;
 }
@@ -191,7 +243,7 @@ class CompiledRows final : public cuda::RowsEvaluator<T> {
   CompiledRows(std::shared_ptr<const CudaObjective::Impl> impl, int dim) : impl_(std::move(impl)), dim_(dim) {}
   void evaluate(const T* rows, int n, T* f, CUstream_st* stream) const override {
     if (n < 1) return;
-    const cudaKernel_t kernel = impl_->kernel(std::is_same_v<T, double>);
+    const cudaKernel_t kernel = impl_->row_kernel(std::is_same_v<T, double>);
     char functor = 0;  // RowCall<Objective>: one byte, the empty functor's
     const T* x = rows;
     int dim = dim_, count = n;
@@ -209,7 +261,7 @@ class CompiledRows final : public cuda::RowsEvaluator<T> {
 #endif
 
 constexpr const char* kDeviceOnly =
-    "its objective is CUDA code compiled at run time (a CudaObjective), which runs on the GPU: use {engine} gpu-kernels or gpu-eval";
+    "its objective is CUDA code compiled at run time (a CudaObjective), which runs on the GPU: use {engine} gpu, gpu-kernels or gpu-eval";
 
 class CudaObjectiveModel final : public ProblemModel {
  public:
@@ -222,9 +274,9 @@ class CudaObjectiveModel final : public ProblemModel {
   bool on_gpu() const override { return cuda_compiled(); }
   std::string not_on_gpu() const override { return "this degpu was built without CUDA"; }
   std::string not_on(Engine engine) const override {
-    if (engine == Engine::gpu || engine == Engine::gpu_fused)
-      return "a CudaObjective runs on gpu-kernels and gpu-eval for now (the gpu and gpu-fused engines' own kernels "
-             "compiled by NVRTC for it are to come): use one of those";
+    if (engine == Engine::gpu_fused)
+      return "a CudaObjective runs on gpu, gpu-kernels and gpu-eval for now (gpu-fused's kernels compiled by NVRTC "
+             "for it are to come): use one of those";
     return {};
   }
 #if DEGPU_HAVE_CUDA
@@ -263,13 +315,118 @@ class CudaObjectiveModel final : public ProblemModel {
 #if DEGPU_HAVE_CUDA
   template <class T>
   std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOptions& o, int trials) const {
+    if (o.engine == Engine::gpu)
+      return cuda::run_compiled_gpu<T>(problem, r, o, trials, impl_->gpu_kernels(std::is_same_v<T, double>));
     return cuda::minimize_rows_trials<T>(problem, r, o, trials, std::make_shared<const CompiledRows<T>>(impl_, problem.dim()));
   }
 #endif
   std::shared_ptr<const CudaObjective::Impl> impl_;
 };
 
+#if DEGPU_HAVE_CUDA
+// The functor's type, qualified from the global namespace.
+std::string functor_of(const CudaObjective::Impl& impl) { return impl.name.rfind("::", 0) == 0 ? impl.name : "::" + impl.name; }
+
+std::string row_kernel_expression(const char* T) {
+  return std::string("degpu::cuda::evaluate_row_function<degpu::cuda::RowCall<degpu_rtc::Objective>, ") + T + ">";
+}
+
+struct Compiled {
+  rtc::CompiledKernels code;
+  double seconds = 0;
+  bool cached = false;
+  std::string log, cache_file, cache_note;
+};
+
+// The user's source with the engine's headers `headers` and the adapter the kernels take (degpu_rtc::Objective:
+// the user's functor, default-constructed, called on a row), compiled for the kernels `expressions`, or
+// loaded from the cache where the same program was compiled before.
+Compiled compile_or_load(const CudaObjective::Impl& impl, const std::vector<std::string>& headers,
+                         const std::vector<std::string>& expressions) {
+  const std::string functor = functor_of(impl);
+  std::string program = impl.source + "\n#line 1 \"<degpu>\"\n";
+  for (const std::string& h : headers) program += "#include \"" + h + "\"\n";
+  // the adapter: the functor's call (the row form) or its terms evaluated in a row as the CPU engines do
+  // (the term form); `form<terms<F>>`'s lowered name tells the host which (ILb1E: the term form)
+  program += "namespace degpu_rtc {\ntemplate <class F>\nconstexpr bool terms = requires { F::pattern; F::sums; F::product; };\n"
+             "template <bool B>\n__global__ void form() {}\n"
+             "struct Objective {\n  template <class T>\n  __device__ T operator()(const T* x, int dim) const {\n"
+             "    if constexpr (terms<" + functor + ">) return static_cast<T>(degpu::fn::evaluate<" + functor + ", T, double>(x, nullptr, dim));\n"
+             "    else return " + functor + "{}(x, dim);\n  }\n};\n}\n";
+  int major = 0, minor = 0;
+  DEGPU_NVRTC_TRY(nvrtcVersion(&major, &minor));
+  std::string key = "nvrtc " + std::to_string(major) + "." + std::to_string(minor) + "\n";
+  for (const std::string& opt : impl.options) key += opt + "\n";
+  for (const std::string& e : expressions) key += e + "\n";
+  for (int k = 0; k < rtc::kernel_headers_count; ++k) key += rtc::kernel_headers[k].text;
+  key += "\n" + program;
+
+  Compiled c;
+  rtc::KernelCache cache(impl.cache_dir);
+  c.cache_note = cache.note();
+  c.cache_file = cache.path(key);
+  if (std::optional<rtc::CompiledKernels> hit = cache.load(key)) {
+    c.code = std::move(*hit);
+    c.cached = true;
+    return c;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  c.code = nvrtc_compile(program, impl.file, impl.options, expressions, impl.ptx, c.log);
+  c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  cache.store(key, c.code);
+  if (c.cache_note.empty()) c.cache_note = cache.note();
+  return c;
+}
+#endif
+
 }  // namespace
+
+#if DEGPU_HAVE_CUDA
+const rtc::CompiledKernels& CudaObjective::Impl::engine_code(bool f64) const {
+  std::lock_guard<std::mutex> lock(mu);
+  std::optional<rtc::CompiledKernels>& code = engine_kernels[f64 ? 1 : 0];
+  if (!code) {
+    // the kernels' function type: the functor itself in the term form (as a built-in's), else its adapter
+    const std::string Fn = terms ? functor_of(*this) : "degpu::cuda::RowFunction<degpu_rtc::Objective>";
+    const std::string T = f64 ? "double" : "float";
+    std::vector<std::string> expressions = {"degpu::cuda::run_resident<" + Fn + ", " + T + ", 8>",
+                                            "degpu::cuda::run_resident<" + Fn + ", " + T + ", 32>",
+                                            "degpu::cuda::run_grid<" + Fn + ", " + T + ", 32>"};
+    if (terms) expressions.push_back("degpu::cuda::run_wide<" + Fn + ", " + T + ">");
+    const Compiled c = compile_or_load(*this, {"degpu/functions/evaluate.hpp", "cuda/engines/gpu/gpu_global.cuh",
+                                               "cuda/engines/gpu/gpu_resident.cuh"}, expressions);
+    engine_compile_s += c.seconds;
+    code = c.code;
+  }
+  return *code;
+}
+
+cuda::CompiledGpuKernels CudaObjective::Impl::gpu_kernels(bool f64) const {
+  const rtc::CompiledKernels& code = engine_code(f64);
+  std::lock_guard<std::mutex> lock(mu);
+  std::unique_ptr<Loaded>& loaded = engine[f64 ? 1 : 0];
+  if (!loaded) {
+    auto l = std::make_unique<Loaded>();
+    l->load(code);
+    loaded = std::move(l);
+  }
+  cuda::CompiledGpuKernels k;
+  k.resident8 = reinterpret_cast<const void*>(loaded->kernels[0]);
+  k.resident32 = reinterpret_cast<const void*>(loaded->kernels[1]);
+  k.grid = reinterpret_cast<const void*>(loaded->kernels[2]);
+  if (terms) k.wide = reinterpret_cast<const void*>(loaded->kernels[3]);
+  k.terms = terms;
+  return k;
+}
+#endif
+
+void CudaObjective::compile_gpu_engine(Precision precision) const {
+#if DEGPU_HAVE_CUDA
+  impl_->engine_code(precision == Precision::f64);
+#else
+  (void)precision;
+#endif
+}
 
 CudaObjective CudaObjective::compile(const std::string& source, const CudaCompileOptions& o) {
 #if !DEGPU_HAVE_CUDA
@@ -288,38 +445,23 @@ CudaObjective CudaObjective::compile(const std::string& source, const CudaCompil
 
   const auto [arch, ptx] = target_arch();
   impl->arch = arch;
-  std::vector<std::string> options = {"--gpu-architecture=" + arch, "-std=c++20", "--fmad=false"};
-  for (const std::string& i : toolkit_includes()) options.push_back(i);
-  for (const std::string& opt : o.nvrtc_options) options.push_back(opt);
+  impl->ptx = ptx;
+  impl->options = {"--gpu-architecture=" + arch, "-std=c++20", "--fmad=false", "-default-device"};
+  for (const std::string& i : toolkit_includes()) impl->options.push_back(i);
+  for (const std::string& opt : o.nvrtc_options) impl->options.push_back(opt);
+  impl->source = source;
+  impl->cache_dir = o.cache_dir;
 
-  const std::string functor = impl->name.rfind("::", 0) == 0 ? impl->name : "::" + impl->name;
-  const std::string program = source + "\n#line 1 \"<degpu>\"\n#include \"cuda/blocks/row_kernel.cuh\"\n"
-                              "namespace degpu_rtc {\nstruct Objective {\n  template <class T>\n"
-                              "  __device__ T operator()(const T* x, int dim) const { return " + functor + "{}(x, dim); }\n};\n}\n";
-  const std::string expressions[2] = {
-      "degpu::cuda::evaluate_row_function<degpu::cuda::RowCall<degpu_rtc::Objective>, float>",
-      "degpu::cuda::evaluate_row_function<degpu::cuda::RowCall<degpu_rtc::Objective>, double>"};
-
-  int major = 0, minor = 0;
-  DEGPU_NVRTC_TRY(nvrtcVersion(&major, &minor));
-  std::string key = "nvrtc " + std::to_string(major) + "." + std::to_string(minor) + "\n";
-  for (const std::string& opt : options) key += opt + "\n";
-  for (int k = 0; k < rtc::kernel_headers_count; ++k) key += rtc::kernel_headers[k].text;
-  key += "\n" + program;
-
-  rtc::KernelCache cache(o.cache_dir);
-  impl->cache_note = cache.note();
-  if (std::optional<rtc::CompiledKernels> hit = cache.load(key)) {
-    impl->code = std::move(*hit);
-    impl->cached = true;
-  } else {
-    const auto t0 = std::chrono::steady_clock::now();
-    impl->code = nvrtc_compile(program, file, options, expressions, ptx, impl->log);
-    impl->compile_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    cache.store(key, impl->code);
-    if (impl->cache_note.empty()) impl->cache_note = cache.note();
-  }
-  impl->cache_file = cache.path(key);
+  const Compiled c = compile_or_load(*impl, {"degpu/functions/evaluate.hpp", "cuda/blocks/row_kernel.cuh"},
+                                     {row_kernel_expression("float"), row_kernel_expression("double"),
+                                      "degpu_rtc::form<degpu_rtc::terms<" + functor_of(*impl) + ">>"});
+  impl->rows = c.code;
+  impl->terms = c.code.lowered.size() == 3 && c.code.lowered[2].find("ILb1E") != std::string::npos;
+  impl->compile_s = c.seconds;
+  impl->cached = c.cached;
+  impl->log = c.log;
+  impl->cache_file = c.cache_file;
+  impl->cache_note = c.cache_note;
   return CudaObjective(std::move(impl));
 #endif
 }

@@ -16,7 +16,7 @@
 namespace degpu::rtc {
 namespace {
 
-constexpr const char* kMagic = "degpu-kernel-cache 1";
+constexpr const char* kMagic = "degpu-kernel-cache 2";
 
 std::string hash_name(const std::string& key) {
   std::uint64_t h = 1469598103934665603ULL;
@@ -70,12 +70,16 @@ std::optional<CompiledKernels> KernelCache::load(const std::string& key) const {
   if (!in) return std::nullopt;
   const std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::size_t at = 0;
-  std::string magic, stored_key, kind;
+  std::string magic, stored_key, kind, count;
   CompiledKernels k;
   if (!get(all, at, magic) || magic != kMagic || !get(all, at, stored_key) || stored_key != key || !get(all, at, kind) ||
-      (kind != "cubin" && kind != "ptx") || !get(all, at, k.lowered[0]) || !get(all, at, k.lowered[1]) ||
-      !get(all, at, k.image) || at != all.size() || k.image.empty())
+      (kind != "cubin" && kind != "ptx") || !get(all, at, count) || count.empty() || count.size() > 3 ||
+      count.find_first_not_of("0123456789") != std::string::npos)
     return std::nullopt;
+  k.lowered.resize(std::stoul(count));
+  for (std::string& name : k.lowered)
+    if (!get(all, at, name) || name.empty()) return std::nullopt;
+  if (!get(all, at, k.image) || at != all.size() || k.image.empty()) return std::nullopt;
   k.ptx = kind == "ptx";
   return k;
 }
@@ -93,8 +97,8 @@ void KernelCache::store(const std::string& key, const CompiledKernels& k) {
   put(out, kMagic);
   put(out, key);
   put(out, k.ptx ? "ptx" : "cubin");
-  put(out, k.lowered[0]);
-  put(out, k.lowered[1]);
+  put(out, std::to_string(k.lowered.size()));
+  for (const std::string& name : k.lowered) put(out, name);
   put(out, k.image);
   const std::string file = path(key);
   const std::string tmp = file + ".tmp" + std::to_string(static_cast<long long>(::getpid()));

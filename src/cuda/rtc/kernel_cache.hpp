@@ -5,14 +5,16 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace degpu::rtc {
 
-// What NVRTC made: the image (a cubin, or PTX where `ptx`) and the two kernels' lowered names (float, double).
+// What NVRTC made: the image (a cubin, or PTX where `ptx`) and its kernels' lowered names, in the order
+// they were asked for.
 struct CompiledKernels {
   std::string image;
   bool ptx = false;
-  std::string lowered[2];
+  std::vector<std::string> lowered;
 };
 
 class KernelCache {

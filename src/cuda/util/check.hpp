@@ -1,6 +1,8 @@
 // Every CUDA call is checked: DEGPU_CUDA_TRY(call) throws CudaError with the file, the line and CUDA's
 // message. Only for CUDA sources.
 #pragma once
+#include "degpu/config.hpp"
+#if DEGPU_HOST_CODE  // (under NVRTC, for the kernels of a CudaObjective: nothing)
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -26,3 +28,4 @@ void use_device(std::size_t bytes);
     if (degpu_cuda_status_ != cudaSuccess)                                               \
       ::degpu::cuda::throw_cuda(degpu_cuda_status_, #call, __FILE__, __LINE__);          \
   } while (0)
+#endif

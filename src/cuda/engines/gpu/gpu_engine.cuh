@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/params.hpp"
@@ -53,10 +54,51 @@ struct ClusterLaunch {
   ClusterLaunch& operator=(const ClusterLaunch&) = delete;
 };
 
+// The engine's kernels for a functor that NVRTC compiled (a CudaObjective, src/cuda/rtc): handles
+// (cudaKernel_t, which the runtime's launch, attribute and occupancy calls take as a kernel) in place of the
+// templates' instantiations here. The host runs the engine for a stand-in type with the device type's traits
+// that carries the handles: RowFunction<CompiledFunctor> for a functor in the row form (the device's is
+// RowFunction<the functor's adapter>), CompiledTerms for one in the term form (the device's is the functor's
+// own type, whose pattern the plan does not read beyond its being one of terms). Either device type is an
+// empty struct: the kernels take one byte for it.
+struct GpuKernels {
+  const void* resident8 = nullptr;   // run_resident<Fn, T, 8>
+  const void* resident32 = nullptr;  // run_resident<Fn, T, 32>
+  const void* grid = nullptr;        // run_grid<Fn, T, 32>
+  const void* wide = nullptr;        // run_wide<Fn, T> (the term form's only)
+};
+struct CompiledFunctor {
+  const GpuKernels* kernels;
+};
+struct CompiledTerms {
+  static constexpr fn::Pattern pattern = fn::Pattern::elementwise;
+  const GpuKernels* kernels;
+};
+template <class Fn>
+inline constexpr bool compiled_elsewhere = std::is_same_v<Fn, RowFunction<CompiledFunctor>> || std::is_same_v<Fn, CompiledTerms>;
+template <class Fn>
+const GpuKernels& compiled_kernels(const Fn& fn) {
+  if constexpr (std::is_same_v<Fn, CompiledTerms>) return *fn.kernels;
+  else return *fn.f.kernels;
+}
+
 template <class Fn, class T>
-const void* resident_kernel(int group) {
-  return group == 8 ? reinterpret_cast<const void*>(run_resident<Fn, T, 8>)
-                    : reinterpret_cast<const void*>(run_resident<Fn, T, 32>);
+const void* resident_kernel(int group, const Fn& fn) {
+  if constexpr (compiled_elsewhere<Fn>) return group == 8 ? compiled_kernels(fn).resident8 : compiled_kernels(fn).resident32;
+  else
+    return group == 8 ? reinterpret_cast<const void*>(run_resident<Fn, T, 8>)
+                      : reinterpret_cast<const void*>(run_resident<Fn, T, 32>);
+}
+// The global paths' kernel: the grid path's, or the wide path's (a function in the term form only).
+template <class Fn, class T>
+const void* global_kernel(bool wide, const Fn& fn) {
+  if constexpr (compiled_elsewhere<Fn>) {
+    return wide ? compiled_kernels(fn).wide : compiled_kernels(fn).grid;
+  } else {
+    if constexpr (has_terms<Fn>)
+      if (wide) return reinterpret_cast<const void*>(run_wide<Fn, T>);
+    return reinterpret_cast<const void*>(run_grid<Fn, T, 32>);
+  }
 }
 
 struct DeviceLimits {
@@ -80,7 +122,7 @@ DeviceLimits device_limits() {
 template <class Fn, class T>
 bool fit_resident(const ops::Params& p, int n, int cluster, int group, const DeviceLimits& dev, const Fn& fn, GpuPlan& plan) {
   if (cluster > p.np) return false;
-  const void* kernel = resident_kernel<Fn, T>(group);
+  const void* kernel = resident_kernel<Fn, T>(group, fn);
   cudaFuncAttributes attr{};
   DEGPU_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
   const std::size_t limit = static_cast<std::size_t>(dev.optin) - attr.sharedSizeBytes;
@@ -135,13 +177,12 @@ bool fit_resident(const ops::Params& p, int n, int cluster, int group, const Dev
 }
 
 template <class Fn, class T>
-void plan_global(const ops::Params& p, const DeviceLimits& dev, bool wide, int threads, int per_individual, GpuPlan& plan) {
-  const void* kernel = reinterpret_cast<const void*>(run_grid<Fn, T, 32>);
-  if constexpr (has_terms<Fn>) {  // a function of whole rows (a group's or a row function's) takes the grid path
-    if (wide) kernel = reinterpret_cast<const void*>(run_wide<Fn, T>);
-  } else if (wide) {
+void plan_global(const ops::Params& p, const DeviceLimits& dev, bool wide, int threads, int per_individual, const Fn& fn,
+                 GpuPlan& plan) {
+  // a function of whole rows (a group's or a row function's) takes the grid path
+  if (!has_terms<Fn> && wide)
     throw ConfigError("gpu engine: CEC functions, schedules and a user's row functions do not take the wide path (use grid,B)");
-  }
+  const void* kernel = global_kernel<Fn, T>(wide, fn);
   plan.path = wide ? GpuPlan::Path::wide : GpuPlan::Path::grid;
   plan.group = 32;
   plan.threads = threads;
@@ -183,12 +224,12 @@ GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn) {
     }
     if (std::sscanf(env, "grid,%d", &b) == 1) {
       plan.why = note;
-      plan_global<Fn, T>(p, dev, false, std::clamp(b, 32, kMaxThreads) / 32 * 32, 0, plan);
+      plan_global<Fn, T>(p, dev, false, std::clamp(b, 32, kMaxThreads) / 32 * 32, 0, fn, plan);
       return plan;
     }
     if (std::sscanf(env, "wide,%d,%d", &a, &b) == 2) {
       plan.why = note;
-      plan_global<Fn, T>(p, dev, true, std::clamp(b, 32, kMaxThreads) / 32 * 32, std::max(1, a), plan);
+      plan_global<Fn, T>(p, dev, true, std::clamp(b, 32, kMaxThreads) / 32 * 32, std::max(1, a), fn, plan);
       return plan;
     }
     throw ConfigError(std::string("DEGPU_GPU_PLAN=") + env + ": expected resident,C,B,G or grid,B or wide,K,B");
@@ -228,7 +269,7 @@ GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn) {
              (wide ? "D >= 2048 and too few individuals to fill the SMs: several CTAs of 512 threads per individual. "
                    : "a group of 32 lanes per individual, CTAs sized to spread the individuals over all SMs. ");
   const int threads = wide ? kMaxThreads : std::clamp(ceil_pow2(ceil_div(static_cast<long long>(p.np) * 32, dev.sms)), 64, kMaxThreads);
-  plan_global<Fn, T>(p, dev, wide, threads, 0, plan);
+  plan_global<Fn, T>(p, dev, wide, threads, 0, fn, plan);
   return plan;
 }
 
@@ -337,14 +378,13 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   {
     ops::Params pp = p;
     Fn fv = fn;
-    void* args[] = {&pp, &s, &fv};
+    char compiled = 0;  // a compiled functor's kernels take the empty functor's byte
+    void* args[] = {&pp, &s, compiled_elsewhere<Fn> ? static_cast<void*>(&compiled) : static_cast<void*>(&fv)};
     if (resident) {  // attributes set by the plan
       const ClusterLaunch cl(plan, n);
-      DEGPU_CUDA_TRY(cudaLaunchKernelExC(&cl.cfg, resident_kernel<Fn, T>(plan.group), args));
+      DEGPU_CUDA_TRY(cudaLaunchKernelExC(&cl.cfg, resident_kernel<Fn, T>(plan.group, fn), args));
     } else {
-      const void* k = reinterpret_cast<const void*>(run_grid<Fn, T, 32>);
-      if constexpr (has_terms<Fn>)
-        if (plan.path == GpuPlan::Path::wide) k = reinterpret_cast<const void*>(run_wide<Fn, T>);
+      const void* k = global_kernel<Fn, T>(plan.path == GpuPlan::Path::wide, fn);
       DEGPU_CUDA_TRY(cudaLaunchCooperativeKernel(k, dim3(plan.blocks), dim3(plan.threads), args, 0, 0));
     }
   }
