@@ -4,7 +4,7 @@ scipy beside a CudaObjective of the same function, and a CudaObjective beside th
 
 1. Compile: rastrigin's functor compiled with no cache, then compiled into an empty cache folder and
    loaded from it (the second run of a script); each timed around CudaObjective(...); the gpu engine's
-   kernels (compile_gpu_engine, f64 and f32) compiled, then loaded from the cache.
+   kernels (compile_kernels('gpu'), f64 and f32) compiled, then loaded from the cache.
 2. scipy vs degpu: rastrigin, D 30, NP 150 (popsize 5), 300,000 evaluations (maxiter 1999), tol 0, polish
    off, best1bin, as bench/python_vs_scipy.py: scipy with its vectorised numpy objective, degpu with the
    CudaObjective on each GPU engine that takes it; best of --reps.
@@ -75,9 +75,9 @@ def main():
     assert g.cached
     engine = {}
     for prec in ("f64", "f32"):
-        t_eng, _ = best_of(1, lambda: g.compile_gpu_engine(prec))
+        t_eng, _ = best_of(1, lambda: g.compile_kernels("gpu", prec))
         h = degpu.CudaObjective(RASTRIGIN, cache_dir=d)
-        t_eng_load, _ = best_of(1, lambda: h.compile_gpu_engine(prec))
+        t_eng_load, _ = best_of(1, lambda: h.compile_kernels("gpu", prec))
         engine[prec] = {"compile_s": t_eng, "cached_load_s": t_eng_load}
     print(f"compile: {t_cold:.3f} s (NVRTC {f.compile_s:.3f} s, {f.arch}); into a cache {t_first:.3f} s; "
           f"loaded from it {t_load * 1e3:.2f} ms; the gpu engine's kernels: " +
@@ -117,8 +117,8 @@ def main():
     t = degpu.CudaObjective(RASTRIGIN_TERMS, cache_dir=d)
     assert t.term_form
     for prec in ("f64", "f32"):
-        t.compile_gpu_engine(prec)
-    print(f"the term form's gpu engine kernels: {t.engine_compile_s:.2f} s (f64 and f32)")
+        t.compile_kernels("gpu", prec)
+    print(f"the term form's gpu engine kernels: {t.kernels_compile_s:.2f} s (f64 and f32)")
     terms = t.problem([(-5.12, 5.12)] * D)
     out["builtin_vs_cuda_objective"] = []
     for engine, trials, reps in (("gpu", a.trials, a.reps), ("gpu-kernels", 3, 1)):

@@ -196,8 +196,10 @@ int run(const RunArgs& a) {
     validate(problem, de, stop, o);
   }
 
-  // a CudaObjective's gpu engine kernels compiled (or loaded) before the run, so that its time is the run's
-  if (compiled && o.engine == Engine::gpu) compiled->compile_gpu_engine(o.precision);
+  // a CudaObjective's kernels of the gpu engine or gpu-fused compiled (or loaded) before the run, so that its
+  // time is the run's
+  const bool own_kernels = o.engine == Engine::gpu || o.engine == Engine::gpu_fused;
+  if (compiled && own_kernels) compiled->compile_kernels(o.engine, o.precision);
   auto progress = std::make_shared<ProgressLine>(static_cast<int>(trials));
   if (!out.quiet && isatty(STDERR_FILENO)) o.progress = [progress](const Progress& p) { (*progress)(p); };
   const TrialsResult tr = masw ? minimize_masw_trials(problem, mc, stop, o, static_cast<int>(trials))
@@ -216,7 +218,7 @@ int run(const RunArgs& a) {
   if (compiled)
     j["objective_cuda"] = {{"file", compiled->file()}, {"name", compiled->name()}, {"arch", compiled->arch()},
                            {"cached", compiled->cached()}, {"compile_s", compiled->compile_s()},
-                           {"cache_file", compiled->cache_file()}, {"engine_compile_s", compiled->engine_compile_s()}};
+                           {"cache_file", compiled->cache_file()}, {"kernels_compile_s", compiled->kernels_compile_s()}};
   if (masw) {
     j["algorithm"] = "ma-sw-chains";
     j["np"] = mc.np;
@@ -263,9 +265,9 @@ int run(const RunArgs& a) {
   if (!problem.data_note().empty())  // generated data no one asked for: not the instance published results used
     std::printf("data        %s: %s\n", problem.data_source().c_str(), problem.data_note().c_str());
   if (compiled) {
-    if (o.engine == Engine::gpu && compiled->engine_compile_s() > 0)
-      std::printf("kernels     the gpu engine's, compiled for %s by NVRTC in %.2f s (not in the run's time)\n",
-                  compiled->name().c_str(), compiled->engine_compile_s());
+    if (own_kernels && compiled->kernels_compile_s() > 0)
+      std::printf("kernels     %s's, compiled for %s by NVRTC in %.2f s (not in the run's time)\n",
+                  std::string(engine_name(o.engine)).c_str(), compiled->name().c_str(), compiled->kernels_compile_s());
     if (compiled->cached())
       std::printf("objective   %s: %s for %s, compiled before (%s)\n", compiled->file().c_str(), compiled->name().c_str(),
                   compiled->arch().c_str(), compiled->cache_file().c_str());

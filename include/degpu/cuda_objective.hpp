@@ -24,11 +24,10 @@
 // on disk, keyed by the source, the options, the architecture, NVRTC's version and degpu's kernel text, so
 // that a second compile of the same source loads it (cached() says so) instead of compiling.
 //
-// Where it runs: the gpu engine (engine auto), its kernels compiled by NVRTC from the engine's own headers
-// with the functor in place of a built-in's (at the first run on it, per precision: some seconds, then
-// cached), every path but the wide one (which a row function never takes); gpu-kernels and gpu-eval, a
-// thread per row. gpu-fused refuses it for now (docs/PYTHON_PLAN.md, step 7). The CPU engines refuse it:
-// its code is the device's only.
+// Where it runs: the gpu engine (engine auto) and gpu-fused, their kernels compiled by NVRTC from the
+// engines' own headers with the functor in place of a built-in's (at the first run on each, per precision:
+// some seconds, then cached; compile_kernels does it beforehand), every path of the gpu engine; gpu-kernels
+// and gpu-eval, a thread per row. The CPU engines refuse it: its code is the device's only.
 #pragma once
 #include <memory>
 #include <optional>
@@ -77,13 +76,15 @@ class CudaObjective {
   const std::string& cache_note() const;  // why the cache was passed over ("" where it was not)
   const std::string& log() const;         // NVRTC's log (warnings; "" when loaded from the cache)
   bool term_form() const;                 // written in the term form (below), not the row form
-  // Seconds NVRTC took for the gpu engine's kernels in this process: they are compiled (or loaded from the
-  // cache) at the objective's first run on the gpu engine, per precision; 0 before, or where loaded.
-  double engine_compile_s() const;
-  // Compiles the gpu engine's kernels for `precision` now (or loads them from the cache), as the first run
-  // on the gpu engine would: without a GPU too, so that a machine without one can fill the cache, and so
-  // that the time of a first run is the run's. CompileError where they do not compile.
-  void compile_gpu_engine(Precision precision) const;
+  // Seconds NVRTC took for the gpu and gpu-fused engines' kernels in this process: they are compiled (or
+  // loaded from the cache) at the objective's first run on that engine, per precision; 0 before, or where
+  // loaded.
+  double kernels_compile_s() const;
+  // Compiles the kernels of `engine` (gpu or gpu-fused; ConfigError for another) for `precision` now, or
+  // loads them from the cache, as the first run on it would: without a GPU too, so that a machine without
+  // one can fill the cache, and so that the time of a first run is the run's. CompileError where they do
+  // not compile.
+  void compile_kernels(Engine engine, Precision precision) const;
 
   struct Impl;
   const std::shared_ptr<const Impl>& impl() const { return impl_; }

@@ -41,10 +41,9 @@ class CudaObjective:
 
     It is compiled at once: for device 0's architecture, or sm_90 where there is no GPU (compiling needs
     none; running does). A source that does not compile raises degpu.CompileError (a ValueError) carrying
-    NVRTC's log. It runs on the gpu engine (engine='auto'), whose kernels NVRTC compiles for it from the
-    engine's own headers at the first run in each precision (some seconds; then kept in the cache:
-    compile_gpu_engine() does it beforehand), and on gpu-kernels and gpu-eval, one thread a row;
-    gpu-fused takes it in a coming version.
+    NVRTC's log. It runs on the gpu engine (engine='auto') and gpu-fused, whose kernels NVRTC compiles for
+    it from the engines' own headers at the first run on each in each precision (some seconds; then kept in
+    the cache: compile_kernels() does it beforehand), and on gpu-kernels and gpu-eval, one thread a row.
 
     name, arch, compile_s (seconds NVRTC took, 0 when loaded), cached, cache_file and log (NVRTC's
     warnings) say what happened.
@@ -81,16 +80,20 @@ class CudaObjective:
     log = property(lambda self: self._compiled.log, doc="NVRTC's log (warnings)")
     term_form = property(lambda self: self._compiled.term_form,
                          doc="whether the functor is in the built-ins' term form (the gpu engine's fast path)")
-    engine_compile_s = property(lambda self: self._compiled.engine_compile_s,
-                                doc="seconds NVRTC took for the gpu engine's kernels (0 before, or where loaded from the cache)")
+    kernels_compile_s = property(lambda self: self._compiled.kernels_compile_s,
+                                 doc="seconds NVRTC took for the gpu and gpu-fused engines' kernels (0 before, or where "
+                                     "loaded from the cache)")
 
-    def compile_gpu_engine(self, precision: str = "f64") -> None:
-        """Compiles the gpu engine's kernels for `precision` ('f64' or 'f32') now, or loads them from the cache,
-        as the first run on the gpu engine would (some seconds): without a GPU too, to fill the cache, or to
-        keep the compilation out of a timed run."""
+    def compile_kernels(self, engine: str = "gpu", precision: str = "f64") -> None:
+        """Compiles the kernels of `engine` ('gpu' or 'gpu-fused') for `precision` ('f64' or 'f32') now, or
+        loads them from the cache, as the first run on that engine would (some seconds): without a GPU too, to
+        fill the cache, or to keep the compilation out of a timed run."""
+        if engine not in ("gpu", "gpu-fused"):
+            raise ValueError(f"engine {engine!r}: expected 'gpu' or 'gpu-fused' (gpu-kernels and gpu-eval take the "
+                             "row kernel compiled with the object)")
         if precision not in ("f64", "f32"):
             raise ValueError(f"precision {precision!r}: expected 'f64' or 'f32'")
-        self._compiled.compile_gpu_engine(precision)
+        self._compiled.compile_kernels(engine, precision)
 
     def problem(self, bounds: Sequence, *, name: Optional[str] = None, optimum_f: Optional[float] = None) -> Problem:
         """The degpu.Problem of this objective on the box `bounds` ((lo, hi) for each coordinate);

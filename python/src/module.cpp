@@ -302,16 +302,17 @@ NB_MODULE(_core, m) {
       .def_prop_ro("cache_file", &degpu::CudaObjective::cache_file)
       .def_prop_ro("cache_note", &degpu::CudaObjective::cache_note)
       .def_prop_ro("log", &degpu::CudaObjective::log)
-      .def_prop_ro("engine_compile_s", &degpu::CudaObjective::engine_compile_s)
+      .def_prop_ro("kernels_compile_s", &degpu::CudaObjective::kernels_compile_s)
       .def_prop_ro("term_form", &degpu::CudaObjective::term_form)
       .def(
-          "compile_gpu_engine",
-          [](const degpu::CudaObjective& f, const std::string& precision) {
+          "compile_kernels",
+          [](const degpu::CudaObjective& f, const std::string& engine, const std::string& precision) {
+            const degpu::Engine e = degpu::parse_engine(engine);
             const degpu::Precision p = degpu::parse_precision(precision);
             nb::gil_scoped_release unlocked;
-            f.compile_gpu_engine(p);
+            f.compile_kernels(e, p);
           },
-          "precision"_a);
+          "engine"_a, "precision"_a);
   m.def(
       "compile_cuda",
       [](const std::string& source, const std::string& name, const std::string& file, std::vector<std::string> options,

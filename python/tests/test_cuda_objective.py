@@ -44,9 +44,11 @@ def test_compiles_and_is_kept(tmp_path):
     other = degpu.CudaObjective(SPHERE, options=["-DX=1"], cache_dir=tmp_path)
     assert not other.cached and other.cache_file != f.cache_file
     assert degpu.CudaObjective(SPHERE, cache_dir="none").cache_file == ""
-    assert f.engine_compile_s == 0  # the gpu engine's kernels: at the first run on it (tests/cpu compiles them)
+    assert f.kernels_compile_s == 0  # the engines' kernels: at the first run on one (tests/cpu compiles them)
     with pytest.raises(ValueError, match="precision 'f16'"):
-        f.compile_gpu_engine("f16")
+        f.compile_kernels("gpu", "f16")
+    with pytest.raises(ValueError, match="engine 'gpu-kernels'"):
+        f.compile_kernels("gpu-kernels")
 
 
 @compiled
@@ -102,10 +104,8 @@ def test_refused_where_it_cannot_run():
         degpu.minimize(f)
     with pytest.raises(ValueError, match="vectorized"):
         degpu.minimize(f, box, vectorized=True)
-    with pytest.raises(ValueError, match="a CudaObjective.*gpu, gpu-kernels or gpu-eval"):
+    with pytest.raises(ValueError, match="a CudaObjective.*gpu, gpu-fused, gpu-kernels or gpu-eval"):
         degpu.minimize(f, box, engine="threads", max_generations=2)
-    with pytest.raises(ValueError, match="runs on gpu, gpu-kernels and gpu-eval"):
-        degpu.minimize(f, box, engine="gpu-fused", max_generations=2)
     with pytest.raises(ValueError, match="args"):
         degpu.differential_evolution(f, box, args=(1,))
     with pytest.raises(ValueError, match="min == max"):
@@ -122,14 +122,14 @@ def test_running_without_a_gpu_is_refused_in_one_line():
 
 
 @gpu
-@pytest.mark.parametrize("engine", ["gpu", "gpu-kernels", "gpu-eval"])
+@pytest.mark.parametrize("engine", ["gpu", "gpu-fused", "gpu-kernels", "gpu-eval"])
 @pytest.mark.parametrize("precision", ["f64", "f32"])
 def test_gives_the_serial_run_of_the_same_function(engine, precision):
     f = degpu.CudaObjective(SPHERE, cache_dir="none")
     kw = dict(bounds=[(-3, 3)] * 6, popsize=30, max_generations=60, seed=7, precision=precision)
-    if engine == "gpu":
-        f.compile_gpu_engine(precision)  # (then the run loads them)
-        assert f.engine_compile_s > 0
+    if engine in ("gpu", "gpu-fused"):
+        f.compile_kernels(engine, precision)  # (then the run loads them)
+        assert f.kernels_compile_s > 0
     r = degpu.minimize(f, engine=engine, **kw)
     assert r.engine == engine
     if precision == "f64":  # the Python callable is evaluated in double

@@ -269,7 +269,6 @@ TEST_F(Cli, ObjectiveCuda) {
   expect_invalid(sq + " --problem sphere", "give it or --problem sphere, not both");
   expect_invalid(sq + " --shift random", "--shift random: an option of a built-in --problem");
   expect_invalid(sq + " --engine threads", "a CudaObjective");
-  expect_invalid(sq + " --engine gpu-fused", "runs on gpu, gpu-kernels and gpu-eval");
   expect_invalid("run --objective-cuda " + path("none.cu") + " --dim 4 --bounds -1:1", "none.cu: cannot read");
   expect_invalid("run --dim 4 --bounds -1:1 --objective-name Squares", "--objective-name Squares: names the functor of --objective-cuda");
   expect_invalid(sq + " --objective-name 'a b'", "--objective-name 'a b': not a C++ type name");

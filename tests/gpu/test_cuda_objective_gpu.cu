@@ -1,6 +1,6 @@
 // A CudaObjective (NVRTC) on the GPU: the same functor compiled by nvcc as a user's device_problem gives
 // the serial engine's run, and the CudaObjective gives it bit for bit on the gpu engine (its kernels
-// compiled by NVRTC), gpu-kernels and gpu-eval, in f64 and f32 (only +, -, * and /, --fmad=false on both
+// compiled by NVRTC), gpu-fused (its IE and MCER the same way), gpu-kernels and gpu-eval, in f64 and f32 (only +, -, * and /, --fmad=false on both
 // sides). Skipped where no CUDA device exists.
 #include <gtest/gtest.h>
 
@@ -56,7 +56,7 @@ TEST(CudaObjectiveGpu, GivesTheSerialRunOfTheSameFunctor) {
     serial.engine = Engine::serial;
     serial.precision = prec;
     const Result ref = minimize(native, de, stop, serial);
-    for (Engine e : {Engine::gpu_kernels, Engine::gpu_eval}) {
+    for (Engine e : {Engine::gpu_fused, Engine::gpu_kernels, Engine::gpu_eval}) {
       RunOptions g = serial;
       g.engine = e;
       expect_same_run(ref, minimize(compiled, de, stop, g), 0.0,
@@ -107,5 +107,7 @@ TEST(CudaObjectiveGpu, TheTermFormGivesTheBuiltInsRun) {
     k.precision = prec;
     const Result a = minimize(builtin, de, stop, k), b = minimize(mine, de, stop, k);
     expect_same_run(a, b, prec == Precision::f64 ? 1e-9 : 1e-4, "gpu-kernels");  // a row per thread, summed as the CPU's
+    k.engine = Engine::gpu_fused;  // the built-in's IE and MCER for the functor's type
+    expect_same_run(minimize(builtin, de, stop, k), minimize(mine, de, stop, k), 0.0, "gpu-fused");
   }
 }

@@ -4,6 +4,9 @@
 #include <cuda_runtime.h>
 
 namespace degpu::cuda {
+
+constexpr int kWarpSize = 32;
+
 namespace {
 
 // G consecutive lanes of a warp. Its reductions are butterflies (__shfl_xor_sync), not cub::WarpReduce:

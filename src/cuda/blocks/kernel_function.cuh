@@ -132,6 +132,44 @@ void visit_host(fn::Classic id, Fn&& f) {
 }
 #endif
 
+#if DEGPU_HOST_CODE  // (host code: NVRTC compiles the device type itself)
+// The engines' kernels for a functor that NVRTC compiled (a CudaObjective, src/cuda/rtc): handles
+// (cudaKernel_t, which the runtime's launch, attribute and occupancy calls take as a kernel) in place of the
+// templates' instantiations. The host runs an engine for a stand-in type with the device type's traits that
+// carries the handles: RowFunction<CompiledFunctor> for a functor in the row form (the device's is
+// RowFunction<the functor's adapter>), CompiledTerms for one in the term form (the device's is the functor's
+// own type, whose pattern the plans do not read beyond its being one of terms). Either device type is an
+// empty struct: the kernels take one byte for it (kernel_arg).
+struct KernelHandles {
+  const void* resident8 = nullptr;   // the gpu engine's run_resident<Fn, T, 8>
+  const void* resident32 = nullptr;  // run_resident<Fn, T, 32>
+  const void* grid = nullptr;        // run_grid<Fn, T, 32>
+  const void* wide = nullptr;        // run_wide<Fn, T> (the term form's only)
+  const void* ie = nullptr;          // gpu-fused's kernel_ie<Fn, T>
+  const void* mcer = nullptr;        // kernel_mcer<Fn, T>
+};
+struct CompiledFunctor {
+  const KernelHandles* kernels;
+};
+struct CompiledTerms {
+  static constexpr fn::Pattern pattern = fn::Pattern::elementwise;
+  const KernelHandles* kernels;
+};
+template <class Fn>
+inline constexpr bool compiled_elsewhere = std::is_same_v<Fn, RowFunction<CompiledFunctor>> || std::is_same_v<Fn, CompiledTerms>;
+template <class Fn>
+const KernelHandles& compiled_kernels(const Fn& fn) {
+  if constexpr (std::is_same_v<Fn, CompiledTerms>) return *fn.kernels;
+  else return *fn.f.kernels;
+}
+// The function's value as a kernel takes it: itself, or for a compiled functor the device type's one byte.
+template <class Fn>
+auto kernel_arg(const Fn& fn) {
+  if constexpr (compiled_elsewhere<Fn>) return char{0};
+  else return fn;
+}
+#endif
+
 // The bias the kernels add to an evaluation of F: the problem's, or 0 for a function that adds its own
 // (F::kOwnBias: a CEC function adds its suite's).
 template <class F, class = void>

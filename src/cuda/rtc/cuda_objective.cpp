@@ -1,7 +1,9 @@
 // CudaObjective (include/degpu/cuda_objective.hpp): NVRTC compiles the user's functor with the engines'
-// row kernel (cuda/blocks/row_kernel.cuh, embedded), the cubin is kept on disk (kernel_cache.hpp), and the
-// gpu-kernels and gpu-eval engines launch it through the CUDA runtime's library API (cudaLibraryLoadData,
-// cudaLibraryGetKernel, cudaLaunchKernel on the kernel handle).
+// row kernel (cuda/blocks/row_kernel.cuh) at once, and with the gpu engine's and gpu-fused's kernels at the
+// first run on each (their headers: the build embeds them, kernel_text.hpp); each image is kept on disk
+// (kernel_cache.hpp) and loaded through the CUDA runtime's library API (cudaLibraryLoadData,
+// cudaLibraryGetKernel). gpu-kernels and gpu-eval launch the row kernel on its handle; the gpu engine and
+// gpu-fused run their host code with the handles (compiled_gpu.hpp).
 #include "degpu/cuda_objective.hpp"
 
 #include <chrono>
@@ -58,7 +60,7 @@ struct CudaObjective::Impl {
   std::string name, file, arch, log, cache_file, cache_note;
   double compile_s = 0;
   bool cached = false;
-  // what the second program (the gpu engine's kernels) is compiled from: the user's source, NVRTC's options
+  // what the engines' programs are compiled from: the user's source, NVRTC's options, the cache
   std::string source, cache_dir;
   std::vector<std::string> options;
   bool ptx = false;
@@ -67,19 +69,19 @@ struct CudaObjective::Impl {
 #if DEGPU_HAVE_CUDA
   mutable std::mutex mu;
   mutable Loaded rows_loaded;
-  // the gpu engine's kernels for float and double, compiled (or loaded from the cache) on first use, and
-  // loaded on the device
-  mutable std::optional<rtc::CompiledKernels> engine_kernels[2];
-  mutable std::unique_ptr<Loaded> engine[2];
-  mutable double engine_compile_s = 0;
+  // the engines' kernels ([0]: the gpu engine's, [1]: gpu-fused's) for float and double, compiled (or
+  // loaded from the cache) on first use, and loaded on the device
+  mutable std::optional<rtc::CompiledKernels> engine_kernels[2][2];
+  mutable std::unique_ptr<Loaded> engine[2][2];
+  mutable double kernels_compile_s = 0;
 
   cudaKernel_t row_kernel(bool f64) const {
     std::lock_guard<std::mutex> lock(mu);
     if (!rows_loaded.library) rows_loaded.load(rows);
     return rows_loaded.kernels[f64 ? 1 : 0];
   }
-  const rtc::CompiledKernels& engine_code(bool f64) const;
-  cuda::CompiledGpuKernels gpu_kernels(bool f64) const;
+  const rtc::CompiledKernels& engine_code(bool fused, bool f64) const;
+  cuda::CompiledGpuKernels handles(bool fused, bool f64) const;
 #endif
 };
 
@@ -92,10 +94,10 @@ const std::string& CudaObjective::cache_file() const { return impl_->cache_file;
 const std::string& CudaObjective::cache_note() const { return impl_->cache_note; }
 const std::string& CudaObjective::log() const { return impl_->log; }
 bool CudaObjective::term_form() const { return impl_->terms; }
-double CudaObjective::engine_compile_s() const {
+double CudaObjective::kernels_compile_s() const {
 #if DEGPU_HAVE_CUDA
   std::lock_guard<std::mutex> lock(impl_->mu);
-  return impl_->engine_compile_s;
+  return impl_->kernels_compile_s;
 #else
   return 0;
 #endif
@@ -261,7 +263,8 @@ class CompiledRows final : public cuda::RowsEvaluator<T> {
 #endif
 
 constexpr const char* kDeviceOnly =
-    "its objective is CUDA code compiled at run time (a CudaObjective), which runs on the GPU: use {engine} gpu, gpu-kernels or gpu-eval";
+    "its objective is CUDA code compiled at run time (a CudaObjective), which runs on the GPU: use {engine} gpu, gpu-fused, "
+    "gpu-kernels or gpu-eval";
 
 class CudaObjectiveModel final : public ProblemModel {
  public:
@@ -273,12 +276,6 @@ class CudaObjectiveModel final : public ProblemModel {
   std::string not_on_cpu() const override { return kDeviceOnly; }
   bool on_gpu() const override { return cuda_compiled(); }
   std::string not_on_gpu() const override { return "this degpu was built without CUDA"; }
-  std::string not_on(Engine engine) const override {
-    if (engine == Engine::gpu_fused)
-      return "a CudaObjective runs on gpu, gpu-kernels and gpu-eval for now (gpu-fused's kernels compiled by NVRTC "
-             "for it are to come): use one of those";
-    return {};
-  }
 #if DEGPU_HAVE_CUDA
   std::vector<Result> run_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int trials) const override {
     no_device_says_so();
@@ -315,8 +312,8 @@ class CudaObjectiveModel final : public ProblemModel {
 #if DEGPU_HAVE_CUDA
   template <class T>
   std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOptions& o, int trials) const {
-    if (o.engine == Engine::gpu)
-      return cuda::run_compiled_gpu<T>(problem, r, o, trials, impl_->gpu_kernels(std::is_same_v<T, double>));
+    if (o.engine == Engine::gpu || o.engine == Engine::gpu_fused)
+      return cuda::run_compiled<T>(problem, r, o, trials, impl_->handles(o.engine == Engine::gpu_fused, std::is_same_v<T, double>));
     return cuda::minimize_rows_trials<T>(problem, r, o, trials, std::make_shared<const CompiledRows<T>>(impl_, problem.dim()));
   }
 #endif
@@ -382,47 +379,63 @@ Compiled compile_or_load(const CudaObjective::Impl& impl, const std::vector<std:
 }  // namespace
 
 #if DEGPU_HAVE_CUDA
-const rtc::CompiledKernels& CudaObjective::Impl::engine_code(bool f64) const {
+const rtc::CompiledKernels& CudaObjective::Impl::engine_code(bool fused, bool f64) const {
   std::lock_guard<std::mutex> lock(mu);
-  std::optional<rtc::CompiledKernels>& code = engine_kernels[f64 ? 1 : 0];
+  std::optional<rtc::CompiledKernels>& code = engine_kernels[fused ? 1 : 0][f64 ? 1 : 0];
   if (!code) {
     // the kernels' function type: the functor itself in the term form (as a built-in's), else its adapter
     const std::string Fn = terms ? functor_of(*this) : "degpu::cuda::RowFunction<degpu_rtc::Objective>";
     const std::string T = f64 ? "double" : "float";
-    std::vector<std::string> expressions = {"degpu::cuda::run_resident<" + Fn + ", " + T + ", 8>",
-                                            "degpu::cuda::run_resident<" + Fn + ", " + T + ", 32>",
-                                            "degpu::cuda::run_grid<" + Fn + ", " + T + ", 32>"};
-    if (terms) expressions.push_back("degpu::cuda::run_wide<" + Fn + ", " + T + ">");
-    const Compiled c = compile_or_load(*this, {"degpu/functions/evaluate.hpp", "cuda/engines/gpu/gpu_global.cuh",
-                                               "cuda/engines/gpu/gpu_resident.cuh"}, expressions);
-    engine_compile_s += c.seconds;
+    std::vector<std::string> headers = {"degpu/functions/evaluate.hpp"}, expressions;
+    if (fused) {
+      headers.push_back("cuda/engines/fused/fused_kernels.cuh");
+      expressions = {"degpu::cuda::fused::kernel_ie<" + Fn + ", " + T + ">", "degpu::cuda::fused::kernel_mcer<" + Fn + ", " + T + ">"};
+    } else {
+      headers.push_back("cuda/engines/gpu/gpu_global.cuh");
+      headers.push_back("cuda/engines/gpu/gpu_resident.cuh");
+      expressions = {"degpu::cuda::run_resident<" + Fn + ", " + T + ", 8>", "degpu::cuda::run_resident<" + Fn + ", " + T + ", 32>",
+                     "degpu::cuda::run_grid<" + Fn + ", " + T + ", 32>"};
+      if (terms) expressions.push_back("degpu::cuda::run_wide<" + Fn + ", " + T + ">");
+    }
+    const Compiled c = compile_or_load(*this, headers, expressions);
+    kernels_compile_s += c.seconds;
     code = c.code;
   }
   return *code;
 }
 
-cuda::CompiledGpuKernels CudaObjective::Impl::gpu_kernels(bool f64) const {
-  const rtc::CompiledKernels& code = engine_code(f64);
+cuda::CompiledGpuKernels CudaObjective::Impl::handles(bool fused, bool f64) const {
+  const rtc::CompiledKernels& code = engine_code(fused, f64);
   std::lock_guard<std::mutex> lock(mu);
-  std::unique_ptr<Loaded>& loaded = engine[f64 ? 1 : 0];
+  std::unique_ptr<Loaded>& loaded = engine[fused ? 1 : 0][f64 ? 1 : 0];
   if (!loaded) {
     auto l = std::make_unique<Loaded>();
     l->load(code);
     loaded = std::move(l);
   }
+  const auto at = [&](std::size_t k) { return reinterpret_cast<const void*>(loaded->kernels[k]); };
   cuda::CompiledGpuKernels k;
-  k.resident8 = reinterpret_cast<const void*>(loaded->kernels[0]);
-  k.resident32 = reinterpret_cast<const void*>(loaded->kernels[1]);
-  k.grid = reinterpret_cast<const void*>(loaded->kernels[2]);
-  if (terms) k.wide = reinterpret_cast<const void*>(loaded->kernels[3]);
   k.terms = terms;
+  if (fused) {
+    k.ie = at(0);
+    k.mcer = at(1);
+  } else {
+    k.resident8 = at(0);
+    k.resident32 = at(1);
+    k.grid = at(2);
+    if (terms) k.wide = at(3);
+  }
   return k;
 }
 #endif
 
-void CudaObjective::compile_gpu_engine(Precision precision) const {
+void CudaObjective::compile_kernels(Engine engine, Precision precision) const {
+  if (engine != Engine::gpu && engine != Engine::gpu_fused)
+    throw ConfigError("{engine} " + std::string(engine_name(engine)) +
+                      ": a CudaObjective's kernels are compiled for gpu and gpu-fused (gpu-kernels and gpu-eval take the "
+                      "row kernel compiled with it)");
 #if DEGPU_HAVE_CUDA
-  impl_->engine_code(precision == Precision::f64);
+  impl_->engine_code(engine == Engine::gpu_fused, precision == Precision::f64);
 #else
   (void)precision;
 #endif

@@ -39,9 +39,11 @@
 // current-to-pbest ranking is made on the host, as gpu-kernels does (P only draws the rank; MCER looks
 // it up).
 //
-// This header holds the kernels and the host loop as templates over the kernel function type
+// This header holds the host loop, fused_kernels.cuh the kernels, as templates over the kernel function type
 // (kernel_function.cuh), taking the function's value with its device data: families/builtin_fused.cu
-// instantiates them for the built-in problems, a user's .cu file for its device_problem (device_problem.hpp).
+// instantiates them for the built-in problems, a user's .cu file for its device_problem (device_problem.hpp),
+// NVRTC for a CudaObjective (whose kernels the host loop takes as handles: kernel_function.cuh's
+// compiled_elsewhere).
 #pragma once
 #include <algorithm>
 #include <chrono>
@@ -55,6 +57,7 @@
 #include "cuda/blocks/de_blocks.cuh"
 #include "cuda/blocks/population_update.cuh"
 #include "cuda/engines/device_loop.cuh"
+#include "cuda/engines/fused/fused_kernels.cuh"
 #include "cuda/engines/gpu/evaluate_rows.cuh"
 #include "cuda/util/check.hpp"
 #include "cuda/util/device_array.cuh"
@@ -63,225 +66,6 @@
 
 namespace degpu::cuda::fused {
 namespace {
-
-// Kernel P's output for one individual and generation.
-struct Draw {
-  double F;
-  ops::Donors donors;
-  ops::CrossoverDraw crossover;
-};
-
-// Dynamic shared memory of IE and MCER for a block of `threads` threads holding m individuals:
-// [trial rows: m D T, only when they are kept in shared memory][reduction: 3 doubles per warp][take: m ints]
-struct SmemLayout {
-  std::size_t red, take, total;  // byte offsets of the parts, and the size
-};
-__host__ __device__ inline SmemLayout smem_layout(int threads, int m, int D, std::size_t tsize, bool shared_rows) {
-  SmemLayout l{};
-  const std::size_t rows = shared_rows ? static_cast<std::size_t>(m) * static_cast<std::size_t>(D) * tsize : 0;
-  l.red = (rows + 15) / 16 * 16;
-  l.take = l.red + static_cast<std::size_t>((threads + kWarpSize - 1) / kWarpSize) * 3 * sizeof(double);
-  l.total = l.take + static_cast<std::size_t>(m) * sizeof(int);
-  return l;
-}
-
-extern __shared__ __align__(16) unsigned char fused_smem[];
-
-// Where a thread works (a member of a group): the block is m groups of G threads, group k on individual blockIdx.x m + k.
-struct Member {
-  int G, m, k, lane;
-  std::uint32_t i;
-  bool active;  // i < np (the last block may have idle groups; they still reach every barrier)
-};
-__device__ __forceinline__ Member group_of(int G, int np) {
-  Member q;
-  q.G = G;
-  q.m = static_cast<int>(blockDim.x) / G;
-  q.k = static_cast<int>(threadIdx.x) / G;
-  q.lane = static_cast<int>(threadIdx.x) % G;
-  q.i = blockIdx.x * static_cast<unsigned>(q.m) + static_cast<unsigned>(q.k);
-  q.active = q.i < static_cast<unsigned>(np);
-  return q;
-}
-
-// f(row) without bias by the G threads of a group: each adds the terms of its coordinates (lane, lane + G,
-// ...), then a shuffle reduction within the warp (width G when G < 32), then, for G > 32, the warps' sums
-// are added in order through shared memory by the group's first thread. Every thread of the block must
-// call it (it may hold a barrier); the value is valid in lane 0 of the group. Prefix functions (Schwefel
-// 1.2) and a user's row function are evaluated by lane 0 alone, in order (a scan across the group is not
-// written yet). A function that evaluates a row by a group itself (kernel_function.cuh's kGroupValue: a CEC
-// function, its rotations and then lane 0, the block's barrier between the steps) does so, with its own
-// bias where it adds one (the launch passes bias 0 then).
-template <class F, class T>
-__device__ double member_evaluate(const Member& q, const F& fn, const T* row, const T* __restrict__ o, int D, double* red) {
-  if constexpr (is_row_function<F>) {  // a user's row: lane 0 alone
-    return q.active && q.lane == 0 ? static_cast<double>(fn.f(row, D)) : 0.0;
-  } else if constexpr (has_group_value<F>) {
-    // the function's scratch: the lanes of each group's first warp (blocks of at most 1024 threads)
-    const int first = q.G < kWarpSize ? static_cast<int>(threadIdx.x) - q.lane : q.k * kWarpSize;
-    return fn.template group_value<1024, 0>(q.active ? q.i : 0, row, q.lane, q.G, q.active, first, [] { __syncthreads(); });
-  } else if constexpr (F::pattern == fn::Pattern::prefix) {
-    return q.active && q.lane == 0 ? fn::evaluate<F, T, double>(row, o, D) : 0.0;
-  } else {
-    double s0 = 0, s1 = 0, pr = 1;
-    if (q.active) {
-      auto z = [&](int j) -> T { return o ? static_cast<T>(row[j] - o[j]) : row[j]; };
-      const int nterms = F::pattern == fn::Pattern::neighbour ? D - 1 : D;
-      for (int j = q.lane; j < nterms; j += q.G) {
-        T zn = 0;
-        if constexpr (F::pattern == fn::Pattern::neighbour) zn = z(j + 1);
-        if constexpr (F::pattern == fn::Pattern::cyclic) zn = z(j + 1 == D ? 0 : j + 1);
-        const fn::Terms<T> t = F::template term<T>(z(j), zn, j, D);
-        if constexpr (F::sums >= 1) s0 += static_cast<double>(t.s0);
-        if constexpr (F::sums >= 2) s1 += static_cast<double>(t.s1);
-        if constexpr (F::product) pr *= static_cast<double>(t.p);
-      }
-    }
-    // Every block is whole warps (the launch makes m G a multiple of 32), so the full mask is right.
-    const int width = q.G < kWarpSize ? q.G : kWarpSize;
-    for (int off = width / 2; off > 0; off /= 2) {
-      if constexpr (F::sums >= 1) s0 += __shfl_down_sync(0xffffffffu, s0, off, width);
-      if constexpr (F::sums >= 2) s1 += __shfl_down_sync(0xffffffffu, s1, off, width);
-      if constexpr (F::product) pr *= __shfl_down_sync(0xffffffffu, pr, off, width);
-    }
-    if (q.G > kWarpSize) {  // G is then a multiple of 32: the group is warps k G/32 .. (k+1) G/32 - 1
-      const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
-      if (threadIdx.x % kWarpSize == 0) {
-        red[3 * warp] = s0;
-        red[3 * warp + 1] = s1;
-        red[3 * warp + 2] = pr;
-      }
-      __syncthreads();
-      if (q.lane == 0) {
-        const int w0 = q.k * (q.G / kWarpSize);
-        s0 = red[3 * w0];
-        s1 = red[3 * w0 + 1];
-        pr = red[3 * w0 + 2];
-        for (int w = w0 + 1; w < w0 + q.G / kWarpSize; ++w) {
-          s0 += red[3 * w];
-          s1 += red[3 * w + 1];
-          pr *= red[3 * w + 2];
-        }
-      }
-      // red is written once per kernel (one evaluation per launch), so no second barrier is needed here.
-    }
-    return F::template finish<double>(s0, s1, pr, D);
-  }
-}
-
-// Kernel IE: the initial population (the CPU engines' init stream) and its values.
-template <class F, class T>
-__global__ void kernel_ie(ops::Params p, int G, T* __restrict__ x, T* __restrict__ f, const T* __restrict__ lo,
-                          const T* __restrict__ hi, const T* __restrict__ o, double bias,
-                          unsigned long long* nan_count, const __grid_constant__ F fn) {
-  const Member q = group_of(G, p.np);
-  const int D = p.D;
-  const SmemLayout l = smem_layout(static_cast<int>(blockDim.x), q.m, D, sizeof(T), false);
-  double* red = reinterpret_cast<double*>(fused_smem + l.red);
-  T* xi = x + static_cast<std::size_t>(q.active ? q.i : 0) * D;
-  if (q.active) {
-    const ops::Stream s(p.seed, p.trial, ops::Purpose::init, 0, q.i);
-    for (int j = q.lane; j < D; j += G) xi[j] = ops::uniform_in(s.unit_pair(static_cast<std::uint64_t>(j)), lo[j], hi[j]);
-  }
-  __syncthreads();  // the row's coordinates, written by the group's threads, are read by others below
-  const double v = member_evaluate<F, T>(q, fn, xi, o, D, red);
-  if (q.active && q.lane == 0) {
-    const T fi = static_cast<T>(v + bias);
-    f[q.i] = fi;
-    if (fi != fi) atomicAdd(nan_count, 1ull);
-  }
-}
-
-// Kernel P: generation g's draws, one thread per individual (pure functions of seed, trial, g and i).
-__global__ void kernel_p(ops::Params p, std::uint32_t g, Draw* __restrict__ out) {
-  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= static_cast<unsigned>(p.np)) return;
-  Draw d;
-  const alg::Control c = alg::draw_ahead(p, g, i);
-  d.F = c.F;
-  d.donors = ops::draw_donors(p, g, i);
-  const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, i);
-  d.crossover = ops::draw_crossover(p, cs, c.CR);
-  out[i] = d;
-}
-
-// Coordinates lane, lane + G, ... of trial i into u: the steps of block_make_trial (de_blocks.cuh), with
-// the draws from kernel P instead of thread 0.
-template <class T>
-__device__ __forceinline__ void group_make_trial(const ops::Params& p, std::uint32_t g, const Member& q, const Draw& dr,
-                                                 const T* __restrict__ x, std::uint32_t best,
-                                                 const std::uint32_t* __restrict__ ranking, const T* __restrict__ lo,
-                                                 const T* __restrict__ hi, T* u) {
-  const int D = p.D;
-  const T F = static_cast<T>(dr.F);
-  ops::MutationRows<T> R{};
-  R.xi = x + static_cast<std::size_t>(q.i) * D;
-  R.xb = x + static_cast<std::size_t>(best) * D;
-  R.xpb = ranking ? x + static_cast<std::size_t>(ranking[dr.donors.pbest_rank]) * D : R.xb;
-  // All five (unused ones are row 0, never read): a loop the compiler unrolls keeps R in registers.
-#pragma unroll
-  for (int k = 0; k < 5; ++k) R.r[k] = x + static_cast<std::size_t>(dr.donors.r[k]) * D;
-  const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, q.i);
-  const ops::Stream rs(p.seed, p.trial, ops::Purpose::repair, g, q.i);
-  const ops::CrossoverDraw c = dr.crossover;
-  ops::visit_mutation(p.mutation, [&](auto M) {  // one switch per individual, not per coordinate
-    for (int j = q.lane; j < D; j += q.G) {
-      u[j] = ops::crossed_at(p, cs, c, j) ? ops::repair(p.repair, ops::mutate<decltype(M)::value>(F, R, j), R.xi[j], lo[j], hi[j], rs, j)
-                     : R.xi[j];
-    }
-  });
-}
-
-// Kernel MCER: generation g from population (x, f) into (xn, fn). trial_rows: nullptr to keep the trial
-// rows in shared memory, else np D values in global memory (dimensions whose row does not fit).
-template <class F, class T>
-__global__ void kernel_mcer(ops::Params p, std::uint32_t g, int G, const Draw* __restrict__ draws,
-                            const T* __restrict__ x, const T* __restrict__ f, T* __restrict__ xn,
-                            T* __restrict__ fn_next, const std::uint32_t* __restrict__ best,
-                            const std::uint32_t* __restrict__ ranking, const T* __restrict__ lo,
-                            const T* __restrict__ hi, const T* __restrict__ o, double bias, T* __restrict__ trial_rows,
-                            unsigned long long* nan_count, alg::State state, const double* __restrict__ shared,
-                            alg::Sums sums, const __grid_constant__ F fn) {
-  const Member q = group_of(G, p.np);
-  const int D = p.D;
-  const SmemLayout l = smem_layout(static_cast<int>(blockDim.x), q.m, D, sizeof(T), trial_rows == nullptr);
-  double* red = reinterpret_cast<double*>(fused_smem + l.red);
-  int* take = reinterpret_cast<int*>(fused_smem + l.take);
-  T* u = trial_rows ? trial_rows + static_cast<std::size_t>(q.active ? q.i : 0) * D
-                    : reinterpret_cast<T*>(fused_smem) + static_cast<std::size_t>(q.k) * D;
-  // A stateful algorithm (core/algorithms): the trial's F and CR from the individual's state or the
-  // population's (as the CPU driver's trial_control), drawn here and not in P, which runs beside the MCER
-  // that updates the state; the crossover drawn for that CR. A population-level update: each selection's
-  // contribution into sums, which end_generation_kernel adds up after the MCER.
-  const bool stateful = alg::stateful(p);
-  alg::Control ctl{};
-  if (q.active) {
-    Draw dr = draws[q.i];
-    if (stateful) {
-      ctl = alg::draw_stateful(p, g, q.i, state + q.i, shared);
-      dr.F = ctl.F;
-      dr.crossover = ops::draw_crossover(p, ops::Stream(p.seed, p.trial, ops::Purpose::crossover, g, q.i), ctl.CR);
-    }
-    group_make_trial(p, g, q, dr, x, *best, ranking, lo, hi, u);
-  }
-  __syncthreads();  // the trial's coordinates are read by other threads of the group
-  const double v = member_evaluate<F, T>(q, fn, u, o, D, red);
-  if (q.active && q.lane == 0) {
-    const T ft = static_cast<T>(v + bias), fi = f[q.i];
-    const bool t = ops::no_worse(ft, fi);
-    take[q.k] = t;
-    fn_next[q.i] = t ? ft : fi;
-    if (ft != ft) atomicAdd(nan_count, 1ull);
-    if (stateful && t) alg::keep(p, ctl, state + q.i);
-    if (sums.at) alg::contribute(p, ctl, fi, ft, t, sums + q.i);  // a population-level update
-  }
-  __syncthreads();  // take[k], written by the group's lane 0
-  if (q.active) {
-    const T* src = take[q.k] ? u : x + static_cast<std::size_t>(q.i) * D;
-    T* dst = xn + static_cast<std::size_t>(q.i) * D;
-    for (int j = q.lane; j < D; j += G) dst[j] = src[j];
-  }
-}
 
 inline int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b); }
 
@@ -292,8 +76,7 @@ struct Launch {
   bool shared_rows = true;
 };
 
-template <class KI, class KM>
-Launch choose_launch(KI ie, KM mcer, int D, int np, std::size_t tsize) {
+Launch choose_launch(const void* ie, const void* mcer, int D, int np, std::size_t tsize) {
   int device = 0, sms = 0, optin = 0;
   DEGPU_CUDA_TRY(cudaGetDevice(&device));
   DEGPU_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -340,6 +123,26 @@ Launch choose_launch(KI ie, KM mcer, int D, int np, std::size_t tsize) {
   return L;
 }
 
+// IE's and MCER's kernels for Fn: the templates' instantiations, or a compiled functor's handles.
+template <class Fn, class T>
+const void* ie_kernel(const Fn& fn) {
+  if constexpr (compiled_elsewhere<Fn>) return compiled_kernels(fn).ie;
+  else return reinterpret_cast<const void*>(kernel_ie<Fn, T>);
+}
+template <class Fn, class T>
+const void* mcer_kernel(const Fn& fn) {
+  if constexpr (compiled_elsewhere<Fn>) return compiled_kernels(fn).mcer;
+  else return reinterpret_cast<const void*>(kernel_mcer<Fn, T>);
+}
+// Launches IE or MCER (a kernel or a handle) with L's configuration on `stream`; the arguments in the
+// kernel's parameter types, in order.
+template <class... A>
+void launch(const void* kernel, const Launch& L, cudaStream_t stream, A... a) {
+  void* args[] = {static_cast<void*>(&a)...};
+  DEGPU_CUDA_TRY(cudaLaunchKernel(kernel, dim3(static_cast<unsigned>(L.blocks)), dim3(static_cast<unsigned>(L.threads)), args,
+                                  L.smem, stream));
+}
+
 struct CudaStream {
   cudaStream_t s{};
   CudaStream() { DEGPU_CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
@@ -364,8 +167,9 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
   static_assert(on_fused<Fn>, "gpu-fused does not run this function (its kFused is false; the model's not_on says why)");
   const ops::Params p = ops::make_params(problem, r, o);
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np);
-  const auto ie = kernel_ie<Fn, T>;
-  const auto mcer = kernel_mcer<Fn, T>;
+  const void* const ie = ie_kernel<Fn, T>(fn);
+  const void* const mcer = mcer_kernel<Fn, T>(fn);
+  const auto fn_arg = kernel_arg(fn);
   const double bias = kernel_bias<Fn>(problem);
 
   // The trial rows' fallback buffer is only known after the launch is chosen; count it in the check.
@@ -409,18 +213,17 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
   Result res = device_loop::run<T>(
       problem, r, o, p, sm, t0, nan_count.ptr,
       [&] {
-        ie<<<static_cast<unsigned>(L.blocks), static_cast<unsigned>(L.threads), L.smem, sm>>>(
-            p, L.G, xs[cur], fs[cur], box.lo.ptr, box.hi.ptr, o_dev, bias, nan_count.ptr, fn);
-        DEGPU_CUDA_TRY(cudaGetLastError());
+        launch(ie, L, sm, p, L.G, xs[cur], fs[cur], static_cast<const T*>(box.lo.ptr), static_cast<const T*>(box.hi.ptr),
+               o_dev, bias, nan_count.ptr, fn_arg);
         launch_p(1);  // overlaps IE
       },
       [&](long long g, const std::uint32_t* best, const std::uint32_t* ranking) {
         DEGPU_CUDA_TRY(cudaStreamWaitEvent(sm, p_done[g % 2].e, 0));  // draws[g % 2] are generation g's
-        mcer<<<static_cast<unsigned>(L.blocks), static_cast<unsigned>(L.threads), L.smem, sm>>>(
-            p, static_cast<std::uint32_t>(g), L.G, draws[g % 2], xs[cur], fs[cur], xs[cur ^ 1], fs[cur ^ 1], best, ranking,
-            box.lo.ptr, box.hi.ptr, o_dev, bias, trial_global, nan_count.ptr, alg::State{alg_state.state(), np},
-            alg_state.shared(), alg::Sums{alg_state.sums(), np}, fn);
-        DEGPU_CUDA_TRY(cudaGetLastError());
+        launch(mcer, L, sm, p, static_cast<std::uint32_t>(g), L.G, static_cast<const Draw*>(draws[g % 2]),
+               static_cast<const T*>(xs[cur]), static_cast<const T*>(fs[cur]), xs[cur ^ 1], fs[cur ^ 1], best, ranking,
+               static_cast<const T*>(box.lo.ptr), static_cast<const T*>(box.hi.ptr), o_dev, bias, trial_global,
+               nan_count.ptr, alg::State{alg_state.state(), np}, static_cast<const double*>(alg_state.shared()),
+               alg::Sums{alg_state.sums(), np}, fn_arg);
         if (alg_state.sum_words)  // the population-level update (core/algorithms), before the next MCER draws from it
           launch_end_generation(p, static_cast<std::uint32_t>(g), alg_state.shared(), alg_state.sums(), static_cast<std::uint32_t>(np), sm);
         DEGPU_CUDA_TRY(cudaEventRecord(mcer_done[g % 2].e, sm));
@@ -439,7 +242,8 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
 template <class T, class Fn>
 std::string explain(const Problem& problem, const Resolved& r, const RunOptions& o) {
   const ops::Params p = ops::make_params(problem, r, o);
-  const Launch L = choose_launch(kernel_ie<Fn, T>, kernel_mcer<Fn, T>, p.D, p.np, sizeof(T));
+  const Launch L = choose_launch(reinterpret_cast<const void*>(kernel_ie<Fn, T>), reinterpret_cast<const void*>(kernel_mcer<Fn, T>),
+                                 p.D, p.np, sizeof(T));
   return "kernels IE and MCER: " + std::to_string(L.blocks) + " blocks of " + std::to_string(L.threads) +
          " threads (block size from cudaOccupancyMaxPotentialBlockSizeVariableSMem), " + std::to_string(L.m) +
          " individuals per block, " + std::to_string(L.G) + " threads per individual, " + std::to_string(L.smem) +

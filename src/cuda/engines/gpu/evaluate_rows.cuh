@@ -11,8 +11,6 @@
 
 namespace degpu::cuda {
 
-constexpr int kWarpSize = 32;
-
 template <class F, class T>
 __global__ void evaluate_rows(const T* __restrict__ x, const T* __restrict__ o, int D, int n, double bias,
                               T* __restrict__ f) {

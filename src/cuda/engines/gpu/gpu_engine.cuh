@@ -54,34 +54,6 @@ struct ClusterLaunch {
   ClusterLaunch& operator=(const ClusterLaunch&) = delete;
 };
 
-// The engine's kernels for a functor that NVRTC compiled (a CudaObjective, src/cuda/rtc): handles
-// (cudaKernel_t, which the runtime's launch, attribute and occupancy calls take as a kernel) in place of the
-// templates' instantiations here. The host runs the engine for a stand-in type with the device type's traits
-// that carries the handles: RowFunction<CompiledFunctor> for a functor in the row form (the device's is
-// RowFunction<the functor's adapter>), CompiledTerms for one in the term form (the device's is the functor's
-// own type, whose pattern the plan does not read beyond its being one of terms). Either device type is an
-// empty struct: the kernels take one byte for it.
-struct GpuKernels {
-  const void* resident8 = nullptr;   // run_resident<Fn, T, 8>
-  const void* resident32 = nullptr;  // run_resident<Fn, T, 32>
-  const void* grid = nullptr;        // run_grid<Fn, T, 32>
-  const void* wide = nullptr;        // run_wide<Fn, T> (the term form's only)
-};
-struct CompiledFunctor {
-  const GpuKernels* kernels;
-};
-struct CompiledTerms {
-  static constexpr fn::Pattern pattern = fn::Pattern::elementwise;
-  const GpuKernels* kernels;
-};
-template <class Fn>
-inline constexpr bool compiled_elsewhere = std::is_same_v<Fn, RowFunction<CompiledFunctor>> || std::is_same_v<Fn, CompiledTerms>;
-template <class Fn>
-const GpuKernels& compiled_kernels(const Fn& fn) {
-  if constexpr (std::is_same_v<Fn, CompiledTerms>) return *fn.kernels;
-  else return *fn.f.kernels;
-}
-
 template <class Fn, class T>
 const void* resident_kernel(int group, const Fn& fn) {
   if constexpr (compiled_elsewhere<Fn>) return group == 8 ? compiled_kernels(fn).resident8 : compiled_kernels(fn).resident32;
