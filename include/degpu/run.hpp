@@ -31,9 +31,13 @@ bool is_cuda_engine(Engine e);                 // false for auto: resolve it fir
 // With a problem, auto is also threads for what only the CPU engines run: a user objective (every
 // engine runs every algorithm and built-in or CEC problem; `de` is kept for configurations that may not);
 // and gpu-kernels where the problem's model refuses the gpu engine (a schedule of more than 64 machines).
+// With the run's options, auto is also gpu-kernels in place of gpu where a callback watches every
+// generation (`options.observe`: the gpu engine's generations run inside one kernel).
 // minimize() and minimize_trials() call it; call it yourself to know (or report) which engine runs.
 Engine resolve_engine(Engine e);
 Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de = {});
+struct RunOptions;
+Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de, const RunOptions& options);
 
 enum class Precision { f32, f64 };
 Precision parse_precision(std::string_view name);

@@ -217,9 +217,7 @@ def minimize(fun: Union[Problem, CudaObjective, Callable], bounds: Optional[Sequ
     if watched and engine == "gpu":
         raise ValueError(f"{'callback' if callback is not None else 'progress'}: engine 'gpu' runs its generations "
                          "inside one kernel, which calls no Python; use engine 'gpu-kernels'")
-    if watched and engine == "auto" and isinstance(fun, (Problem, CudaObjective)) and _core.cuda_compiled() \
-            and prob.on_gpu and len(_core.devices()[0]) > 0:
-        engine = "gpu-kernels"
+    # engine 'auto' with a callback or progress: the library picks gpu-kernels in place of the gpu engine
     initial = None
     if x0 is not None:
         x = np.asarray(x0, dtype=float).reshape(-1)

@@ -221,9 +221,7 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
     if isinstance(func, CudaObjective):  # from here on a problem of the engines, as a built-in one
         if np.any(lo == hi):
             raise ValueError("bounds: a CudaObjective searches every coordinate; a coordinate with min == max is not one")
-        func, run_auto = func.problem(list(zip(lo, hi))), True
-    else:
-        run_auto = False
+        func = func.problem(list(zip(lo, hi)))
     D = lo.size
     if not isinstance(args, tuple):
         args = () if args is None else (args,)
@@ -284,15 +282,9 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
     batch = bool(vectorized)
     if isinstance(func, Problem):
         prob = func
+        # 'auto': the library's choice: the gpu engine where a CUDA device is found, gpu-kernels where a
+        # callback or disp watches every generation, gpu-eval with constraints or integrality; else threads
         run_engine = engine
-        if engine == "auto" and run_auto:  # a CudaObjective: the library's choice (gpu; gpu-eval constrained)
-            run_engine = "gpu-kernels" if observed and not (cons or flags is not None) else "auto"
-        elif engine == "auto":  # the gpu engine, or gpu-kernels where a callback or disp looks at every generation
-            gpu = _core.cuda_compiled() and func.on_gpu and len(_core.devices()[0]) > 0
-            if cons or flags is not None:  # the GPU engine that takes constraints and integrality
-                run_engine = "gpu-eval" if gpu else "threads"
-            else:
-                run_engine = ("gpu-kernels" if observed else "gpu") if gpu else "threads"
         polish_f = lambda x: func.evaluate(np.ascontiguousarray(x, dtype=float))
     else:
         f1 = _FunctionWithArgs(func, args)

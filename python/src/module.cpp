@@ -199,7 +199,10 @@ nb::list minimize(const degpu::Problem& problem, const nb::dict& s) {
   degpu::py::interrupt_flag().store(false);
   {
     nb::gil_scoped_release release;  // a Python objective or observer takes the GIL back for its calls
-    const degpu::Engine resolved = degpu::resolve_engine(o.engine, problem, de);
+    // auto resolved with the caller's observer (gpu-kernels in place of gpu where one watches), before the
+    // interrupt check joins it
+    const degpu::Engine resolved = degpu::resolve_engine(o.engine, problem, de, o);
+    o.engine = resolved;
     engine_ran = std::string(degpu::engine_name(resolved));
     if (!interrupt.empty() && resolved != degpu::Engine::gpu) o.observe = interruptible(std::move(o.observe));
     if (trials == 1) {

@@ -20,7 +20,7 @@ namespace {
 // The options with auto replaced by the engine that runs: the engines never see auto.
 RunOptions concrete(const Problem& problem, const DEConfig& de, const RunOptions& options) {
   RunOptions o = options;
-  o.engine = resolve_engine(options.engine, problem, de);
+  o.engine = resolve_engine(options.engine, problem, de, options);
   return o;
 }
 

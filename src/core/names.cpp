@@ -154,15 +154,20 @@ Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de) {
   if (e != Engine::auto_) return e;
   return detail::auto_engine(problem, resolve_engine(e) == Engine::gpu);
 }
+Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de, const RunOptions& options) {
+  (void)de;
+  if (e != Engine::auto_) return e;
+  return detail::auto_engine(problem, resolve_engine(e) == Engine::gpu, static_cast<bool>(options.observe));
+}
 namespace detail {
-Engine auto_engine(const Problem& problem, bool device) {
+Engine auto_engine(const Problem& problem, bool device, bool observed) {
   if (!problem.on_gpu()) return Engine::threads;
   // An objective that only the GPU evaluates (a device batch, a CudaObjective) goes to a GPU engine even where
   // there is no device, so that the refusal says so (CudaError: no CUDA device) rather than "use a GPU engine".
   if (!device && problem.model()->not_on_cpu().empty()) return Engine::threads;
   if (problem.constrained()) return Engine::gpu_eval;  // the GPU engine that takes constraints and integrality
   for (Engine e : {Engine::gpu, Engine::gpu_kernels})
-    if (problem.model()->not_on(e).empty()) return e;
+    if (problem.model()->not_on(e).empty() && !(observed && e == Engine::gpu)) return e;
   return Engine::threads;
 }
 }  // namespace detail

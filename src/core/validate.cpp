@@ -80,7 +80,7 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
     throw ConfigError("{threads} " + std::to_string(options.threads) +
                       ": the serial engine runs on one thread (use {engine} threads or matrix)");
   // auto is checked as what it runs: never a CUDA engine for a user objective.
-  const Engine engine = resolve_engine(options.engine, problem, de);
+  const Engine engine = resolve_engine(options.engine, problem, de, options);
   if (is_cuda_engine(engine) && !problem.on_gpu())
     throw ConfigError("{engine} " + std::string(engine_name(engine)) + ": problem " + problem.name() +
                       ": " + problem.model()->not_on_gpu());

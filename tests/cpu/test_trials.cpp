@@ -138,6 +138,16 @@ TEST(AutoEngine, TakesAnEngineTheProblemRunsOn) {
   EXPECT_EQ(auto_engine(narrow, true), Engine::gpu);
   EXPECT_EQ(auto_engine(cec2010, true), Engine::gpu);
   EXPECT_EQ(auto_engine(user, true), Engine::threads);
+  // a callback that watches every generation: gpu-kernels in place of the gpu engine's one kernel
+  EXPECT_EQ(auto_engine(narrow, true, true), Engine::gpu_kernels);
+  EXPECT_EQ(auto_engine(cec2010, true, true), Engine::gpu_kernels);
+  EXPECT_EQ(auto_engine(user, true, true), Engine::threads);
+  EXPECT_EQ(auto_engine(narrow, false, true), Engine::threads);
+  RunOptions watched;
+  watched.observe = [](const Generation&) { return false; };
+  EXPECT_EQ(resolve_engine(Engine::auto_, narrow, DEConfig{}, watched),
+            auto_engine(narrow, resolve_engine(Engine::auto_) == Engine::gpu, true));
+  EXPECT_EQ(resolve_engine(Engine::gpu, narrow, DEConfig{}, watched), Engine::gpu);  // (validate refuses it)
   for (const Problem* p : {&wide, &narrow, &cec2010, &user}) EXPECT_EQ(auto_engine(*p, false), Engine::threads) << p->name();
   // resolve_engine asks the same with this machine's answer
   EXPECT_EQ(resolve_engine(Engine::auto_, wide), auto_engine(wide, resolve_engine(Engine::auto_) == Engine::gpu));
