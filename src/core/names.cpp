@@ -150,12 +150,10 @@ Engine resolve_engine(Engine e) {
   return gpu ? Engine::gpu : Engine::threads;
 }
 Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de) {
-  (void)de;  // every engine runs every algorithm
-  if (e != Engine::auto_) return e;
-  return detail::auto_engine(problem, resolve_engine(e) == Engine::gpu);
+  return resolve_engine(e, problem, de, RunOptions{});
 }
 Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de, const RunOptions& options) {
-  (void)de;
+  (void)de;  // every engine runs every algorithm
   if (e != Engine::auto_) return e;
   return detail::auto_engine(problem, resolve_engine(e) == Engine::gpu, static_cast<bool>(options.observe));
 }

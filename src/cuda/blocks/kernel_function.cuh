@@ -15,6 +15,7 @@
 #if DEGPU_HOST_CODE
 #include <string>
 
+#include "cuda/blocks/kernel_handles.hpp"
 #include "degpu/problem.hpp"
 #endif
 
@@ -139,15 +140,7 @@ void visit_host(fn::Classic id, Fn&& f) {
 // carries the handles: RowFunction<CompiledFunctor> for a functor in the row form (the device's is
 // RowFunction<the functor's adapter>), CompiledTerms for one in the term form (the device's is the functor's
 // own type, whose pattern the plans do not read beyond its being one of terms). Either device type is an
-// empty struct: the kernels take one byte for it (kernel_arg).
-struct KernelHandles {
-  const void* resident8 = nullptr;   // the gpu engine's run_resident<Fn, T, 8>
-  const void* resident32 = nullptr;  // run_resident<Fn, T, 32>
-  const void* grid = nullptr;        // run_grid<Fn, T, 32>
-  const void* wide = nullptr;        // run_wide<Fn, T> (the term form's only)
-  const void* ie = nullptr;          // gpu-fused's kernel_ie<Fn, T>
-  const void* mcer = nullptr;        // kernel_mcer<Fn, T>
-};
+// empty struct: the kernels take one byte for it (kernel_arg). The handles: kernel_handles.hpp.
 struct CompiledFunctor {
   const KernelHandles* kernels;
 };

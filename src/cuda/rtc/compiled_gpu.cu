@@ -21,15 +21,9 @@ std::vector<Result> run_for(const Problem& problem, const Resolved& r, const Run
 template <class T>
 std::vector<Result> run_compiled(const Problem& problem, const Resolved& r, const RunOptions& o, int trials,
                                  const CompiledGpuKernels& kernels) {
-  KernelHandles k;
-  k.resident8 = kernels.resident8;
-  k.resident32 = kernels.resident32;
-  k.grid = kernels.grid;
-  k.wide = kernels.wide;
-  k.ie = kernels.ie;
-  k.mcer = kernels.mcer;
-  if (kernels.terms) return run_for<T>(problem, r, o, trials, CompiledTerms{&k});
-  return run_for<T>(problem, r, o, trials, RowFunction<CompiledFunctor>{{&k}});
+  const KernelHandles* k = &kernels.handles;
+  if (kernels.terms) return run_for<T>(problem, r, o, trials, CompiledTerms{k});
+  return run_for<T>(problem, r, o, trials, RowFunction<CompiledFunctor>{{k}});
 }
 template std::vector<Result> run_compiled<float>(const Problem&, const Resolved&, const RunOptions&, int, const CompiledGpuKernels&);
 template std::vector<Result> run_compiled<double>(const Problem&, const Resolved&, const RunOptions&, int, const CompiledGpuKernels&);

@@ -5,22 +5,17 @@
 #pragma once
 #include <vector>
 
+#include "cuda/blocks/kernel_handles.hpp"
 #include "degpu/problem.hpp"
 #include "degpu/result.hpp"
 #include "degpu/run.hpp"
 
 namespace degpu::cuda {
 
-// The handles (cudaKernel_t) of the gpu engine's kernels run_resident<Fn, T, 8>, <..., 32>, run_grid<..., 32>
-// and, for a functor in the term form (`terms`: Fn is its type; else RowFunction<its adapter>),
-// run_wide<Fn, T>; or of gpu-fused's kernel_ie<Fn, T> and kernel_mcer<Fn, T>.
+// The handles of the gpu engine's kernels or gpu-fused's, and the form they were compiled for (`terms`: Fn
+// is the functor's type; else RowFunction<its adapter>).
 struct CompiledGpuKernels {
-  const void* resident8 = nullptr;
-  const void* resident32 = nullptr;
-  const void* grid = nullptr;
-  const void* wide = nullptr;
-  const void* ie = nullptr;
-  const void* mcer = nullptr;
+  KernelHandles handles;
   bool terms = false;
 };
 

@@ -284,18 +284,23 @@ class CudaObjectiveModel final : public ProblemModel {
 #endif
 
  private:
+#if DEGPU_HAVE_CUDA
   // CudaError where there is no CUDA device, saying that this objective needs one (the engines' own
-  // message would offer the CPU engines).
+  // message would offer the CPU engines); else device 0 selected. One call of the runtime: polishing asks
+  // at every point.
   static void no_device_says_so() {
-    std::string why;
-    if (list_devices(&why).empty())
-      throw CudaError("no CUDA device (" + why + "): a CudaObjective runs on the GPU only (compiling it needs none)");
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0)
+      throw CudaError(std::string("no CUDA device (") + (e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device found") +
+                      "): a CudaObjective runs on the GPU only (compiling it needs none)");
+    DEGPU_CUDA_TRY(cudaSetDevice(0));
   }
+#endif
   template <class T>
   T point(const T* x, int dim) const {
 #if DEGPU_HAVE_CUDA
     no_device_says_so();
-    cuda::use_device(static_cast<std::size_t>(dim + 1) * sizeof(T));
     T* d = nullptr;
     DEGPU_CUDA_TRY(cudaMalloc(&d, static_cast<std::size_t>(dim + 1) * sizeof(T)));
     const std::unique_ptr<T, void (*)(T*)> owner(d, [](T* p) { cudaFree(p); });
@@ -416,14 +421,15 @@ cuda::CompiledGpuKernels CudaObjective::Impl::handles(bool fused, bool f64) cons
   const auto at = [&](std::size_t k) { return reinterpret_cast<const void*>(loaded->kernels[k]); };
   cuda::CompiledGpuKernels k;
   k.terms = terms;
+  cuda::KernelHandles& h = k.handles;
   if (fused) {
-    k.ie = at(0);
-    k.mcer = at(1);
+    h.ie = at(0);
+    h.mcer = at(1);
   } else {
-    k.resident8 = at(0);
-    k.resident32 = at(1);
-    k.grid = at(2);
-    if (terms) k.wide = at(3);
+    h.resident8 = at(0);
+    h.resident32 = at(1);
+    h.grid = at(2);
+    if (terms) h.wide = at(3);
   }
   return k;
 }

@@ -349,9 +349,8 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const double launched = std::chrono::duration<double>(clock::now() - t0).count();
   {
     ops::Params pp = p;
-    Fn fv = fn;
-    char compiled = 0;  // a compiled functor's kernels take the empty functor's byte
-    void* args[] = {&pp, &s, compiled_elsewhere<Fn> ? static_cast<void*>(&compiled) : static_cast<void*>(&fv)};
+    auto fv = kernel_arg(fn);  // (a compiled functor's kernels take the empty functor's byte)
+    void* args[] = {&pp, &s, &fv};
     if (resident) {  // attributes set by the plan
       const ClusterLaunch cl(plan, n);
       DEGPU_CUDA_TRY(cudaLaunchKernelExC(&cl.cfg, resident_kernel<Fn, T>(plan.group, fn), args));

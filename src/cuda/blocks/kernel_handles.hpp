@@ -1,0 +1,17 @@
+// The handles of the kernels NVRTC compiled for a CudaObjective's functor (cudaKernel_t, which the
+// runtime's launch, attribute and occupancy calls take as a kernel): plain C++, so that cuda_objective.cpp
+// fills them and the engines' host code (kernel_function.cuh's stand-in types) reads them.
+#pragma once
+
+namespace degpu::cuda {
+
+struct KernelHandles {
+  const void* resident8 = nullptr;   // the gpu engine's run_resident<Fn, T, 8>
+  const void* resident32 = nullptr;  // run_resident<Fn, T, 32>
+  const void* grid = nullptr;        // run_grid<Fn, T, 32>
+  const void* wide = nullptr;        // run_wide<Fn, T> (the term form's only)
+  const void* ie = nullptr;          // gpu-fused's kernel_ie<Fn, T>
+  const void* mcer = nullptr;        // kernel_mcer<Fn, T>
+};
+
+}  // namespace degpu::cuda
