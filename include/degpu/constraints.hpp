@@ -23,6 +23,8 @@
 #include <span>
 #include <vector>
 
+#include "degpu/feasibility.hpp"
+
 namespace degpu {
 
 class ConstraintModel {
@@ -48,28 +50,5 @@ std::shared_ptr<const ConstraintModel> constraint_function(int m,
 
 // Several models as one: their violations side by side, in order.
 std::shared_ptr<const ConstraintModel> all_of(std::vector<std::shared_ptr<const ConstraintModel>> parts);
-
-// Whether a point of violations cv (m of them) is feasible: none above 0 (a NaN violation counts as met,
-// as in scipy).
-inline bool feasible(const double* cv, int m) {
-  for (int c = 0; c < m; ++c)
-    if (cv[c] > 0) return false;
-  return true;
-}
-
-// Lampinen's rule: whether a trial (value ft, violations cvt) replaces its individual (fi, cvi), m
-// violations each; `no_worse(a, b)` is the engines' comparison of values (NaN worse than any number).
-template <class T, class NoWorse>
-bool lampinen_takes(T ft, const double* cvt, T fi, const double* cvi, int m, NoWorse no_worse) {
-  bool feasible_t = true, feasible_i = true, dominates = true;
-  for (int c = 0; c < m; ++c) {
-    feasible_t = feasible_t && !(cvt[c] > 0);
-    feasible_i = feasible_i && !(cvi[c] > 0);
-    dominates = dominates && cvt[c] <= cvi[c];
-  }
-  if (feasible_t && feasible_i) return no_worse(ft, fi);
-  if (feasible_t) return true;
-  return dominates;
-}
 
 }  // namespace degpu

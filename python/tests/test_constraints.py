@@ -232,7 +232,7 @@ def test_a_builtin_problem_under_constraints():
     assert r.engine in ("gpu-eval", "threads")
     assert r.x.sum() >= 1 and abs(r.fun - 0.25) < 1e-3  # the optimum on the boundary, x = 1/4
     np.testing.assert_allclose(r.x, 0.25, atol=2e-2)
-    for e in ("gpu", "gpu-kernels", "gpu-fused"):
+    for e in ("gpu", "gpu-fused"):  # gpu-kernels takes them (test_gpu.py)
         with pytest.raises(ValueError, match="constraints"):
             de(p, None, constraints=LinearConstraint(np.ones(4), 1, np.inf), engine=e, maxiter=2, polish=False)
     with pytest.raises(ValueError, match="integrality"):

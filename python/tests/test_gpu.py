@@ -114,3 +114,31 @@ def test_gpu_array_objectives_are_refused_where_they_cannot_run():
         degpu.minimize(lambda X: X.sum(), [(-1, 1)] * 3, array="torch", popsize=20, max_generations=2)
     with pytest.raises(ZeroDivisionError):
         degpu.minimize(lambda X: 1 / 0, [(-1, 1)] * 3, array="torch", max_generations=2)
+
+
+@pytest.mark.parametrize("precision", ["f64", "f32"])
+def test_constraints_and_integrality_on_gpu_kernels(precision):
+    """scipy's constraint objects and integrality on gpu-kernels (the violations on the host, a Python
+    function's too; the feasible rows evaluated on the GPU): gpu-eval's run bit for bit (the host driver's
+    decisions on the same GPU values), and the serial engine's to the evaluation's rounding (a near tie
+    decided otherwise by the last bit of a sum may part them later: here after 40 generations)."""
+    from scipy.optimize import LinearConstraint, NonlinearConstraint
+    D = 6
+    cons = [LinearConstraint(np.ones(D), 1, np.inf),
+            NonlinearConstraint(lambda x: x[0] ** 2 + x[1] ** 2, 0.25, np.inf)]
+    kw = dict(constraints=cons, integrality=[0, 0, 1, 0, 0, 1], rng=2, popsize=6, polish=False, tol=0,
+              precision=precision)
+    p = degpu.problem("sphere", D)
+    for maxiter in (40, 150):
+        r = degpu.differential_evolution(p, None, engine="gpu-kernels", maxiter=maxiter, **kw)
+        same = degpu.differential_evolution(p, None, engine="gpu-eval", maxiter=maxiter, **kw)
+        assert r.nfev == same.nfev and r.nit == same.nit == maxiter and r.fun == same.fun
+        np.testing.assert_array_equal(r.population, same.population)
+        assert r.x.sum() >= 1 - 1e-9 and r.x[0] ** 2 + r.x[1] ** 2 >= 0.25 - 1e-9
+        assert r.x[2] == round(r.x[2]) and r.x[5] == round(r.x[5])
+        assert np.all(r.population[:, [2, 5]] == np.round(r.population[:, [2, 5]]))
+    ref = degpu.differential_evolution(p, None, engine="serial", maxiter=40, **kw)
+    r = degpu.differential_evolution(p, None, engine="gpu-kernels", maxiter=40, **kw)
+    tol = 1e-9 if precision == "f64" else 1e-4
+    assert r.nfev == ref.nfev and abs(r.fun - ref.fun) <= tol * (1 + abs(ref.fun))
+    np.testing.assert_allclose(r.population, ref.population, rtol=tol, atol=tol)

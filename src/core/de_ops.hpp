@@ -240,6 +240,29 @@ DEGPU_HD_INLINE T repair(Repair r, T v, T parent, T lo, T hi, const Stream& s, i
   return v;
 }
 
+// Integrality (constraints.hpp): v rounded to the nearest integer (ties to even), kept in [lo, hi] (the
+// coordinate's lowest and highest integers), as std::min(std::max(rounded, lo), hi).
+template <class T>
+DEGPU_HD_INLINE T round_integer(T v, T lo, T hi) {
+#if defined(__CUDA_ARCH__)
+  T r = rint(v);  // the default rounding mode: to nearest, ties to even, as nearbyint on the host
+#else
+  T r = std::nearbyint(v);
+#endif
+  r = r < lo ? lo : r;
+  return hi < r ? hi : r;
+}
+
+// The integer coordinates of a population on the device (the gpu-kernels engine's kernels): coordinate j
+// takes integers in [lo[j], hi[j]] where integer[j]; integer == nullptr: none.
+template <class T>
+struct Integers {
+  const std::uint8_t* integer = nullptr;
+  const T* lo = nullptr;
+  const T* hi = nullptr;
+  DEGPU_HD_INLINE T operator()(int j, T v) const { return integer && integer[j] ? round_integer(v, lo[j], hi[j]) : v; }
+};
+
 // Orderings in which NaN is worse than any number.
 template <class T>
 DEGPU_HD_INLINE bool better(T a, T b) {  // a strictly better than b

@@ -16,6 +16,7 @@
 
 #include "core/algorithms/registry.hpp"
 #include "core/de_ops.hpp"
+#include "core/integer_box.hpp"
 #include "core/params.hpp"
 #include "core/thread_pool.hpp"
 #include "degpu/constraints.hpp"
@@ -135,7 +136,7 @@ struct Population {
   void round_integers(T* x) const {
     for (std::size_t k = 0; k < ints.size(); ++k) {
       const int j = ints[k];
-      x[j] = std::min(std::max(static_cast<T>(std::nearbyint(x[j])), ilo[k]), ihi[k]);
+      x[j] = ops::round_integer(x[j], ilo[k], ihi[k]);
     }
   }
   T* row(int i) { return buffer[side[i]].data() + static_cast<std::size_t>(i) * D; }
@@ -262,6 +263,27 @@ struct HostObjective {
   }
 };
 
+// The violations of n rows (rows[k], dim values each) into cv (n x m), by a constraint model, which takes
+// double rows: float rows are converted first (the CPU engines and gpu-kernels alike).
+template <class T>
+struct Violations {
+  mutable std::vector<std::vector<double>> converted;
+  mutable std::vector<const double*> drows;
+  void operator()(const ConstraintModel& model, const T* const* rows, int n, int dim, double* cv) const {
+    if constexpr (std::same_as<T, double>) {
+      model.violation(rows, n, dim, cv);
+    } else {
+      converted.resize(static_cast<std::size_t>(n));
+      drows.resize(static_cast<std::size_t>(n));
+      for (int k = 0; k < n; ++k) {
+        converted[k].assign(rows[k], rows[k] + dim);
+        drows[k] = converted[k].data();
+      }
+      model.violation(drows.data(), n, dim, cv);
+    }
+  }
+};
+
 // The engine interface for a problem with constraints (constraints.hpp): every trial of the generation
 // made as PerIndividualTrials makes it; then their violations (one call of the constraint model) and the
 // objective at the feasible ones only (objective(problem, rows, n, f), n >= 1); the others' value is +inf.
@@ -271,8 +293,7 @@ struct ConstrainedTrials {
   Exec exec;
   Objective objective;
   mutable std::vector<const T*> rows, feasible_rows;
-  mutable std::vector<std::vector<double>> converted;  // float rows as double, for the constraint model
-  mutable std::vector<const double*> drows;
+  Violations<T> violations;
   mutable std::vector<int> feasible_at;
   mutable std::vector<T> feasible_f;
 
@@ -282,17 +303,7 @@ struct ConstrainedTrials {
     const int np = P.np, D = P.D, m = P.m;
     rows.resize(static_cast<std::size_t>(np));
     for (int i = 0; i < np; ++i) rows[i] = row(i);
-    if constexpr (std::same_as<T, double>) {
-      problem.constraints()->violation(rows.data(), np, D, cv);
-    } else {
-      converted.resize(static_cast<std::size_t>(np));
-      drows.resize(static_cast<std::size_t>(np));
-      for (int i = 0; i < np; ++i) {
-        converted[i].assign(rows[i], rows[i] + D);
-        drows[i] = converted[i].data();
-      }
-      problem.constraints()->violation(drows.data(), np, D, cv);
-    }
+    violations(*problem.constraints(), rows.data(), np, D, cv);
     feasible_rows.clear();
     feasible_at.clear();
     for (int i = 0; i < np; ++i) {
@@ -320,22 +331,6 @@ struct ConstrainedTrials {
   }
 };
 
-// The search box of integer coordinates (constraints.hpp): [ceil(lo) - 1/2, floor(hi) + 1/2], just inside,
-// in T, so that rounding a point of it gives each integer of [lo, hi] an equal share.
-template <class T>
-void integer_box(Population<T>& P, const Problem& problem) {
-  const std::vector<std::uint8_t>& integer = problem.integrality();
-  for (int j = 0; j < static_cast<int>(integer.size()); ++j) {
-    if (!integer[j]) continue;
-    const T lo = static_cast<T>(std::ceil(problem.lower()[j])), hi = static_cast<T>(std::floor(problem.upper()[j]));
-    P.ints.push_back(j);
-    P.ilo.push_back(lo);
-    P.ihi.push_back(hi);
-    P.lo[j] = std::nextafter(lo - static_cast<T>(0.5), std::numeric_limits<T>::infinity());
-    P.hi[j] = std::nextafter(hi + static_cast<T>(0.5), -std::numeric_limits<T>::infinity());
-  }
-}
-
 template <class T, class Exec, class Trials>
 Result run_generational(const Problem& problem, const Resolved& r, const RunOptions& o, const Exec& exec,
                         const Trials& trials) {
@@ -350,10 +345,13 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
   P.side.assign(p.np, 0);
   P.f.resize(p.np);
   P.ftrial.resize(p.np);
-  P.lo.assign(problem.lower().begin(), problem.lower().end());
-  P.hi.assign(problem.upper().begin(), problem.upper().end());
+  IntegerBox<T> box = integer_box<T>(problem);  // the problem's box, widened on integer coordinates
+  P.lo = std::move(box.lo);
+  P.hi = std::move(box.hi);
+  P.ints = std::move(box.ints);
+  P.ilo = std::move(box.ilo);
+  P.ihi = std::move(box.ihi);
   P.initial = ops::initial_rows<T>(o);
-  integer_box(P, problem);
   if (const ConstraintModel* c = problem.constraints()) {
     P.m = c->count();
     P.cv.resize(static_cast<std::size_t>(p.np) * P.m);
@@ -387,8 +385,7 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
         double lowest = std::numeric_limits<double>::infinity();
         b = 0;
         for (int i = 0; i < p.np; ++i) {
-          double sum = 0;
-          for (int c = 0; c < m; ++c) sum += P.cv[static_cast<std::size_t>(i) * m + c];
+          const double sum = summed_violation(P.cv.data() + static_cast<std::size_t>(i) * m, m);
           if (sum < lowest) {
             lowest = sum;
             b = i;

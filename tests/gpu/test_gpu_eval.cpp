@@ -99,7 +99,7 @@ TEST(GpuEval, ConstraintsAndIntegralityAsTheSerialEngine) {
   EXPECT_EQ(b.best_x[1], 0.0);
   EXPECT_NEAR(b.best_f, 2.0 / 3, 1e-3);
   EXPECT_EQ(resolve_engine(Engine::auto_, p, de), Engine::gpu_eval);
-  for (Engine e : {Engine::gpu, Engine::gpu_kernels, Engine::gpu_fused}) {
+  for (Engine e : {Engine::gpu, Engine::gpu_fused}) {  // gpu-kernels takes them: test_gpu_kernels_constraints.cpp
     RunOptions o;
     o.engine = e;
     EXPECT_THROW(minimize(p, de, stop, o), ConfigError) << engine_name(e);

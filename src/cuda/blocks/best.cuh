@@ -32,12 +32,41 @@ struct RanksFirst {
   }
 };
 
+// Under constraints (constraints.hpp): a value, its individual, whether it is feasible and its summed
+// violation (degpu::summed_violation); the feasible rank first by value, the others after them by summed
+// violation, ties to the lower index: the CPU engines' best (driver.hpp's find_best).
+template <class T>
+struct RankedFeasible {
+  T f;
+  double sum;
+  std::uint32_t idx;
+  bool feasible;
+};
+template <class T>
+__device__ __forceinline__ bool comes_first(const RankedFeasible<T>& a, const RankedFeasible<T>& b) {
+  if (a.feasible != b.feasible) return a.feasible;
+  if (a.feasible) return ranks_before(a.f, a.idx, b.f, b.idx);
+  return a.sum < b.sum || (!(b.sum < a.sum) && a.idx < b.idx);
+}
+struct FeasibleFirst {
+  template <class T>
+  __device__ __forceinline__ RankedFeasible<T> operator()(const RankedFeasible<T>& a, const RankedFeasible<T>& b) const {
+    return comes_first(b, a) ? b : a;
+  }
+};
+
+// The first of a block of kThreads threads' values v by `op`, valid in thread 0; run by the whole block.
+template <int kThreads, class V, class Op>
+__device__ __forceinline__ V block_first(V v, Op op) {
+  using Reduce = cub::BlockReduce<V, kThreads>;
+  __shared__ typename Reduce::TempStorage tmp;
+  return Reduce(tmp).Reduce(v, op);
+}
+
 // The best of a block of kThreads threads' (f, idx), valid in thread 0; run by the whole block.
 template <int kThreads, class T>
 __device__ __forceinline__ Ranked<T> block_best(Ranked<T> v) {
-  using Reduce = cub::BlockReduce<Ranked<T>, kThreads>;
-  __shared__ typename Reduce::TempStorage tmp;
-  return Reduce(tmp).Reduce(v, RanksFirst{});
+  return block_first<kThreads>(v, RanksFirst{});
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "core/algorithms/registry.hpp"
 #include "core/de_ops.hpp"
 #include "cuda/blocks/best.cuh"
+#include "degpu/feasibility.hpp"
 
 namespace degpu::cuda {
 
@@ -13,17 +14,19 @@ namespace degpu::cuda {
 // every thread of one block (for individual i where it takes one).
 
 template <class T>
-__device__ void block_init(const ops::Params& p, std::uint32_t i, T* x, const T* lo, const T* hi, const T* initial, int ninitial) {
+__device__ void block_init(const ops::Params& p, std::uint32_t i, T* x, const T* lo, const T* hi, const T* initial, int ninitial,
+                           ops::Integers<T> ints = {}) {
   const ops::Stream s(p.seed, p.trial, ops::Purpose::init, 0, i);
   T* xi = x + static_cast<std::size_t>(i) * p.D;
   const T* given = static_cast<int>(i) < ninitial ? initial + static_cast<std::size_t>(i) * p.D : nullptr;  // RunOptions::initial
-  for (int j = threadIdx.x; j < p.D; j += blockDim.x) xi[j] = given ? given[j] : ops::uniform_in(s.unit_pair(j), lo[j], hi[j]);
+  for (int j = threadIdx.x; j < p.D; j += blockDim.x) xi[j] = ints(j, given ? given[j] : ops::uniform_in(s.unit_pair(j), lo[j], hi[j]));
 }
 
 template <class T>
 __device__ void block_make_trial(const ops::Params& p, std::uint32_t g, std::uint32_t i, const T* __restrict__ x,
                                  const std::uint32_t* best, const std::uint32_t* ranking, const T* __restrict__ lo,
-                                 const T* __restrict__ hi, T* __restrict__ trial, alg::Trials states = {}) {
+                                 const T* __restrict__ hi, T* __restrict__ trial, alg::Trials states = {},
+                                 ops::Integers<T> ints = {}) {
   const int D = p.D;
   __shared__ T sF;
   __shared__ ops::Donors sd;
@@ -47,24 +50,34 @@ __device__ void block_make_trial(const ops::Params& p, std::uint32_t g, std::uin
   const ops::Stream rs(p.seed, p.trial, ops::Purpose::repair, g, i);
   T* u = trial + static_cast<std::size_t>(i) * D;
   for (int j = threadIdx.x; j < D; j += blockDim.x) {
-    u[j] = ops::crossed_at(p, cs, sc, j) ? ops::repair(p.repair, ops::mutate(p.mutation, sF, R, j), R.xi[j], lo[j], hi[j], rs, j) : R.xi[j];
+    u[j] = ints(j, ops::crossed_at(p, cs, sc, j) ? ops::repair(p.repair, ops::mutate(p.mutation, sF, R, j), R.xi[j], lo[j], hi[j], rs, j)
+                                                 : R.xi[j]);
   }
   __syncthreads();  // the shared draws may be reused for the block's next individual
 }
 
 // The selection of individual i in generation g; the algorithm's state follows it (its contribution to a
-// population-level update too: alg::Trials::select).
+// population-level update too: alg::Trials::select). Under constraints (m > 0: cv and cvtrial hold the
+// individuals' and the trials' m violations each), Lampinen's rule decides, and the violations follow.
+struct NoWorse {
+  template <class T>
+  DEGPU_HD_INLINE bool operator()(T a, T b) const {
+    return ops::no_worse(a, b);
+  }
+};
 template <class T>
 __device__ void block_select(const ops::Params& p, std::uint32_t g, std::uint32_t i, T* __restrict__ x, T* __restrict__ f,
                              const T* __restrict__ trial, const T* __restrict__ ftrial, unsigned long long* nan_count,
-                             alg::Trials states = {}) {
+                             alg::Trials states = {}, double* cv = nullptr, const double* cvtrial = nullptr, int m = 0) {
   const T fi = f[i], ft = ftrial[i];
-  const bool take = ops::no_worse(ft, fi);
-  __syncthreads();  // every thread has read f[i] before thread 0 replaces it
+  const std::size_t at = static_cast<std::size_t>(i) * m;
+  const bool take = m ? lampinen_takes(ft, cvtrial + at, fi, cv + at, m, NoWorse{}) : ops::no_worse(ft, fi);
+  __syncthreads();  // every thread has read f[i] and cv before they are replaced
   if (take) {
     const T* src = trial + static_cast<std::size_t>(i) * p.D;
     T* dst = x + static_cast<std::size_t>(i) * p.D;
     for (int j = threadIdx.x; j < p.D; j += blockDim.x) dst[j] = src[j];
+    for (int c = threadIdx.x; c < m; c += blockDim.x) cv[at + c] = cvtrial[at + c];
   }
   if (threadIdx.x == 0) {
     if (take) f[i] = ft;
@@ -85,6 +98,28 @@ __device__ void block_find_best(int np, const T* __restrict__ f, std::uint32_t* 
   if (threadIdx.x == 0) {
     *best = r.idx;
     *best_f = r.f;
+  }
+}
+
+// The best under constraints (m violations of each individual in cv): the feasible individual of the
+// lowest value, or where none is feasible the one of the lowest summed violation (comes_first: the CPU
+// engines' choice). Run by one whole block of kThreads threads.
+template <int kThreads, class T>
+__device__ void block_find_best_feasible(int np, const T* __restrict__ f, const double* __restrict__ cv, int m,
+                                         std::uint32_t* best, T* best_f) {
+  RankedFeasible<T> b{f[0], 0.0, 0u, false};
+  bool any = false;
+  for (int i = threadIdx.x; i < np; i += kThreads) {
+    const double* c = cv + static_cast<std::size_t>(i) * m;
+    const RankedFeasible<T> v{f[i], summed_violation(c, m), static_cast<std::uint32_t>(i), feasible(c, m)};
+    if (!any || comes_first(v, b)) b = v;
+    any = true;
+  }
+  if (!any) b = RankedFeasible<T>{f[0], 1.0 / 0.0, 0xffffffffu, false};  // a thread past np: last of all
+  const RankedFeasible<T> r = block_first<kThreads>(b, FeasibleFirst{});
+  if (threadIdx.x == 0) {
+    *best = r.idx;
+    *best_f = f[r.idx];
   }
 }
 

@@ -28,6 +28,19 @@ template <class T>
 __global__ void find_best(int np, const T* __restrict__ f, std::uint32_t* best, T* best_f) {
   block_find_best<kBestThreads>(np, f, best, best_f);
 }
+template <class T>
+__global__ void find_best_feasible(int np, const T* __restrict__ f, const double* __restrict__ cv, int m, std::uint32_t* best,
+                                   T* best_f) {
+  block_find_best_feasible<kBestThreads>(np, f, cv, m, best, best_f);
+}
+
+// Under constraints (constraints.hpp): the population's m violations each on the device (cv, np x m), by
+// which the best is chosen, and the count of points not evaluated (Result::infeasible), kept by the host.
+struct Constrained {
+  const double* cv = nullptr;
+  int m = 0;
+  const long long* infeasible = nullptr;
+};
 
 // A population on the device: np rows of D values and their values.
 template <class T>
@@ -44,7 +57,7 @@ struct Rows {
 template <class T, class Initial, class Generation, class Population>
 Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const ops::Params& p, cudaStream_t stream,
            std::chrono::steady_clock::time_point t0, const unsigned long long* nan_count, Initial initial,
-           Generation generation, Population population) {
+           Generation generation, Population population, Constrained constrained = {}) {
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np);
   const bool pbest = p.mutation == Mutation::current_to_pbest1;
   DeviceArray<T> best_f(1);
@@ -55,7 +68,10 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
   };
   T bf = 0;
   const auto read_best = [&] {
-    find_best<T><<<1, kBestThreads, 0, stream>>>(p.np, population().f, best.ptr, best_f.ptr);
+    if (constrained.m)
+      find_best_feasible<T><<<1, kBestThreads, 0, stream>>>(p.np, population().f, constrained.cv, constrained.m, best.ptr, best_f.ptr);
+    else
+      find_best<T><<<1, kBestThreads, 0, stream>>>(p.np, population().f, best.ptr, best_f.ptr);
     DEGPU_CUDA_TRY(cudaGetLastError());
     copy_back(&bf, best_f.ptr, sizeof(T));
   };
@@ -77,6 +93,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
     const unsigned long long* nan_count;
     std::size_t D, np;
     bool pbest;
+    const long long* infeasible_count;
     void start() {
       initial();
       read();
@@ -119,7 +136,9 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
       copy(&nans, nan_count, sizeof(nans));
       return static_cast<long long>(nans);
     }
-  } pop{read_best, copy_back, initial, generation, population, bf, best, ranking, f_h, rank_h, stream, nan_count, D, np, pbest};
+    long long infeasible() const { return infeasible_count ? *infeasible_count : 0; }
+  } pop{read_best, copy_back, initial, generation, population, bf, best, ranking, f_h, rank_h, stream, nan_count, D, np, pbest,
+        constrained.infeasible};
   return driver::generations(problem, r, o, p.np, t0, pop);
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/algorithms/registry.hpp"
 #include "core/de_ops.hpp"
+#include "core/integer_box.hpp"
 #include "core/params.hpp"
 #include "cuda/util/check.hpp"
 #include "degpu/errors.hpp"
@@ -77,23 +78,58 @@ struct AlgorithmState {
   }
 };
 
+// host values copied to the device at dst.
+template <class T>
+void upload(T* dst, const std::vector<T>& src) {
+  DEGPU_CUDA_TRY(cudaMemcpy(dst, src.data(), src.size() * sizeof(T), cudaMemcpyHostToDevice));
+}
+
 // A problem's box and (built-in functions) shift on the device; CEC functions keep their data in
-// CecOnDevice (cec_device.cuh). ConfigError for a user objective (CPU engines only).
+// CecOnDevice (cec_device.cuh). With integrality, the box is widened on the integer coordinates
+// (integer_box.hpp) and `integers()` says which they are and the integers each takes. ConfigError for a user
+// objective (CPU engines only).
 template <class T>
 struct ProblemOnDevice {
   std::size_t D;
   DeviceArray<T> lo, hi, shift_storage;
   const T* shift = nullptr;  // nullptr: unshifted
+  DeviceArray<std::uint8_t> integer;
+  DeviceArray<T> ilo, ihi;
+  bool with_integers;
   explicit ProblemOnDevice(const Problem& problem)
-      : D(check(problem)), lo(D), hi(D), shift_storage(problem.shift().size()) {
-    upload_as(lo.ptr, problem.lower());
-    upload_as(hi.ptr, problem.upper());
+      : D(check(problem)),
+        lo(D),
+        hi(D),
+        shift_storage(problem.shift().size()),
+        integer(problem.integrality().empty() ? 0 : D),
+        ilo(problem.integrality().empty() ? 0 : D),
+        ihi(problem.integrality().empty() ? 0 : D),
+        with_integers(!problem.integrality().empty()) {
+    const IntegerBox<T> box = integer_box<T>(problem);
+    upload(lo.ptr, box.lo);
+    upload(hi.ptr, box.hi);
     if (!problem.shift().empty()) {
       upload_as(shift_storage.ptr, problem.shift());
       shift = shift_storage.ptr;
     }
+    if (with_integers) {  // D-long: the flag, and the lowest and highest integer (0 where not an integer)
+      std::vector<T> l(D, T(0)), h(D, T(0));
+      for (std::size_t k = 0; k < box.ints.size(); ++k) {
+        l[static_cast<std::size_t>(box.ints[k])] = box.ilo[k];
+        h[static_cast<std::size_t>(box.ints[k])] = box.ihi[k];
+      }
+      upload(integer.ptr, problem.integrality());
+      upload(ilo.ptr, l);
+      upload(ihi.ptr, h);
+    }
   }
-  static std::size_t bytes(const Problem& problem) { return 3 * static_cast<std::size_t>(problem.dim()) * sizeof(T); }
+  ops::Integers<T> integers() const {
+    return with_integers ? ops::Integers<T>{integer.ptr, ilo.ptr, ihi.ptr} : ops::Integers<T>{};
+  }
+  static std::size_t bytes(const Problem& problem) {
+    const std::size_t D = static_cast<std::size_t>(problem.dim());
+    return 3 * D * sizeof(T) + (problem.integrality().empty() ? 0 : D * (1 + 2 * sizeof(T)));
+  }
 
  private:
   static std::size_t check(const Problem& problem) {

@@ -7,9 +7,19 @@
 // of the CPU engines (core/de_ops.hpp), on the same counter-based streams, so the GPU takes the same
 // decisions for the same seed. It evaluates through a RowsEvaluator: a built-in problem's
 // (families/builtin_rows.cu) or a model's (row_problem.cuh).
+//
+// Integrality and constraints (constraints.hpp), as the CPU engines take them: the box widened on the
+// integer coordinates and the rounding in the initialisation and the trials' kernels; a constrained
+// population's rows read back after they are made, their violations from the problem's constraint model
+// on the host (any model: a Python function's too), the feasible rows packed and evaluated, the others
+// +inf, then Lampinen's rule in the selection kernel and the best by feasibility (device_loop.cuh).
 #include <chrono>
 #include <cstdint>
+#include <limits>
+#include <optional>
+#include <vector>
 
+#include "core/driver.hpp"
 #include "core/params.hpp"
 #include "cuda/blocks/de_blocks.cuh"
 #include "cuda/blocks/population_update.cuh"
@@ -24,20 +34,104 @@ namespace degpu::cuda {
 namespace {
 
 template <class T>
-__global__ void init_population(ops::Params p, T* x, const T* lo, const T* hi, const T* initial, int ninitial) {
-  block_init(p, blockIdx.x, x, lo, hi, initial, ninitial);
+__global__ void init_population(ops::Params p, T* x, const T* lo, const T* hi, const T* initial, int ninitial,
+                                ops::Integers<T> ints) {
+  block_init(p, blockIdx.x, x, lo, hi, initial, ninitial, ints);
 }
 template <class T>
 __global__ void make_trials(ops::Params p, std::uint32_t g, const T* __restrict__ x, const std::uint32_t* best,
                             const std::uint32_t* ranking, const T* __restrict__ lo, const T* __restrict__ hi,
-                            T* __restrict__ trial, alg::Trials states) {
-  block_make_trial(p, g, blockIdx.x, x, best, ranking, lo, hi, trial, states);
+                            T* __restrict__ trial, alg::Trials states, ops::Integers<T> ints) {
+  block_make_trial(p, g, blockIdx.x, x, best, ranking, lo, hi, trial, states, ints);
 }
 template <class T>
 __global__ void select_survivors(ops::Params p, std::uint32_t g, T* __restrict__ x, T* __restrict__ f, const T* __restrict__ trial,
-                                 const T* __restrict__ ftrial, unsigned long long* nan_count, alg::Trials states) {
-  block_select(p, g, blockIdx.x, x, f, trial, ftrial, nan_count, states);
+                                 const T* __restrict__ ftrial, unsigned long long* nan_count, alg::Trials states,
+                                 double* cv, const double* cvtrial, int m) {
+  block_select(p, g, blockIdx.x, x, f, trial, ftrial, nan_count, states, cv, cvtrial, m);
 }
+// packed row k = rows' row at[k] (a block per row)
+template <class T>
+__global__ void pack_rows(int D, const T* __restrict__ rows, const int* __restrict__ at, T* __restrict__ packed) {
+  const T* src = rows + static_cast<std::size_t>(at[blockIdx.x]) * D;
+  T* dst = packed + static_cast<std::size_t>(blockIdx.x) * D;
+  for (int j = threadIdx.x; j < D; j += blockDim.x) dst[j] = src[j];
+}
+// f[i] = the packed value of row i, or `none` (+inf) where it was not evaluated (slot[i] < 0)
+template <class T>
+__global__ void unpack_values(int n, const int* __restrict__ slot, const T* __restrict__ packed, T* __restrict__ f, T none) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) f[i] = slot[i] >= 0 ? packed[slot[i]] : none;
+}
+
+// The objective of a constrained population (constraints.hpp): the np rows read back, their violations on
+// the host (driver::Violations, as the CPU engines make them), the feasible ones evaluated on the device and
+// the others +inf; the violations go to the device beside the values.
+template <class T>
+struct ConstrainedObjective {
+  const Problem& problem;
+  const RowsEvaluator<T>& eval;
+  int np, D, m, tpb;
+  cudaStream_t stream;
+  DeviceArray<double> cv, cvtrial;  // the population's and the trials' violations (np x m)
+  DeviceArray<T> packed, fpacked;   // the feasible rows, packed, and their values
+  DeviceArray<int> at, slot;        // packed row k is row at[k]; row i is packed row slot[i] (-1: infeasible)
+  std::vector<T> rows_h;
+  std::vector<const T*> rows;
+  std::vector<double> cv_h;
+  std::vector<int> at_h, slot_h;
+  driver::Violations<T> violations;
+  long long infeasible = 0;
+  ConstrainedObjective(const Problem& problem, const RowsEvaluator<T>& eval, int np, int tpb, cudaStream_t stream)
+      : problem(problem),
+        eval(eval),
+        np(np),
+        D(problem.dim()),
+        m(problem.constraints()->count()),
+        tpb(tpb),
+        stream(stream),
+        cv(static_cast<std::size_t>(np) * m),
+        cvtrial(static_cast<std::size_t>(np) * m),
+        packed(static_cast<std::size_t>(np) * D),
+        fpacked(static_cast<std::size_t>(np)),
+        at(static_cast<std::size_t>(np)),
+        slot(static_cast<std::size_t>(np)) {}
+  static std::size_t bytes(const Problem& problem, std::size_t np) {
+    if (!problem.constraints()) return 0;
+    return np * (2 * problem.constraints()->count() * sizeof(double) + (problem.dim() + 1) * sizeof(T) + 2 * sizeof(int));
+  }
+  // values[i] and the violations cv_d[i m ..] of the np rows at x_d (device)
+  void operator()(const T* x_d, T* values, double* cv_d) {
+    const std::size_t n = static_cast<std::size_t>(np) * D;
+    rows_h.resize(n);
+    DEGPU_CUDA_TRY(cudaMemcpyAsync(rows_h.data(), x_d, n * sizeof(T), cudaMemcpyDeviceToHost, stream));
+    DEGPU_CUDA_TRY(cudaStreamSynchronize(stream));
+    rows.resize(static_cast<std::size_t>(np));
+    for (int i = 0; i < np; ++i) rows[i] = rows_h.data() + static_cast<std::size_t>(i) * D;
+    cv_h.resize(static_cast<std::size_t>(np) * m);
+    violations(*problem.constraints(), rows.data(), np, D, cv_h.data());
+    at_h.clear();
+    slot_h.assign(static_cast<std::size_t>(np), -1);
+    for (int i = 0; i < np; ++i)
+      if (feasible(cv_h.data() + static_cast<std::size_t>(i) * m, m)) {
+        slot_h[i] = static_cast<int>(at_h.size());
+        at_h.push_back(i);
+      }
+    const int feasible_rows = static_cast<int>(at_h.size());
+    infeasible += np - feasible_rows;
+    upload(cv_d, cv_h);
+    upload(slot.ptr, slot_h);
+    if (feasible_rows) {
+      upload(at.ptr, at_h);
+      pack_rows<T><<<static_cast<unsigned>(feasible_rows), tpb, 0, stream>>>(D, x_d, at.ptr, packed.ptr);
+      DEGPU_CUDA_TRY(cudaGetLastError());
+      eval.evaluate(packed.ptr, feasible_rows, fpacked.ptr, stream);
+    }
+    unpack_values<T><<<static_cast<unsigned>((np + 255) / 256), 256, 0, stream>>>(np, slot.ptr, fpacked.ptr, values,
+                                                                                  std::numeric_limits<T>::infinity());
+    DEGPU_CUDA_TRY(cudaGetLastError());
+  }
+};
 
 // One trial, the populations' values from `eval`.
 template <class T>
@@ -46,38 +140,49 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
   const ops::Params p = ops::make_params(problem, r, o);
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np);
   use_device((2 * np * D + 2 * np + 1) * sizeof(T) + ProblemOnDevice<T>::bytes(problem) + np * sizeof(std::uint32_t) + 64 +
-             AlgorithmState::bytes(p, np, true));
+             AlgorithmState::bytes(p, np, true) + ConstrainedObjective<T>::bytes(problem, np));
   DeviceArray<T> x(np * D), trial(np * D), f(np), ftrial(np);
   DeviceArray<unsigned long long> nan_count(1);
   const AlgorithmState alg_state(p, np, true);  // the algorithm's state, as the host driver's Population's
   const ProblemOnDevice<T> box(problem);
   const DeviceArray<T> initial = upload_initial<T>(o);
   cudaStream_t stream = 0;
-  // the np rows at rows into values, launches checked (built-ins: a warp per row; CEC functions: a thread
-  // per row; schedules: a CTA per row, a thread per task; a model: its own)
-  const auto evaluate = [&](const T* rows, T* values) { eval.evaluate(rows, p.np, values, stream); };
-  DEGPU_CUDA_TRY(cudaMemset(nan_count.ptr, 0, sizeof(unsigned long long)));
   const int tpb = gpu_kernels_threads(p.D);
   const unsigned grid = static_cast<unsigned>(np);
+  std::optional<ConstrainedObjective<T>> constrained;
+  if (problem.constraints()) constrained.emplace(problem, eval, p.np, tpb, stream);
+  double* const cv = constrained ? constrained->cv.ptr : nullptr;
+  double* const cvtrial = constrained ? constrained->cvtrial.ptr : nullptr;
+  const int m = constrained ? constrained->m : 0;
+  // the np rows at rows into values (and violations into cvs under constraints), launches checked
+  // (built-ins: a warp per row; CEC functions: a thread per row; schedules: a CTA per row, a thread per
+  // task; a model: its own)
+  const auto evaluate = [&](const T* rows, T* values, double* cvs) {
+    if (constrained) return (*constrained)(rows, values, cvs);
+    eval.evaluate(rows, p.np, values, stream);
+  };
+  DEGPU_CUDA_TRY(cudaMemset(nan_count.ptr, 0, sizeof(unsigned long long)));
   return device_loop::run<T>(
       problem, r, o, p, stream, t0, nan_count.ptr,
       [&] {
-        init_population<T><<<grid, tpb, 0, stream>>>(p, x.ptr, box.lo.ptr, box.hi.ptr, initial.ptr, static_cast<int>(o.initial.size()));
+        init_population<T><<<grid, tpb, 0, stream>>>(p, x.ptr, box.lo.ptr, box.hi.ptr, initial.ptr, static_cast<int>(o.initial.size()),
+                                                     box.integers());
         DEGPU_CUDA_TRY(cudaGetLastError());
-        evaluate(x.ptr, f.ptr);
+        evaluate(x.ptr, f.ptr, cv);
       },
       [&](long long g, const std::uint32_t* best, const std::uint32_t* ranking) {
         make_trials<T><<<grid, tpb, 0, stream>>>(p, static_cast<std::uint32_t>(g), x.ptr, best, ranking, box.lo.ptr, box.hi.ptr,
-                                                 trial.ptr, alg_state.trials());
+                                                 trial.ptr, alg_state.trials(), box.integers());
         DEGPU_CUDA_TRY(cudaGetLastError());
-        evaluate(trial.ptr, ftrial.ptr);
+        evaluate(trial.ptr, ftrial.ptr, cvtrial);
         select_survivors<T><<<grid, tpb, 0, stream>>>(p, static_cast<std::uint32_t>(g), x.ptr, f.ptr, trial.ptr, ftrial.ptr,
-                                                      nan_count.ptr, alg_state.trials());
+                                                      nan_count.ptr, alg_state.trials(), cv, cvtrial, m);
         DEGPU_CUDA_TRY(cudaGetLastError());
         if (alg_state.sum_words)  // the population-level update (core/algorithms): the sums, in the host driver's order
           launch_end_generation(p, static_cast<std::uint32_t>(g), alg_state.shared(), alg_state.sums(), static_cast<std::uint32_t>(np), stream);
       },
-      [&] { return device_loop::Rows<T>{x.ptr, f.ptr}; });
+      [&] { return device_loop::Rows<T>{x.ptr, f.ptr}; },
+      device_loop::Constrained{cv, m, constrained ? &constrained->infeasible : nullptr});
 }
 
 }  // namespace

@@ -1,0 +1,144 @@
+// Constraints and integrality on the gpu-kernels engine (constraints.hpp): gpu-eval's run bit for bit (the
+// host driver's decisions on the same GPU values) and the serial engine's to the evaluation's rounding for linear constraints, a host function's constraints and integrality,
+// with DE and JADE, both precisions and current-to-pbest; infeasible points not evaluated and counted as
+// the CPU counts them; a population none of whose points is feasible; integer coordinates kept integer.
+// Skipped with a message where no CUDA device exists.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "degpu/constraints.hpp"
+#include "degpu/errors.hpp"
+#include "degpu/run.hpp"
+#include "gpu_test_util.hpp"
+
+using namespace degpu;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+Problem sphere(int D, double lo, double hi) {
+  ProblemSpec s;
+  s.name = "sphere";
+  s.dim = D;
+  s.bounds = std::pair<double, double>{lo, hi};
+  return make_problem(s);
+}
+
+// x_0^2 + x_1^2 >= 1 (outside the unit disc), a host function: a model no kernel could run
+std::shared_ptr<const ConstraintModel> outside_disc() {
+  return constraint_function(1, [](std::span<const double> x, std::span<double> cv) {
+    cv[0] = std::max(0.0, 1.0 - (x[0] * x[0] + x[1] * x[1]));
+  });
+}
+
+void expect_serial_run(const Problem& p, const DEConfig& de, const StopCriteria& stop, Precision prec,
+                       const std::string& what) {
+  RunOptions cpu, gpu, eval;
+  cpu.engine = Engine::serial;
+  gpu.engine = Engine::gpu_kernels;
+  eval.engine = Engine::gpu_eval;
+  cpu.precision = gpu.precision = eval.precision = prec;
+  cpu.keep_population = gpu.keep_population = eval.keep_population = true;
+  const Result a = minimize(p, de, stop, cpu), b = minimize(p, de, stop, gpu);
+  // gpu-eval: the host driver's decisions on the same GPU values, so the same bits
+  const Result e = minimize(p, de, stop, eval);
+  EXPECT_EQ(e.population, b.population) << what;
+  EXPECT_EQ(e.best_x, b.best_x) << what;
+  EXPECT_EQ(e.evals, b.evals) << what;
+  EXPECT_EQ(e.infeasible, b.infeasible) << what;
+  const double tol = prec == Precision::f64 ? 1e-9 : 1e-4;
+  expect_same_run(a, b, tol, what);
+  EXPECT_EQ(a.infeasible, b.infeasible) << what;
+  ASSERT_EQ(a.population.size(), b.population.size()) << what;
+  int differ = 0;
+  for (std::size_t k = 0; k < a.population.size(); ++k)
+    differ += !(std::fabs(a.population[k] - b.population[k]) <= tol * (1 + std::fabs(a.population[k])));
+  EXPECT_EQ(differ, 0) << what;
+}
+
+}  // namespace
+
+TEST(GpuKernelsConstraints, TheSerialEnginesDecisions) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const int D = 8;
+  const Problem base = sphere(D, -3, 3);
+  const auto sum_at_least_2 = linear_constraints(std::vector<double>(D, 1.0), D, {2.0}, {kInf});
+  const Problem linear = base.with_constraints(sum_at_least_2);
+  const Problem function = base.with_constraints(all_of({sum_at_least_2, outside_disc()}));
+  const Problem integer = base.with_integrality({1, 1, 0, 0, 0, 0, 0, 1});
+  const Problem both = linear.with_integrality({1, 1, 0, 0, 0, 0, 0, 0});
+  const std::pair<Algorithm, Mutation> runs[] = {
+      {Algorithm::de, Mutation::rand1}, {Algorithm::de, Mutation::current_to_pbest1}, {Algorithm::jade, Mutation::current_to_pbest1}};
+  for (const auto& [a, m] : runs) {
+    {
+      DEConfig de;
+      de.algorithm = a;
+      de.mutation = m;
+      de.np = 40;
+      StopCriteria stop;
+      stop.max_gens = 150;
+      for (Precision prec : {Precision::f64, Precision::f32}) {
+        const std::string what = std::string(algorithm_name(a)) + " " + std::string(mutation_name(m)) + (prec == Precision::f32 ? " f32" : " f64");
+        expect_serial_run(linear, de, stop, prec, what + " linear");
+        expect_serial_run(function, de, stop, prec, what + " function");
+        expect_serial_run(integer, de, stop, prec, what + " integer");
+        expect_serial_run(both, de, stop, prec, what + " both");
+      }
+    }
+  }
+}
+
+TEST(GpuKernelsConstraints, EndsFeasibleWithIntegersAndCountsTheInfeasible) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const int D = 8;
+  const Problem p = sphere(D, -3, 3)
+                        .with_constraints(linear_constraints(std::vector<double>(D, 1.0), D, {2.0}, {kInf}))
+                        .with_integrality({1, 1, 0, 0, 0, 0, 0, 0});
+  DEConfig de;
+  de.np = 40;
+  StopCriteria stop;
+  stop.max_gens = 400;
+  RunOptions o;
+  o.engine = Engine::gpu_kernels;
+  o.keep_population = true;
+  const Result r = minimize(p, de, stop, o);
+  EXPECT_GT(r.infeasible, 0);
+  EXPECT_LT(r.infeasible, r.evals);
+  double sum = 0;
+  for (double v : r.best_x) sum += v;
+  EXPECT_GE(sum, 2.0);
+  EXPECT_EQ(r.best_x[0], 0.0);  // integers 0, and the six others sharing the sum of 2: f = 6 (1/3)^2
+  EXPECT_EQ(r.best_x[1], 0.0);
+  EXPECT_NEAR(r.best_f, 2.0 / 3, 1e-3);
+  for (std::size_t k = 0; k < r.population.size(); k += D) {
+    EXPECT_EQ(r.population[k], std::nearbyint(r.population[k]));
+    EXPECT_EQ(r.population[k + 1], std::nearbyint(r.population[k + 1]));
+    EXPECT_LE(std::fabs(r.population[k]), 3.0);
+  }
+}
+
+// No point is feasible: the best is the least violating (the serial engine's), of value +inf, and nothing is
+// evaluated.
+TEST(GpuKernelsConstraints, NoFeasiblePointGivesTheLeastViolating) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const int D = 3;
+  const Problem p = sphere(D, 0, 1).with_constraints(linear_constraints(std::vector<double>(D, 1.0), D, {-kInf}, {-1.0}));
+  DEConfig de;
+  de.np = 20;
+  StopCriteria stop;
+  stop.max_gens = 100;
+  RunOptions cpu, gpu;
+  cpu.engine = Engine::serial;
+  gpu.engine = Engine::gpu_kernels;
+  const Result a = minimize(p, de, stop, cpu), b = minimize(p, de, stop, gpu);
+  EXPECT_EQ(b.infeasible, b.evals);
+  EXPECT_EQ(b.best_f, kInf);
+  EXPECT_EQ(a.best_x, b.best_x);  // violations are computed on the host: the same bits
+  EXPECT_EQ(a.evals, b.evals);
+}
