@@ -1,8 +1,9 @@
 // Constraints and integrality on the gpu-kernels engine (constraints.hpp): gpu-eval's run bit for bit (the
-// host driver's decisions on the same GPU values) and the serial engine's to the evaluation's rounding for linear constraints, a host function's constraints and integrality,
-// with DE and JADE, both precisions and current-to-pbest; infeasible points not evaluated and counted as
-// the CPU counts them; a population none of whose points is feasible; integer coordinates kept integer.
-// Skipped with a message where no CUDA device exists.
+// host driver's decisions on the same GPU values) and the serial engine's to the evaluation's rounding, for
+// linear constraints, a host function's constraints and integrality, with DE and JADE, both precisions and
+// current-to-pbest; infeasible points not evaluated and counted as the CPU counts them; a population none
+// of whose points is feasible; integer coordinates kept integer. Integrality on gpu-fused. Skipped with a
+// message where no CUDA device exists.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -141,4 +142,47 @@ TEST(GpuKernelsConstraints, NoFeasiblePointGivesTheLeastViolating) {
   EXPECT_EQ(b.best_f, kInf);
   EXPECT_EQ(a.best_x, b.best_x);  // violations are computed on the host: the same bits
   EXPECT_EQ(a.evals, b.evals);
+}
+
+// Integrality on gpu-fused (its IE and MCER kernels round where they make a coordinate): the serial
+// engine's run to the evaluation's rounding, with DE and JADE, both precisions; every integer coordinate of
+// the population an integer in range. Constraints it refuses, naming the engines that take them.
+TEST(GpuFusedIntegrality, TheSerialEnginesRun) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const int D = 8;
+  const Problem p = sphere(D, -2.6, 3.3).with_integrality({1, 0, 1, 0, 0, 0, 0, 1});
+  const std::pair<Algorithm, Mutation> runs[] = {{Algorithm::de, Mutation::rand1}, {Algorithm::jade, Mutation::current_to_pbest1}};
+  for (const auto& [a, m] : runs) {
+    DEConfig de;
+    de.algorithm = a;
+    de.mutation = m;
+    de.np = 40;
+    StopCriteria stop;
+    stop.max_gens = 150;
+    for (Precision prec : {Precision::f64, Precision::f32}) {
+      RunOptions cpu, gpu;
+      cpu.engine = Engine::serial;
+      gpu.engine = Engine::gpu_fused;
+      cpu.precision = gpu.precision = prec;
+      cpu.keep_population = gpu.keep_population = true;
+      const Result ref = minimize(p, de, stop, cpu), r = minimize(p, de, stop, gpu);
+      const std::string what = std::string(algorithm_name(a)) + (prec == Precision::f32 ? " f32" : " f64");
+      expect_same_run(ref, r, prec == Precision::f64 ? 1e-9 : 1e-4, what);
+      for (std::size_t k = 0; k < r.population.size(); k += D)
+        for (int j : {0, 2, 7}) {
+          EXPECT_EQ(r.population[k + j], std::nearbyint(r.population[k + j])) << what;
+          EXPECT_GE(r.population[k + j], -2.0) << what;
+          EXPECT_LE(r.population[k + j], 3.0) << what;
+        }
+    }
+  }
+  RunOptions o;
+  o.engine = Engine::gpu_fused;
+  const Problem c = p.with_constraints(linear_constraints(std::vector<double>(D, 1.0), D, {1.0}, {kInf}));
+  try {
+    minimize(c, DEConfig{}, StopCriteria{}, o);
+    ADD_FAILURE() << "gpu-fused took constraints";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("gpu-kernels"), std::string::npos) << e.what();
+  }
 }

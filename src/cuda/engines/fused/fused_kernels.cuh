@@ -125,7 +125,7 @@ __device__ double member_evaluate(const Member& q, const F& fn, const T* row, co
 template <class F, class T>
 __global__ void kernel_ie(ops::Params p, int G, T* __restrict__ x, T* __restrict__ f, const T* __restrict__ lo,
                           const T* __restrict__ hi, const T* __restrict__ o, double bias,
-                          unsigned long long* nan_count, const __grid_constant__ F fn) {
+                          unsigned long long* nan_count, ops::Integers<T> ints, const __grid_constant__ F fn) {
   const Member q = group_of(G, p.np);
   const int D = p.D;
   const SmemLayout l = smem_layout(static_cast<int>(blockDim.x), q.m, D, sizeof(T), false);
@@ -133,7 +133,7 @@ __global__ void kernel_ie(ops::Params p, int G, T* __restrict__ x, T* __restrict
   T* xi = x + static_cast<std::size_t>(q.active ? q.i : 0) * D;
   if (q.active) {
     const ops::Stream s(p.seed, p.trial, ops::Purpose::init, 0, q.i);
-    for (int j = q.lane; j < D; j += G) xi[j] = ops::uniform_in(s.unit_pair(static_cast<std::uint64_t>(j)), lo[j], hi[j]);
+    for (int j = q.lane; j < D; j += G) xi[j] = ints(j, ops::uniform_in(s.unit_pair(static_cast<std::uint64_t>(j)), lo[j], hi[j]));
   }
   __syncthreads();  // the row's coordinates, written by the group's threads, are read by others below
   const double v = member_evaluate<F, T>(q, fn, xi, o, D, red);
@@ -163,7 +163,7 @@ template <class T>
 __device__ __forceinline__ void group_make_trial(const ops::Params& p, std::uint32_t g, const Member& q, const Draw& dr,
                                                  const T* __restrict__ x, std::uint32_t best,
                                                  const std::uint32_t* __restrict__ ranking, const T* __restrict__ lo,
-                                                 const T* __restrict__ hi, T* u) {
+                                                 const T* __restrict__ hi, T* u, const ops::Integers<T>& ints) {
   const int D = p.D;
   const T F = static_cast<T>(dr.F);
   ops::MutationRows<T> R{};
@@ -178,8 +178,9 @@ __device__ __forceinline__ void group_make_trial(const ops::Params& p, std::uint
   const ops::CrossoverDraw c = dr.crossover;
   ops::visit_mutation(p.mutation, [&](auto M) {  // one switch per individual, not per coordinate
     for (int j = q.lane; j < D; j += q.G) {
-      u[j] = ops::crossed_at(p, cs, c, j) ? ops::repair(p.repair, ops::mutate<decltype(M)::value>(F, R, j), R.xi[j], lo[j], hi[j], rs, j)
-                     : R.xi[j];
+      u[j] = ints(j, ops::crossed_at(p, cs, c, j)
+                         ? ops::repair(p.repair, ops::mutate<decltype(M)::value>(F, R, j), R.xi[j], lo[j], hi[j], rs, j)
+                         : R.xi[j]);
     }
   });
 }
@@ -193,7 +194,7 @@ __global__ void kernel_mcer(ops::Params p, std::uint32_t g, int G, const Draw* _
                             const std::uint32_t* __restrict__ ranking, const T* __restrict__ lo,
                             const T* __restrict__ hi, const T* __restrict__ o, double bias, T* __restrict__ trial_rows,
                             unsigned long long* nan_count, alg::State state, const double* __restrict__ shared,
-                            alg::Sums sums, const __grid_constant__ F fn) {
+                            alg::Sums sums, ops::Integers<T> ints, const __grid_constant__ F fn) {
   const Member q = group_of(G, p.np);
   const int D = p.D;
   const SmemLayout l = smem_layout(static_cast<int>(blockDim.x), q.m, D, sizeof(T), trial_rows == nullptr);
@@ -214,7 +215,7 @@ __global__ void kernel_mcer(ops::Params p, std::uint32_t g, int G, const Draw* _
       dr.F = ctl.F;
       dr.crossover = ops::draw_crossover(p, ops::Stream(p.seed, p.trial, ops::Purpose::crossover, g, q.i), ctl.CR);
     }
-    group_make_trial(p, g, q, dr, x, *best, ranking, lo, hi, u);
+    group_make_trial(p, g, q, dr, x, *best, ranking, lo, hi, u, ints);
   }
   __syncthreads();  // the trial's coordinates are read by other threads of the group
   const double v = member_evaluate<F, T>(q, fn, u, o, D, red);

@@ -13,6 +13,9 @@
 // streams are the CPU engines' (core/de_ops.hpp, as block_make_trial in de_blocks.cuh uses them), so the
 // decisions are the serial engine's for the same seed; only the evaluation's sums are added in another
 // order (the same tolerance as gpu-kernels).
+// Integrality (constraints.hpp) as the CPU engines take it: the box widened on the integer coordinates
+// (ProblemOnDevice) and the rounding where IE and MCER make a coordinate (ops::Integers). Constraints are
+// not taken yet (validate.cpp refuses them): PYTHON_PLAN.md 4b.
 //
 // Launch configuration. The paper gives every coordinate of a member its own thread and packs an integer
 // number of members into a block, as many as the registers, the shared memory per block (its trial
@@ -214,7 +217,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
       problem, r, o, p, sm, t0, nan_count.ptr,
       [&] {
         launch(ie, L, sm, p, L.G, xs[cur], fs[cur], static_cast<const T*>(box.lo.ptr), static_cast<const T*>(box.hi.ptr),
-               o_dev, bias, nan_count.ptr, fn_arg);
+               o_dev, bias, nan_count.ptr, box.integers(), fn_arg);
         launch_p(1);  // overlaps IE
       },
       [&](long long g, const std::uint32_t* best, const std::uint32_t* ranking) {
@@ -223,7 +226,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
                static_cast<const T*>(xs[cur]), static_cast<const T*>(fs[cur]), xs[cur ^ 1], fs[cur ^ 1], best, ranking,
                static_cast<const T*>(box.lo.ptr), static_cast<const T*>(box.hi.ptr), o_dev, bias, trial_global,
                nan_count.ptr, alg::State{alg_state.state(), np}, static_cast<const double*>(alg_state.shared()),
-               alg::Sums{alg_state.sums(), np}, fn_arg);
+               alg::Sums{alg_state.sums(), np}, box.integers(), fn_arg);
         if (alg_state.sum_words)  // the population-level update (core/algorithms), before the next MCER draws from it
           launch_end_generation(p, static_cast<std::uint32_t>(g), alg_state.shared(), alg_state.sums(), static_cast<std::uint32_t>(np), sm);
         DEGPU_CUDA_TRY(cudaEventRecord(mcer_done[g % 2].e, sm));
