@@ -187,7 +187,7 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
     func(x, *args) -> float with x a (N,) array; with vectorized=True, func(x) with x of shape (N, S) returns
     (S,) values (scipy's layout). func may also be a degpu.Problem (a built-in, evaluated by the engines) or
     a degpu.CudaObjective (CUDA C++ compiled by NVRTC; engine 'auto' runs it on gpu-kernels, or gpu-eval with
-    constraints or integrality; polishing evaluates it on the GPU a point at a time).
+    constraints; polishing evaluates it on the GPU a point at a time).
     bounds: (min, max) pairs or a scipy.optimize.Bounds. strategy: scipy's names ('best1bin', ...,
     'rand2exp'). maxiter: generations; popsize: a multiplier, NP = max(5, popsize x the varying coordinates)
     (a power of two for 'sobol'); tol, atol: stop once std(energies) <= atol + tol |mean(energies)|;
@@ -205,7 +205,7 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
 
     degpu's own keywords: engine ('auto': serial for a point callable, threads for a vectorized one or one
     evaluated through workers; for a degpu.Problem where a CUDA device is found, gpu, or gpu-kernels with a
-    callback or disp, or gpu-eval with constraints or integrality; else threads), precision ('f64' or 'f32').
+    callback or disp, or gpu-eval with constraints; else threads), precision ('f64' or 'f32').
 
     Returns scipy's OptimizeResult (x, fun, nfev, nit, success, message, population, population_energies,
     jac where polishing improved x; constr, constr_violation and maxcv under constraints) where scipy is installed, else a dict with the same keys as attributes;
@@ -283,7 +283,7 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
     if isinstance(func, Problem):
         prob = func
         # 'auto': the library's choice: the gpu engine where a CUDA device is found, gpu-kernels where a
-        # callback or disp watches every generation, gpu-eval with constraints or integrality; else threads
+        # callback or disp watches every generation, gpu-eval with constraints; else threads
         run_engine = engine
         polish_f = lambda x: func.evaluate(np.ascontiguousarray(x, dtype=float))
     else:

@@ -235,8 +235,6 @@ def test_a_builtin_problem_under_constraints():
     for e in ("gpu", "gpu-fused"):  # gpu-kernels takes them (test_gpu.py)
         with pytest.raises(ValueError, match="constraints"):
             de(p, None, constraints=LinearConstraint(np.ones(4), 1, np.inf), engine=e, maxiter=2, polish=False)
-    with pytest.raises(ValueError, match="integrality"):
-        de(p, None, integrality=[1, 0, 0, 0], engine="gpu", maxiter=2, polish=False)
 
 
 def test_bad_constraints_and_integrality():

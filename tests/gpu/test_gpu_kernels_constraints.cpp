@@ -2,8 +2,8 @@
 // host driver's decisions on the same GPU values) and the serial engine's to the evaluation's rounding, for
 // linear constraints, a host function's constraints and integrality, with DE and JADE, both precisions and
 // current-to-pbest; infeasible points not evaluated and counted as the CPU counts them; a population none
-// of whose points is feasible; integer coordinates kept integer. Integrality on gpu-fused. Skipped with a
-// message where no CUDA device exists.
+// of whose points is feasible; integer coordinates kept integer. Integrality on gpu-fused and on each path
+// of the gpu engine. Skipped with a message where no CUDA device exists.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -184,5 +184,58 @@ TEST(GpuFusedIntegrality, TheSerialEnginesRun) {
     ADD_FAILURE() << "gpu-fused took constraints";
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("gpu-kernels"), std::string::npos) << e.what();
+  }
+}
+
+// Integrality on the gpu engine, on each of its paths (the resident path with 8 and 32 lanes, the grid,
+// the wide): the serial engine's run to the evaluation's rounding, both precisions, with an initial row
+// (rounded as the CPU rounds it); every integer coordinate of the population an integer in range.
+TEST(GpuEngineIntegrality, EveryPathGivesTheSerialEnginesRun) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  struct Case {
+    const char* plan;
+    int D, np;
+    Mutation m;
+  };
+  const Case cases[] = {{"resident,4,0,8", 9, 40, Mutation::rand1},
+                        {"resident,2,0,32", 70, 30, Mutation::current_to_pbest1},
+                        {"grid,128", 45, 60, Mutation::best1},
+                        {"wide,3,256", 1001, 8, Mutation::rand1}};
+  for (const Case& c : cases) {
+    std::vector<std::uint8_t> integer(static_cast<std::size_t>(c.D), 0);
+    for (int j = 0; j < c.D; j += 3) integer[static_cast<std::size_t>(j)] = 1;
+    ProblemSpec s;
+    s.name = "rastrigin";
+    s.dim = c.D;
+    s.bounds = std::pair<double, double>{-4.3, 5.6};
+    const Problem p = make_problem(s).with_integrality(integer);
+    DEConfig de;
+    de.np = c.np;
+    de.mutation = c.m;
+    StopCriteria stop;
+    stop.max_gens = 60;
+    for (Precision prec : {Precision::f64, Precision::f32}) {
+      RunOptions cpu, gpu;
+      cpu.engine = Engine::serial;
+      gpu.engine = Engine::gpu;
+      cpu.precision = gpu.precision = prec;
+      cpu.keep_population = gpu.keep_population = true;
+      cpu.initial = gpu.initial = {std::vector<double>(static_cast<std::size_t>(c.D), 0.4)};
+      const Result ref = minimize(p, de, stop, cpu);
+      Result r;
+      {
+        PlanOverride plan(c.plan);
+        r = minimize(p, de, stop, gpu);
+      }
+      const std::string what = std::string(c.plan) + (prec == Precision::f32 ? " f32" : " f64");
+      expect_same_run(ref, r, prec == Precision::f64 ? 1e-9 : 1e-4, what);
+      int bad = 0;
+      for (std::size_t k = 0; k < r.population.size(); ++k) {
+        const int j = static_cast<int>(k % static_cast<std::size_t>(c.D));
+        if (integer[static_cast<std::size_t>(j)])
+          bad += r.population[k] != std::nearbyint(r.population[k]) || r.population[k] < -4 || r.population[k] > 5;
+      }
+      EXPECT_EQ(bad, 0) << what;
+    }
   }
 }

@@ -84,6 +84,34 @@ void upload(T* dst, const std::vector<T>& src) {
   DEGPU_CUDA_TRY(cudaMemcpy(dst, src.data(), src.size() * sizeof(T), cudaMemcpyHostToDevice));
 }
 
+// A problem's integrality on the device (constraints.hpp): D-long, the flag, and the lowest and highest
+// integer (0 where not an integer); `view()` is what the kernels take (integer nullptr: none).
+template <class T>
+struct IntegersOnDevice {
+  bool with;
+  DeviceArray<std::uint8_t> integer;
+  DeviceArray<T> ilo, ihi;
+  IntegersOnDevice(const Problem& problem, const IntegerBox<T>& box)
+      : with(!problem.integrality().empty()),
+        integer(with ? box.lo.size() : 0),
+        ilo(with ? box.lo.size() : 0),
+        ihi(with ? box.lo.size() : 0) {
+    if (!with) return;
+    std::vector<T> l(box.lo.size(), T(0)), h(box.lo.size(), T(0));
+    for (std::size_t k = 0; k < box.ints.size(); ++k) {
+      l[static_cast<std::size_t>(box.ints[k])] = box.ilo[k];
+      h[static_cast<std::size_t>(box.ints[k])] = box.ihi[k];
+    }
+    upload(integer.ptr, problem.integrality());
+    upload(ilo.ptr, l);
+    upload(ihi.ptr, h);
+  }
+  ops::Integers<T> view() const { return with ? ops::Integers<T>{integer.ptr, ilo.ptr, ihi.ptr} : ops::Integers<T>{}; }
+  static std::size_t bytes(const Problem& problem) {
+    return problem.integrality().empty() ? 0 : static_cast<std::size_t>(problem.dim()) * (1 + 2 * sizeof(T));
+  }
+};
+
 // A problem's box and (built-in functions) shift on the device; CEC functions keep their data in
 // CecOnDevice (cec_device.cuh). With integrality, the box is widened on the integer coordinates
 // (integer_box.hpp) and `integers()` says which they are and the integers each takes. ConfigError for a user
@@ -93,44 +121,23 @@ struct ProblemOnDevice {
   std::size_t D;
   DeviceArray<T> lo, hi, shift_storage;
   const T* shift = nullptr;  // nullptr: unshifted
-  DeviceArray<std::uint8_t> integer;
-  DeviceArray<T> ilo, ihi;
-  bool with_integers;
-  explicit ProblemOnDevice(const Problem& problem)
-      : D(check(problem)),
-        lo(D),
-        hi(D),
-        shift_storage(problem.shift().size()),
-        integer(problem.integrality().empty() ? 0 : D),
-        ilo(problem.integrality().empty() ? 0 : D),
-        ihi(problem.integrality().empty() ? 0 : D),
-        with_integers(!problem.integrality().empty()) {
-    const IntegerBox<T> box = integer_box<T>(problem);
+  IntegersOnDevice<T> ints;
+  explicit ProblemOnDevice(const Problem& problem) : ProblemOnDevice(problem, integer_box<T>(problem)) {}
+  ops::Integers<T> integers() const { return ints.view(); }
+  static std::size_t bytes(const Problem& problem) {
+    return 3 * static_cast<std::size_t>(problem.dim()) * sizeof(T) + IntegersOnDevice<T>::bytes(problem);
+  }
+
+ private:
+  ProblemOnDevice(const Problem& problem, const IntegerBox<T>& box)
+      : D(check(problem)), lo(D), hi(D), shift_storage(problem.shift().size()), ints(problem, box) {
     upload(lo.ptr, box.lo);
     upload(hi.ptr, box.hi);
     if (!problem.shift().empty()) {
       upload_as(shift_storage.ptr, problem.shift());
       shift = shift_storage.ptr;
     }
-    if (with_integers) {  // D-long: the flag, and the lowest and highest integer (0 where not an integer)
-      std::vector<T> l(D, T(0)), h(D, T(0));
-      for (std::size_t k = 0; k < box.ints.size(); ++k) {
-        l[static_cast<std::size_t>(box.ints[k])] = box.ilo[k];
-        h[static_cast<std::size_t>(box.ints[k])] = box.ihi[k];
-      }
-      upload(integer.ptr, problem.integrality());
-      upload(ilo.ptr, l);
-      upload(ihi.ptr, h);
-    }
   }
-  ops::Integers<T> integers() const {
-    return with_integers ? ops::Integers<T>{integer.ptr, ilo.ptr, ihi.ptr} : ops::Integers<T>{};
-  }
-  static std::size_t bytes(const Problem& problem) {
-    const std::size_t D = static_cast<std::size_t>(problem.dim());
-    return 3 * D * sizeof(T) + (problem.integrality().empty() ? 0 : D * (1 + 2 * sizeof(T)));
-  }
-
  private:
   static std::size_t check(const Problem& problem) {
     if (!problem.on_gpu())

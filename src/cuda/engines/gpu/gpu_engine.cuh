@@ -245,8 +245,8 @@ GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn) {
   return plan;
 }
 
-template <class T>
-DeviceArray<T> padded(const std::vector<double>& v, std::size_t n) {
+template <class T, class V>
+DeviceArray<T> padded(const std::vector<V>& v, std::size_t n) {
   std::vector<T> h(n, T(0));
   std::copy(v.begin(), v.end(), h.begin());
   DeviceArray<T> d(n);
@@ -287,7 +287,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const std::size_t partials = plan.path == GpuPlan::Path::wide ? np * plan.per_individual * 3 : 0;
   // RunOptions::keep_population: every trial's last rows and values
   const std::size_t kept_x = o.keep_population ? nt * np * D : 0, kept_f = o.keep_population ? nt * np : 0;
-  use_device((2 * rows + 2 * fs + nt * (D + 2 + nhist + nhist_x * D) + 3 * Ds + kept_x + kept_f) * sizeof(T) + 2 * fs + partials * sizeof(double) + AlgorithmState::bytes(p, nt * np, false, resident ? 0 : 2) +
+  use_device((2 * rows + 2 * fs + nt * (D + 2 + nhist + nhist_x * D) + 3 * Ds + kept_x + kept_f) * sizeof(T) + IntegersOnDevice<T>::bytes(problem) + 2 * fs + partials * sizeof(double) + AlgorithmState::bytes(p, nt * np, false, resident ? 0 : 2) +
              2 * ranks * sizeof(Slot<T>) + nt * (static_cast<std::size_t>(p.pbest_count) * 4 + 40) + 64);
   DeviceArray<T> x0(rows), x1(rows), f0(fs), f1(fs), best_f(nt), best_x(nt * D), history(nt * nhist);
   DeviceArray<unsigned long long> history_ns(nt * nhist);
@@ -300,7 +300,9 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   DeviceArray<long long> gens(nt);
   DeviceArray<int> reason(nt);
   DeviceArray<T> pop_x(kept_x), pop_f(kept_f);
-  const DeviceArray<T> lo = padded<T>(problem.lower(), Ds), hi = padded<T>(problem.upper(), Ds);
+  const IntegerBox<T> box = integer_box<T>(problem);  // the box, widened on integer coordinates
+  const DeviceArray<T> lo = padded<T>(box.lo, Ds), hi = padded<T>(box.hi, Ds);
+  const IntegersOnDevice<T> ints(problem, box);
   const DeviceArray<T> shift = padded<T>(problem.shift(), problem.shift().empty() ? 1 : Ds);
   // trials x np individuals, as the host driver's Population's; a population-level update's contributions
   // in global memory on the global paths (two generations' sets), in the cluster's shared memory on the resident
@@ -311,6 +313,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   State<T> s{};
   s.x[0] = x0.ptr, s.x[1] = x1.ptr, s.f[0] = f0.ptr, s.f[1] = f1.ptr, s.side[0] = side0.ptr, s.side[1] = side1.ptr;
   s.lo = lo.ptr, s.hi = hi.ptr, s.shift = problem.shift().empty() ? nullptr : shift.ptr;
+  s.ints = ints.view();
   s.slots = slots.ptr, s.ranking = ranking.ptr, s.nans = nans.ptr, s.arrivals = arrivals.ptr, s.partials = part.ptr;
   s.gens = gens.ptr, s.reason = reason.ptr, s.best = best.ptr, s.best_f = best_f.ptr, s.best_x = best_x.ptr;
   s.history = history.ptr;

@@ -162,7 +162,7 @@ __device__ TrialIn<T> trial_in(const ops::Params& p, const State<T>& s, const Gl
   const T* xi = rows(i);
   const T* xb = uses_best(m) ? rows(best) : nullptr;
   const T* xpb = m == Mutation::current_to_pbest1 ? rows(__ldcg(ranking + w.pbest_rank)) : nullptr;
-  return make_trial<T>(p, mutation_form<T>(m, w.r, xi, xb, xpb, rows), xi, rows.other(i), s.lo, s.hi, s.shift, w, g, i);
+  return make_trial<T>(p, mutation_form<T>(m, w.r, xi, xb, xpb, rows), xi, rows.other(i), s.lo, s.hi, s.shift, s.ints, w, g, i);
 }
 
 // Grid path: a group of G lanes per individual.

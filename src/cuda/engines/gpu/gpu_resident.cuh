@@ -251,7 +251,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       const T* xi = own(cur, k);
       const T* xpb = pbest ? row_at(cur, __ldcg(ranking + w.pbest_rank)) : nullptr;
       const TrialIn<T> a = make_trial<T>(p, mutation_form<T>(m, kSlots, xi, xb, xpb, [&](std::uint32_t q) { return d.rows[q]; }),
-                                         xi, own(nxt, k), lo, hi, o, w, gu, i);
+                                         xi, own(nxt, k), lo, hi, o, s.ints, w, gu, i);
       return trial_blocks<F, T, false>(a, s.rk, grp.lane, G, ahead_ok, ahead);
     };
     // the trial of individual k with value `value` against its target: the survivor in the next buffer

@@ -77,6 +77,7 @@ struct State {
   std::uint8_t* side[2];    // trials x np, by generation parity
   T* f[2];                  // global rows: trials x np
   const T *lo, *hi, *shift;  // padded to the row stride with zeros; shift nullptr when unshifted
+  ops::Integers<T> ints;     // integrality (constraints.hpp): D values each; integer nullptr: none
   Slot<T>* slots;           // global rows: trials x 2 (parity) x ranks
   std::uint32_t* ranking;   // trials x pbest_count: the best individuals in order (current-to-pbest)
   unsigned long long* nans; // per trial
@@ -120,8 +121,8 @@ struct State {
 // Coordinate j of individual i in generation 0: the given row's, or drawn from the init stream.
 template <class T>
 __device__ __forceinline__ T initial_value(const State<T>& s, const ops::Stream& st, std::uint32_t i, int j, int D, T lo, T hi) {
-  if (static_cast<int>(i) < s.ninitial) return s.initial[static_cast<std::size_t>(i) * D + j];
-  return ops::uniform_in(st.unit_pair(static_cast<std::uint64_t>(j)), lo, hi);
+  if (static_cast<int>(i) < s.ninitial) return s.ints(j, s.initial[static_cast<std::size_t>(i) * D + j]);
+  return s.ints(j, ops::uniform_in(st.unit_pair(static_cast<std::uint64_t>(j)), lo, hi));
 }
 
 // A function's terms summed by one lane: s0, s1 and the product p, in double.

@@ -85,6 +85,7 @@ struct TrialIn {
   const T* xi;  // target row
   T* ui;        // where the trial goes
   const T *lo, *hi, *o;  // box and shift (o: nullptr when unshifted), padded to whole blocks
+  ops::Integers<T> ints;  // integrality: the integer coordinates rounded (constraints.hpp); integer nullptr: none
   T F;
   std::uint32_t first, length;
   std::uint64_t threshold;
@@ -103,9 +104,9 @@ __device__ __forceinline__ std::uint32_t stream_tag(rng::Purpose purpose, std::u
 // (ui), the box and shift, the draws.
 template <class T>
 __device__ __forceinline__ TrialIn<T> make_trial(const ops::Params& p, const Form<T>& form, const T* xi, T* ui, const T* lo,
-                                                 const T* hi, const T* o, const WinDraw<T>& w, std::uint32_t g,
-                                                 std::uint32_t i) {
-  return TrialIn<T>{form,    xi,   ui, lo, hi, o, w.F, w.first, w.length, w.threshold, p.crossover, p.repair, p.D, i, g,
+                                                 const T* hi, const T* o, const ops::Integers<T>& ints, const WinDraw<T>& w,
+                                                 std::uint32_t g, std::uint32_t i) {
+  return TrialIn<T>{form, xi, ui, lo, hi, o, ints, w.F, w.first, w.length, w.threshold, p.crossover, p.repair, p.D, i, g,
                     stream_tag(rng::Purpose::crossover, p.trial), ops::Stream(p.seed, p.trial, ops::Purpose::repair, g, i)};
 }
 
@@ -166,6 +167,11 @@ __device__ __forceinline__ Partial trial_blocks(const TrialIn<T>& a, const Round
 #pragma unroll
       for (int k = 0; k < kBlock; ++k)
         if (crossed[k]) u.v[k] = ops::repair(a.repair, v[k], xv.v[k], lo.v[k], hi.v[k], a.rs, j0 + k);
+    }
+    if (a.ints.integer) {  // integrality: a uniform branch, not taken without it
+#pragma unroll
+      for (int k = 0; k < kBlock; ++k)
+        if (k < n) u.v[k] = a.ints(j0 + k, u.v[k]);
     }
     store4(a.ui + j0, u);
     if constexpr (F::pattern == fn::Pattern::elementwise) {
