@@ -27,9 +27,20 @@
 
 namespace degpu {
 
+// Linear constraints lower <= A x <= upper as data: A is m x dim, row-major (linear_constraints').
+struct LinearForm {
+  int dim = 0;
+  std::vector<double> A, lower, upper;
+  int count() const { return static_cast<int>(lower.size()); }
+};
+
 class ConstraintModel {
  public:
   virtual ~ConstraintModel() = default;
+  // Its constraints as linear data where they all are linear (linear_constraints, or all_of such parts),
+  // so that an engine may compute the violations itself (gpu-kernels on the device, with the same
+  // arithmetic in the same order); else nullptr, and only violation() gives them.
+  virtual const LinearForm* linear() const { return nullptr; }
   // The number of violations a point has (m >= 1).
   virtual int count() const = 0;
   // cv[k m + c] = the violation of constraint c by rows[k] (dim values each), for k in [0, n): >= 0, and 0

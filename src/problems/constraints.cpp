@@ -2,6 +2,7 @@
 #include "degpu/constraints.hpp"
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -16,27 +17,27 @@ using problems::num;
 
 class LinearConstraints final : public ConstraintModel {
  public:
-  LinearConstraints(std::vector<double> A, int dim, std::vector<double> lower, std::vector<double> upper)
-      : A_(std::move(A)), dim_(dim), lower_(std::move(lower)), upper_(std::move(upper)) {}
-  int count() const override { return static_cast<int>(lower_.size()); }
+  explicit LinearConstraints(LinearForm form) : form_(std::move(form)) {}
+  int count() const override { return form_.count(); }
+  const LinearForm* linear() const override { return &form_; }
+  // (the device's copy, linear_violations.cuh, makes the same operations in the same order)
   void violation(const double* const* rows, int n, int dim, double* cv) const override {
-    if (dim != dim_)
-      throw ConfigError("{constraints}: linear constraints of " + std::to_string(dim_) + " columns for {dim} " + std::to_string(dim));
+    if (dim != form_.dim)
+      throw ConfigError("{constraints}: linear constraints of " + std::to_string(form_.dim) + " columns for {dim} " +
+                        std::to_string(dim));
     const int m = count();
     for (int k = 0; k < n; ++k) {
       for (int c = 0; c < m; ++c) {
-        const double* a = A_.data() + static_cast<std::size_t>(c) * dim;
+        const double* a = form_.A.data() + static_cast<std::size_t>(c) * dim;
         double ax = 0;
         for (int j = 0; j < dim; ++j) ax += a[j] * rows[k][j];
-        cv[static_cast<std::size_t>(k) * m + c] = std::fmax(lower_[c] - ax, 0.0) + std::fmax(ax - upper_[c], 0.0);
+        cv[static_cast<std::size_t>(k) * m + c] = std::fmax(form_.lower[c] - ax, 0.0) + std::fmax(ax - form_.upper[c], 0.0);
       }
     }
   }
 
  private:
-  std::vector<double> A_;
-  int dim_;
-  std::vector<double> lower_, upper_;
+  LinearForm form_;
 };
 
 class FunctionConstraints final : public ConstraintModel {
@@ -57,9 +58,24 @@ class FunctionConstraints final : public ConstraintModel {
 class AllOf final : public ConstraintModel {
  public:
   explicit AllOf(std::vector<std::shared_ptr<const ConstraintModel>> parts) : parts_(std::move(parts)) {
-    for (const auto& p : parts_) m_ += p->count();
+    bool linear = true;
+    for (const auto& p : parts_) {
+      m_ += p->count();
+      linear = linear && p->linear() && p->linear()->dim == parts_.front()->linear()->dim;
+    }
+    if (!linear) return;
+    LinearForm f;  // the parts' rows one after another: the violations in the same order
+    f.dim = parts_.front()->linear()->dim;
+    for (const auto& p : parts_) {
+      const LinearForm& q = *p->linear();
+      f.A.insert(f.A.end(), q.A.begin(), q.A.end());
+      f.lower.insert(f.lower.end(), q.lower.begin(), q.lower.end());
+      f.upper.insert(f.upper.end(), q.upper.begin(), q.upper.end());
+    }
+    linear_ = std::move(f);
   }
   int count() const override { return m_; }
+  const LinearForm* linear() const override { return linear_ ? &*linear_ : nullptr; }
   void violation(const double* const* rows, int n, int dim, double* cv) const override {
     int offset = 0;
     std::vector<double> part;
@@ -77,6 +93,7 @@ class AllOf final : public ConstraintModel {
  private:
   std::vector<std::shared_ptr<const ConstraintModel>> parts_;
   int m_ = 0;
+  std::optional<LinearForm> linear_;  // where every part is linear
 };
 
 }  // namespace
@@ -99,7 +116,7 @@ std::shared_ptr<const ConstraintModel> linear_constraints(std::vector<double> A,
     if (std::isnan(lower[c]) || std::isnan(upper[c]) || lower[c] > upper[c])
       throw ConfigError("{constraints}: row " + std::to_string(c) + ": bounds " + num(lower[c]) + ":" + num(upper[c]) +
                         " (lower must not exceed upper)");
-  return std::make_shared<const LinearConstraints>(std::move(A), dim, std::move(lower), std::move(upper));
+  return std::make_shared<const LinearConstraints>(LinearForm{dim, std::move(A), std::move(lower), std::move(upper)});
 }
 
 std::shared_ptr<const ConstraintModel> constraint_function(int m,

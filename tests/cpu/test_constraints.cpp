@@ -116,6 +116,31 @@ TEST(Constraints, LinearViolationsAndBadInput) {
   EXPECT_FALSE(narrow.with_integrality({0, 0}).constrained());  // all zero: none
 }
 
+// Linear constraints as data (ConstraintModel::linear(), which gpu-kernels computes on the device): the
+// given rows; all_of of linear parts, their rows in order with the same violations; none where a part is
+// a function.
+TEST(Constraints, LinearFormOfLinearModels) {
+  const auto a = linear_constraints({1, 2, 3}, 3, {0}, {kInf});
+  const auto b = linear_constraints({1, 0, 0, 0, 1, 0}, 3, {-1, -kInf}, {1, 0.5});
+  ASSERT_NE(a->linear(), nullptr);
+  EXPECT_EQ(a->linear()->dim, 3);
+  EXPECT_EQ(a->linear()->A, (std::vector<double>{1, 2, 3}));
+  EXPECT_EQ(a->linear()->count(), 1);
+  const auto ab = all_of({a, b});
+  ASSERT_NE(ab->linear(), nullptr);
+  EXPECT_EQ(ab->linear()->count(), 3);
+  EXPECT_EQ(ab->linear()->A, (std::vector<double>{1, 2, 3, 1, 0, 0, 0, 1, 0}));
+  EXPECT_EQ(ab->linear()->lower, (std::vector<double>{0, -1, -kInf}));
+  EXPECT_EQ(ab->linear()->upper, (std::vector<double>{kInf, 1, 0.5}));
+  const auto merged = linear_constraints(ab->linear()->A, 3, ab->linear()->lower, ab->linear()->upper);
+  for (const std::vector<double>& x : {std::vector<double>{-2, 1, 0.1}, std::vector<double>{0.5, 0.2, 0.3}})
+    EXPECT_EQ(violation_of(*ab, x), violation_of(*merged, x));
+  const auto f = constraint_function(1, [](std::span<const double> x, std::span<double> cv) { cv[0] = x[0] > 0; });
+  EXPECT_EQ(f->linear(), nullptr);
+  EXPECT_EQ(all_of({a, f})->linear(), nullptr);
+  EXPECT_EQ(all_of({a, linear_constraints({1, 1}, 2, {0}, {1})})->linear(), nullptr);  // columns disagree
+}
+
 // The run ends feasible near the constrained optimum, the objective is never called at an infeasible
 // point, and the points not evaluated are counted.
 TEST(Constraints, EndsFeasibleWithoutEvaluatingInfeasiblePoints) {

@@ -1,6 +1,6 @@
 // Constraints and integrality on the gpu-kernels engine (constraints.hpp): gpu-eval's run bit for bit (the
 // host driver's decisions on the same GPU values) and the serial engine's to the evaluation's rounding, for
-// linear constraints, a host function's constraints and integrality, with DE and JADE, both precisions and
+// linear constraints (their violations on the device), a host function's constraints and integrality, with DE and JADE, both precisions and
 // current-to-pbest; infeasible points not evaluated and counted as the CPU counts them; a population none
 // of whose points is feasible; integer coordinates kept integer. Integrality on gpu-fused and on each path
 // of the gpu engine. Skipped with a message where no CUDA device exists.
@@ -72,6 +72,10 @@ TEST(GpuKernelsConstraints, TheSerialEnginesDecisions) {
   const auto sum_at_least_2 = linear_constraints(std::vector<double>(D, 1.0), D, {2.0}, {kInf});
   const Problem linear = base.with_constraints(sum_at_least_2);
   const Problem function = base.with_constraints(all_of({sum_at_least_2, outside_disc()}));
+  // two linear parts as one linear form (on the device), the second an upper bound on x_0 - x_1
+  std::vector<double> diff(static_cast<std::size_t>(D), 0.0);
+  diff[0] = 1, diff[1] = -1;
+  const Problem two = base.with_constraints(all_of({sum_at_least_2, linear_constraints(diff, D, {-kInf}, {-0.5})}));
   const Problem integer = base.with_integrality({1, 1, 0, 0, 0, 0, 0, 1});
   const Problem both = linear.with_integrality({1, 1, 0, 0, 0, 0, 0, 0});
   const std::pair<Algorithm, Mutation> runs[] = {
@@ -88,6 +92,7 @@ TEST(GpuKernelsConstraints, TheSerialEnginesDecisions) {
         const std::string what = std::string(algorithm_name(a)) + " " + std::string(mutation_name(m)) + (prec == Precision::f32 ? " f32" : " f64");
         expect_serial_run(linear, de, stop, prec, what + " linear");
         expect_serial_run(function, de, stop, prec, what + " function");
+        expect_serial_run(two, de, stop, prec, what + " two linear");
         expect_serial_run(integer, de, stop, prec, what + " integer");
         expect_serial_run(both, de, stop, prec, what + " both");
       }

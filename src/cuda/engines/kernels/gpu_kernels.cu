@@ -10,21 +10,20 @@
 //
 // Integrality and constraints (constraints.hpp), as the CPU engines take them: the box widened on the
 // integer coordinates and the rounding in the initialisation and the trials' kernels; a constrained
-// population's rows read back after they are made, their violations from the problem's constraint model
-// on the host (any model: a Python function's too), the feasible rows packed and evaluated, the others
-// +inf, then Lampinen's rule in the selection kernel and the best by feasibility (device_loop.cuh).
+// population's violations (constrained_rows.cuh: linear constraints on the device, any other model on the
+// host for the rows read back), the feasible rows packed and evaluated, the others +inf, then Lampinen's
+// rule in the selection kernel and the best by feasibility (device_loop.cuh).
 #include <chrono>
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <vector>
 
-#include "core/driver.hpp"
 #include "core/params.hpp"
 #include "cuda/blocks/de_blocks.cuh"
 #include "cuda/blocks/population_update.cuh"
 #include "cuda/engines/device_loop.cuh"
 #include "cuda/engines/eval/batch_evaluator.hpp"
+#include "cuda/engines/kernels/constrained_rows.cuh"
 #include "cuda/engines/kernels/gpu_kernels.hpp"
 #include "cuda/util/check.hpp"
 #include "cuda/util/device_array.cuh"
@@ -50,89 +49,6 @@ __global__ void select_survivors(ops::Params p, std::uint32_t g, T* __restrict__
                                  double* cv, const double* cvtrial, int m) {
   block_select(p, g, blockIdx.x, x, f, trial, ftrial, nan_count, states, cv, cvtrial, m);
 }
-// packed row k = rows' row at[k] (a block per row)
-template <class T>
-__global__ void pack_rows(int D, const T* __restrict__ rows, const int* __restrict__ at, T* __restrict__ packed) {
-  const T* src = rows + static_cast<std::size_t>(at[blockIdx.x]) * D;
-  T* dst = packed + static_cast<std::size_t>(blockIdx.x) * D;
-  for (int j = threadIdx.x; j < D; j += blockDim.x) dst[j] = src[j];
-}
-// f[i] = the packed value of row i, or `none` (+inf) where it was not evaluated (slot[i] < 0)
-template <class T>
-__global__ void unpack_values(int n, const int* __restrict__ slot, const T* __restrict__ packed, T* __restrict__ f, T none) {
-  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i < n) f[i] = slot[i] >= 0 ? packed[slot[i]] : none;
-}
-
-// The objective of a constrained population (constraints.hpp): the np rows read back, their violations on
-// the host (driver::Violations, as the CPU engines make them), the feasible ones evaluated on the device and
-// the others +inf; the violations go to the device beside the values.
-template <class T>
-struct ConstrainedObjective {
-  const Problem& problem;
-  const RowsEvaluator<T>& eval;
-  int np, D, m, tpb;
-  cudaStream_t stream;
-  DeviceArray<double> cv, cvtrial;  // the population's and the trials' violations (np x m)
-  DeviceArray<T> packed, fpacked;   // the feasible rows, packed, and their values
-  DeviceArray<int> at, slot;        // packed row k is row at[k]; row i is packed row slot[i] (-1: infeasible)
-  std::vector<T> rows_h;
-  std::vector<const T*> rows;
-  std::vector<double> cv_h;
-  std::vector<int> at_h, slot_h;
-  driver::Violations<T> violations;
-  long long infeasible = 0;
-  ConstrainedObjective(const Problem& problem, const RowsEvaluator<T>& eval, int np, int tpb, cudaStream_t stream)
-      : problem(problem),
-        eval(eval),
-        np(np),
-        D(problem.dim()),
-        m(problem.constraints()->count()),
-        tpb(tpb),
-        stream(stream),
-        cv(static_cast<std::size_t>(np) * m),
-        cvtrial(static_cast<std::size_t>(np) * m),
-        packed(static_cast<std::size_t>(np) * D),
-        fpacked(static_cast<std::size_t>(np)),
-        at(static_cast<std::size_t>(np)),
-        slot(static_cast<std::size_t>(np)) {}
-  static std::size_t bytes(const Problem& problem, std::size_t np) {
-    if (!problem.constraints()) return 0;
-    return np * (2 * problem.constraints()->count() * sizeof(double) + (problem.dim() + 1) * sizeof(T) + 2 * sizeof(int));
-  }
-  // values[i] and the violations cv_d[i m ..] of the np rows at x_d (device)
-  void operator()(const T* x_d, T* values, double* cv_d) {
-    const std::size_t n = static_cast<std::size_t>(np) * D;
-    rows_h.resize(n);
-    DEGPU_CUDA_TRY(cudaMemcpyAsync(rows_h.data(), x_d, n * sizeof(T), cudaMemcpyDeviceToHost, stream));
-    DEGPU_CUDA_TRY(cudaStreamSynchronize(stream));
-    rows.resize(static_cast<std::size_t>(np));
-    for (int i = 0; i < np; ++i) rows[i] = rows_h.data() + static_cast<std::size_t>(i) * D;
-    cv_h.resize(static_cast<std::size_t>(np) * m);
-    violations(*problem.constraints(), rows.data(), np, D, cv_h.data());
-    at_h.clear();
-    slot_h.assign(static_cast<std::size_t>(np), -1);
-    for (int i = 0; i < np; ++i)
-      if (feasible(cv_h.data() + static_cast<std::size_t>(i) * m, m)) {
-        slot_h[i] = static_cast<int>(at_h.size());
-        at_h.push_back(i);
-      }
-    const int feasible_rows = static_cast<int>(at_h.size());
-    infeasible += np - feasible_rows;
-    upload(cv_d, cv_h);
-    upload(slot.ptr, slot_h);
-    if (feasible_rows) {
-      upload(at.ptr, at_h);
-      pack_rows<T><<<static_cast<unsigned>(feasible_rows), tpb, 0, stream>>>(D, x_d, at.ptr, packed.ptr);
-      DEGPU_CUDA_TRY(cudaGetLastError());
-      eval.evaluate(packed.ptr, feasible_rows, fpacked.ptr, stream);
-    }
-    unpack_values<T><<<static_cast<unsigned>((np + 255) / 256), 256, 0, stream>>>(np, slot.ptr, fpacked.ptr, values,
-                                                                                  std::numeric_limits<T>::infinity());
-    DEGPU_CUDA_TRY(cudaGetLastError());
-  }
-};
-
 // One trial, the populations' values from `eval`.
 template <class T>
 Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const RowsEvaluator<T>& eval) {
