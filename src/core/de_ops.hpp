@@ -276,5 +276,12 @@ DEGPU_HD_INLINE bool no_worse(T a, T b) {  // selection: the trial a replaces th
   if (b != b) return true;
   return a <= b;
 }
+// no_worse as a functor (Lampinen's rule takes the comparison: feasibility.hpp)
+struct NoWorse {
+  template <class T>
+  DEGPU_HD_INLINE bool operator()(T a, T b) const {
+    return no_worse(a, b);
+  }
+};
 
 }  // namespace degpu::ops

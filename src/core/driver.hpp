@@ -418,8 +418,7 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
       const int m = P.m;
       for (int i = 0; i < p.np; ++i) {  // without constraints (m = 0) Lampinen's rule is the values' comparison
         const bool took = lampinen_takes(P.ftrial[i], P.cvtrial.data() + static_cast<std::size_t>(i) * m, P.f[i],
-                                         P.cv.data() + static_cast<std::size_t>(i) * m, m,
-                                         [](T a, T b) { return ops::no_worse(a, b); });
+                                         P.cv.data() + static_cast<std::size_t>(i) * m, m, ops::NoWorse{});
         if (took)
           std::copy_n(P.cvtrial.begin() + static_cast<std::ptrdiff_t>(i) * m, m, P.cv.begin() + static_cast<std::ptrdiff_t>(i) * m);
         states.select(p, static_cast<std::uint32_t>(g), static_cast<std::uint32_t>(i), took, P.f[i], P.ftrial[i]);

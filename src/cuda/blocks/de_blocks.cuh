@@ -57,21 +57,16 @@ __device__ void block_make_trial(const ops::Params& p, std::uint32_t g, std::uin
 }
 
 // The selection of individual i in generation g; the algorithm's state follows it (its contribution to a
-// population-level update too: alg::Trials::select). Under constraints (m > 0: cv and cvtrial hold the
-// individuals' and the trials' m violations each), Lampinen's rule decides, and the violations follow.
-struct NoWorse {
-  template <class T>
-  DEGPU_HD_INLINE bool operator()(T a, T b) const {
-    return ops::no_worse(a, b);
-  }
-};
+// population-level update too: alg::Trials::select). Lampinen's rule decides, as in the host driver: under
+// constraints (m > 0: cv and cvtrial hold the individuals' and the trials' m violations each) the violations
+// follow; without them (m = 0) it is the values' comparison.
 template <class T>
 __device__ void block_select(const ops::Params& p, std::uint32_t g, std::uint32_t i, T* __restrict__ x, T* __restrict__ f,
                              const T* __restrict__ trial, const T* __restrict__ ftrial, unsigned long long* nan_count,
                              alg::Trials states = {}, double* cv = nullptr, const double* cvtrial = nullptr, int m = 0) {
   const T fi = f[i], ft = ftrial[i];
   const std::size_t at = static_cast<std::size_t>(i) * m;
-  const bool take = m ? lampinen_takes(ft, cvtrial + at, fi, cv + at, m, NoWorse{}) : ops::no_worse(ft, fi);
+  const bool take = lampinen_takes(ft, cvtrial + at, fi, cv + at, m, ops::NoWorse{});
   __syncthreads();  // every thread has read f[i] and cv before they are replaced
   if (take) {
     const T* src = trial + static_cast<std::size_t>(i) * p.D;

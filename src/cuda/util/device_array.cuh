@@ -25,11 +25,16 @@ struct DeviceArray {
   DeviceArray& operator=(const DeviceArray&) = delete;
 };
 
+// host values copied to the device at dst.
+template <class T>
+void upload(T* dst, const std::vector<T>& src) {
+  DEGPU_CUDA_TRY(cudaMemcpy(dst, src.data(), src.size() * sizeof(T), cudaMemcpyHostToDevice));
+}
+
 // src (double, host) copied to the device at dst as T.
 template <class T>
 void upload_as(T* dst, const std::vector<double>& src) {
-  const std::vector<T> v(src.begin(), src.end());
-  DEGPU_CUDA_TRY(cudaMemcpy(dst, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+  upload(dst, std::vector<T>(src.begin(), src.end()));
 }
 
 // RunOptions::initial on the device: one block of rows (k x D) in T (empty for none).
@@ -78,31 +83,29 @@ struct AlgorithmState {
   }
 };
 
-// host values copied to the device at dst.
-template <class T>
-void upload(T* dst, const std::vector<T>& src) {
-  DEGPU_CUDA_TRY(cudaMemcpy(dst, src.data(), src.size() * sizeof(T), cudaMemcpyHostToDevice));
-}
-
-// A problem's integrality on the device (constraints.hpp): D-long, the flag, and the lowest and highest
-// integer (0 where not an integer); `view()` is what the kernels take (integer nullptr: none).
+// A problem's integrality on the device (constraints.hpp), from its integer box: D-long, the flag, and the
+// lowest and highest integer (0 where not an integer); `view()` is what the kernels take (integer nullptr:
+// none).
 template <class T>
 struct IntegersOnDevice {
   bool with;
   DeviceArray<std::uint8_t> integer;
   DeviceArray<T> ilo, ihi;
-  IntegersOnDevice(const Problem& problem, const IntegerBox<T>& box)
-      : with(!problem.integrality().empty()),
+  explicit IntegersOnDevice(const IntegerBox<T>& box)
+      : with(!box.ints.empty()),
         integer(with ? box.lo.size() : 0),
         ilo(with ? box.lo.size() : 0),
         ihi(with ? box.lo.size() : 0) {
     if (!with) return;
+    std::vector<std::uint8_t> flag(box.lo.size(), 0);
     std::vector<T> l(box.lo.size(), T(0)), h(box.lo.size(), T(0));
     for (std::size_t k = 0; k < box.ints.size(); ++k) {
-      l[static_cast<std::size_t>(box.ints[k])] = box.ilo[k];
-      h[static_cast<std::size_t>(box.ints[k])] = box.ihi[k];
+      const std::size_t j = static_cast<std::size_t>(box.ints[k]);
+      flag[j] = 1;
+      l[j] = box.ilo[k];
+      h[j] = box.ihi[k];
     }
-    upload(integer.ptr, problem.integrality());
+    upload(integer.ptr, flag);
     upload(ilo.ptr, l);
     upload(ihi.ptr, h);
   }
@@ -130,7 +133,7 @@ struct ProblemOnDevice {
 
  private:
   ProblemOnDevice(const Problem& problem, const IntegerBox<T>& box)
-      : D(check(problem)), lo(D), hi(D), shift_storage(problem.shift().size()), ints(problem, box) {
+      : D(check(problem)), lo(D), hi(D), shift_storage(problem.shift().size()), ints(box) {
     upload(lo.ptr, box.lo);
     upload(hi.ptr, box.hi);
     if (!problem.shift().empty()) {

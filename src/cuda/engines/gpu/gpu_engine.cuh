@@ -250,7 +250,7 @@ DeviceArray<T> padded(const std::vector<V>& v, std::size_t n) {
   std::vector<T> h(n, T(0));
   std::copy(v.begin(), v.end(), h.begin());
   DeviceArray<T> d(n);
-  DEGPU_CUDA_TRY(cudaMemcpy(d.ptr, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  upload(d.ptr, h);
   return d;
 }
 
@@ -302,7 +302,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   DeviceArray<T> pop_x(kept_x), pop_f(kept_f);
   const IntegerBox<T> box = integer_box<T>(problem);  // the box, widened on integer coordinates
   const DeviceArray<T> lo = padded<T>(box.lo, Ds), hi = padded<T>(box.hi, Ds);
-  const IntegersOnDevice<T> ints(problem, box);
+  const IntegersOnDevice<T> ints(box);
   const DeviceArray<T> shift = padded<T>(problem.shift(), problem.shift().empty() ? 1 : Ds);
   // trials x np individuals, as the host driver's Population's; a population-level update's contributions
   // in global memory on the global paths (two generations' sets), in the cluster's shared memory on the resident

@@ -80,7 +80,7 @@ struct ConstrainedObjective {
   DeviceArray<double> A, lower, upper;
   DeviceArray<std::uint8_t> flags;
   DeviceArray<int> iota, count;
-  std::size_t scratch_bytes = 0;
+  std::size_t scratch_bytes;
   DeviceArray<unsigned char> scratch;
   // any other model: on the host
   std::vector<T> rows_h;
@@ -111,7 +111,8 @@ struct ConstrainedObjective {
         flags(linear ? static_cast<std::size_t>(np) : 0),
         iota(linear ? static_cast<std::size_t>(np) : 0),
         count(1),
-        scratch(scratch_size(linear, np)) {
+        scratch_bytes(scratch_size(linear, np)),
+        scratch(scratch_bytes) {
     if (!linear) return;
     if (linear->dim != D)
       throw ConfigError("{constraints}: linear constraints of " + std::to_string(linear->dim) + " columns for {dim} " +
@@ -122,7 +123,6 @@ struct ConstrainedObjective {
     std::vector<int> idx(static_cast<std::size_t>(np));
     std::iota(idx.begin(), idx.end(), 0);
     upload(iota.ptr, idx);
-    scratch_bytes = scratch_size(linear, np);
   }
   static std::size_t bytes(const Problem& problem, std::size_t np) {
     if (!problem.constraints()) return 0;
