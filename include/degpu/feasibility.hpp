@@ -38,4 +38,9 @@ DEGPU_HD_INLINE double summed_violation(const double* cv, int m) {
   return sum < 1.0 / 0.0 ? sum : 1.0 / 0.0;
 }
 
+// The key by which the best is chosen under constraints, after feasibility: 0 where the point is feasible,
+// else its summed violation (> 0 where the violations are >= 0, as every model's are), so that the best is
+// the lowest (key, value, index): the feasible by value, then the others by summed violation.
+DEGPU_HD_INLINE double violation_key(const double* cv, int m) { return feasible(cv, m) ? 0.0 : summed_violation(cv, m); }
+
 }  // namespace degpu

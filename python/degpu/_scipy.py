@@ -205,7 +205,7 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
 
     degpu's own keywords: engine ('auto': serial for a point callable, threads for a vectorized one or one
     evaluated through workers; for a degpu.Problem where a CUDA device is found, gpu, or gpu-kernels with a
-    callback or disp, or gpu-eval with constraints; else threads), precision ('f64' or 'f32').
+    callback or disp, or gpu-eval with a NonlinearConstraint; else threads), precision ('f64' or 'f32').
 
     Returns scipy's OptimizeResult (x, fun, nfev, nit, success, message, population, population_energies,
     jac where polishing improved x; constr, constr_violation and maxcv under constraints) where scipy is installed, else a dict with the same keys as attributes;
@@ -282,8 +282,9 @@ def differential_evolution(func, bounds=None, args=(), strategy="best1bin", maxi
     batch = bool(vectorized)
     if isinstance(func, Problem):
         prob = func
-        # 'auto': the library's choice: the gpu engine where a CUDA device is found, gpu-kernels where a
-        # callback or disp watches every generation, gpu-eval with constraints; else threads
+        # 'auto': the library's choice: the gpu engine where a CUDA device is found (linear constraints
+        # too), gpu-kernels where a callback or disp watches every generation, gpu-eval with a
+        # NonlinearConstraint; else threads
         run_engine = engine
         polish_f = lambda x: func.evaluate(np.ascontiguousarray(x, dtype=float))
     else:

@@ -229,12 +229,13 @@ def test_callback_sees_the_constraint_fields():
 def test_a_builtin_problem_under_constraints():
     p = degpu.problem("sphere", 4)
     r = de(p, None, constraints=LinearConstraint(np.ones(4), 1, np.inf), rng=1, maxiter=200, polish=False)
-    assert r.engine in ("gpu-eval", "threads")
+    assert r.engine in ("gpu", "threads")  # linear constraints: the gpu engine where a device is found
     assert r.x.sum() >= 1 and abs(r.fun - 0.25) < 1e-3  # the optimum on the boundary, x = 1/4
     np.testing.assert_allclose(r.x, 0.25, atol=2e-2)
-    for e in ("gpu", "gpu-fused"):  # gpu-kernels takes them (test_gpu.py)
-        with pytest.raises(ValueError, match="constraints"):
-            de(p, None, constraints=LinearConstraint(np.ones(4), 1, np.inf), engine=e, maxiter=2, polish=False)
+    # gpu-kernels takes them all, gpu and gpu-fused linear ones (test_gpu.py)
+    for e in ("gpu", "gpu-fused"):
+        with pytest.raises(ValueError, match="linear constraints only.*gpu-kernels"):
+            de(p, None, constraints=NonlinearConstraint(lambda x: x[0], 0, 1), engine=e, maxiter=2, polish=False)
 
 
 def test_bad_constraints_and_integrality():

@@ -142,3 +142,30 @@ def test_constraints_and_integrality_on_gpu_kernels(precision):
     tol = 1e-9 if precision == "f64" else 1e-4
     assert r.nfev == ref.nfev and abs(r.fun - ref.fun) <= tol * (1 + abs(ref.fun))
     np.testing.assert_allclose(r.population, ref.population, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("precision", ["f64", "f32"])
+def test_linear_constraints_and_integrality_on_gpu_fused(precision):
+    """scipy's LinearConstraint objects (two, as one linear form) and integrality on gpu-fused: the
+    violations in its kernels, Lampinen's rule in its selection; the serial engine's run to the
+    evaluation's rounding, the same count of points evaluated (nfev: the feasible ones); a nonlinear one refused, naming the
+    engines that take it."""
+    from scipy.optimize import LinearConstraint, NonlinearConstraint
+    D = 6
+    A = np.zeros((2, D))
+    A[0] = 1
+    A[1, :2] = [1, -1]
+    cons = [LinearConstraint(A[0], 1, np.inf), LinearConstraint(A[1], -np.inf, -0.25)]
+    kw = dict(constraints=cons, integrality=[0, 0, 1, 0, 0, 1], rng=2, popsize=6, polish=False, tol=0,
+              precision=precision, maxiter=40)
+    p = degpu.problem("sphere", D)
+    r = degpu.differential_evolution(p, None, engine="gpu-fused", **kw)
+    ref = degpu.differential_evolution(p, None, engine="serial", **kw)
+    tol = 1e-9 if precision == "f64" else 1e-4
+    assert r.nfev == ref.nfev and r.nit == ref.nit == 40 and abs(r.fun - ref.fun) <= tol * (1 + abs(ref.fun))
+    np.testing.assert_allclose(r.population, ref.population, rtol=tol, atol=tol)
+    assert r.x.sum() >= 1 - 1e-9 and r.x[0] - r.x[1] <= -0.25 + 1e-9
+    assert np.all(r.population[:, [2, 5]] == np.round(r.population[:, [2, 5]]))
+    with pytest.raises(ValueError, match="linear constraints only.*gpu-kernels"):
+        degpu.differential_evolution(p, None, engine="gpu-fused", maxiter=2,
+                                     constraints=NonlinearConstraint(lambda x: x[0], 0, 1))

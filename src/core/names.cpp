@@ -163,7 +163,9 @@ Engine auto_engine(const Problem& problem, bool device, bool observed) {
   // An objective that only the GPU evaluates (a device batch, a CudaObjective) goes to a GPU engine even where
   // there is no device, so that the refusal says so (CudaError: no CUDA device) rather than "use a GPU engine".
   if (!device && problem.model()->not_on_cpu().empty()) return Engine::threads;
-  if (problem.constraints()) return Engine::gpu_eval;  // a GPU engine that takes constraints (integrality: every one)
+  // any constraint model: gpu-eval (its host driver calls the model); linear ones, computed in the kernels
+  // of gpu and gpu-fused too, go on to the gpu engine (PERFORMANCE.md: the fastest under them, measured)
+  if (problem.constraints() && !problem.constraints()->linear()) return Engine::gpu_eval;
   for (Engine e : {Engine::gpu, Engine::gpu_kernels})
     if (problem.model()->not_on(e).empty() && !(observed && e == Engine::gpu)) return e;
   return Engine::threads;

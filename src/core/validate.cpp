@@ -90,15 +90,15 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
   } else if (const std::string why = problem.model()->not_on(engine); !why.empty()) {
     throw ConfigError("{engine} " + std::string(engine_name(engine)) + ": " + why);
   }
-  // the engines whose generations run in one kernel or a fused one take integrality, not constraints yet
-  // (PYTHON_PLAN.md 4b)
-  if (problem.constraints() && (engine == Engine::gpu || engine == Engine::gpu_fused))
+  // the engines whose generations run in one kernel or a fused one compute the violations in their kernels:
+  // linear constraints only
+  if (problem.constraints() && (engine == Engine::gpu || engine == Engine::gpu_fused) && !problem.constraints()->linear())
     throw ConfigError("{engine} " + std::string(engine_name(engine)) +
-                      ": it takes no {constraints} yet: use {engine} gpu-kernels, gpu-eval, serial, threads or matrix");
+                      ": it takes linear {constraints} only (computed in its kernels): use {engine} gpu-kernels, gpu-eval, "
+                      "serial, threads or matrix for these");
   if (engine == Engine::gpu && options.observe)  // its generations run inside one kernel, which the host does not see
     throw ConfigError("{engine} gpu: it runs its generations inside one kernel and calls no {callback}: use {engine} gpu-kernels");
   if (!options.initial.empty()) {
-    if (engine == Engine::gpu_fused) throw ConfigError("{engine} gpu-fused: it takes no initial rows (a seeded population)");
     const int np = resolve(problem, de, stop).de.np;
     if (static_cast<long long>(options.initial.size()) > np)
       throw ConfigError("{initial}: " + std::to_string(options.initial.size()) + " rows for {np} " + std::to_string(np));

@@ -289,25 +289,28 @@ TEST(Integrality, WithConstraintsOnEveryCpuEngine) {
   EXPECT_EQ(model->infeasible_calls, 0);
 }
 
-// The engines that do not take constraints yet say so, naming the parameter and the engines that do
-// (gpu-kernels among them: tests/gpu); auto picks one that does.
-TEST(Constraints, EnginesThatTakeNoneSaySo) {
+// The engines that take linear constraints only (gpu, gpu-fused: tests/gpu) refuse a host function's,
+// naming the parameter and the engines that take it (gpu-kernels among them); auto picks one that does.
+TEST(Constraints, EnginesThatTakeLinearOnesOnlySaySo) {
   const Problem sphere = classic("sphere", 4);
   const Problem c = sphere.with_constraints(linear_constraints(std::vector<double>(4, 1.0), 4, {-kInf}, {1.0}));
-  for (Engine e : {Engine::gpu, Engine::gpu_fused}) {  // integrality they take (tests/gpu)
+  const Problem h = sphere.with_constraints(constraint_function(1, [](std::span<const double> x, std::span<double> cv) {
+    cv[0] = std::max(0.0, x[0]);
+  }));
+  for (Engine e : {Engine::gpu, Engine::gpu_fused}) {
     RunOptions o;
     o.engine = e;
     try {
-      minimize(c, DEConfig{}, gens(2), o);
+      minimize(h, DEConfig{}, gens(2), o);
       ADD_FAILURE() << engine_name(e);
     } catch (const ConfigError& err) {
-      EXPECT_NE(std::string(err.what()).find("constraints"), std::string::npos) << err.what();
+      EXPECT_NE(std::string(err.what()).find("linear constraints only"), std::string::npos) << err.what();
       EXPECT_NE(std::string(err.what()).find("gpu-kernels"), std::string::npos) << err.what();
     }
   }
   MaswConfig mc;
   EXPECT_THROW(minimize_masw(c, mc, gens(2), RunOptions{}), ConfigError);
-  RunOptions o;  // auto: gpu-eval with a device, else threads
+  RunOptions o;  // auto: the gpu engine with a device (linear constraints), else threads
   const Result r = minimize(c, DEConfig{}, gens(20), o);
   EXPECT_LE(r.best_x[0] + r.best_x[1] + r.best_x[2] + r.best_x[3], 1.0);
 }

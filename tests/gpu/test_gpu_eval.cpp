@@ -2,12 +2,14 @@
 // message where no CUDA device exists.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
+#include <span>
 
 #include "../cec_points.hpp"
 #include "cuda/engines/eval/batch_evaluator.hpp"
@@ -71,7 +73,8 @@ TEST(GpuEval, RunMatchesTheSerialEngine) {
 }
 
 // Constraints and integrality on gpu-eval (the host driver's rules, the GPU's values): the serial run's
-// decisions, the infeasible points not evaluated, every integer coordinate an integer; auto picks gpu-eval.
+// decisions, the infeasible points not evaluated, every integer coordinate an integer; auto picks the gpu
+// engine for linear constraints, gpu-eval for a host function's.
 TEST(GpuEval, ConstraintsAndIntegralityAsTheSerialEngine) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
   ProblemSpec s;
@@ -98,11 +101,22 @@ TEST(GpuEval, ConstraintsAndIntegralityAsTheSerialEngine) {
   EXPECT_EQ(b.best_x[0], 0.0);  // integers 0, and the six others sharing the sum of 2: f = 6 (1/3)^2
   EXPECT_EQ(b.best_x[1], 0.0);
   EXPECT_NEAR(b.best_f, 2.0 / 3, 1e-3);
-  EXPECT_EQ(resolve_engine(Engine::auto_, p, de), Engine::gpu_eval);
-  for (Engine e : {Engine::gpu, Engine::gpu_fused}) {  // gpu-kernels takes them: test_gpu_kernels_constraints.cpp
+  EXPECT_EQ(resolve_engine(Engine::auto_, p, de), Engine::gpu);  // linear constraints: the gpu engine
+  const Problem h = p.with_constraints(constraint_function(1, [](std::span<const double> x, std::span<double> cv) {
+    cv[0] = std::max(0.0, x[0] - 1);
+  }));
+  EXPECT_EQ(resolve_engine(Engine::auto_, h, de), Engine::gpu_eval);  // a host function's: gpu-eval
+  // the engines that compute linear constraints in their kernels end there too (their runs against the
+  // serial engine's: test_gpu_constraints.cpp)
+  for (Engine e : {Engine::gpu, Engine::gpu_fused, Engine::gpu_kernels}) {
     RunOptions o;
     o.engine = e;
-    EXPECT_THROW(minimize(p, de, stop, o), ConfigError) << engine_name(e);
+    const Result r = minimize(p, de, stop, o);
+    EXPECT_EQ(r.evals, a.evals) << engine_name(e);
+    EXPECT_GT(r.infeasible, 0) << engine_name(e);
+    EXPECT_EQ(r.best_x[0], 0.0) << engine_name(e);
+    EXPECT_EQ(r.best_x[1], 0.0) << engine_name(e);
+    EXPECT_NEAR(r.best_f, 2.0 / 3, 1e-3) << engine_name(e);
   }
 }
 

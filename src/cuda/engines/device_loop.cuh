@@ -34,19 +34,21 @@ __global__ void find_best_feasible(int np, const T* __restrict__ f, const double
   block_find_best_feasible<kBestThreads>(np, f, cv, m, best, best_f);
 }
 
-// Under constraints (constraints.hpp): the population's m violations each on the device (cv, np x m), by
-// which the best is chosen, and the count of points not evaluated (Result::infeasible), kept by the host.
+// Under constraints (constraints.hpp): each individual's m violations (the population's cv, np x m, on
+// the device), by which the best is chosen, and the count of points not evaluated (Result::infeasible),
+// kept by the host (infeasible) or on the device (infeasible_d).
 struct Constrained {
-  const double* cv = nullptr;
   int m = 0;
   const long long* infeasible = nullptr;
+  const unsigned long long* infeasible_d = nullptr;
 };
 
-// A population on the device: np rows of D values and their values.
+// A population on the device: np rows of D values, their values and, under constraints, their violations.
 template <class T>
 struct Rows {
   const T* x;
   const T* f;
+  const double* cv = nullptr;
 };
 
 // The run: `initial()` launches generation 0 (the population made and evaluated); `generation(g, best,
@@ -69,7 +71,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
   T bf = 0;
   const auto read_best = [&] {
     if (constrained.m)
-      find_best_feasible<T><<<1, kBestThreads, 0, stream>>>(p.np, population().f, constrained.cv, constrained.m, best.ptr, best_f.ptr);
+      find_best_feasible<T><<<1, kBestThreads, 0, stream>>>(p.np, population().f, population().cv, constrained.m, best.ptr, best_f.ptr);
     else
       find_best<T><<<1, kBestThreads, 0, stream>>>(p.np, population().f, best.ptr, best_f.ptr);
     DEGPU_CUDA_TRY(cudaGetLastError());
@@ -93,7 +95,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
     const unsigned long long* nan_count;
     std::size_t D, np;
     bool pbest;
-    const long long* infeasible_count;
+    Constrained constrained;
     void start() {
       initial();
       read();
@@ -136,9 +138,14 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
       copy(&nans, nan_count, sizeof(nans));
       return static_cast<long long>(nans);
     }
-    long long infeasible() const { return infeasible_count ? *infeasible_count : 0; }
+    long long infeasible() const {
+      if (constrained.infeasible) return *constrained.infeasible;
+      unsigned long long n = 0;
+      if (constrained.infeasible_d) copy(&n, constrained.infeasible_d, sizeof(n));
+      return static_cast<long long>(n);
+    }
   } pop{read_best, copy_back, initial, generation, population, bf, best, ranking, f_h, rank_h, stream, nan_count, D, np, pbest,
-        constrained.infeasible};
+        constrained};
   return driver::generations(problem, r, o, p.np, t0, pop);
 }
 

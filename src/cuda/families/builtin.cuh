@@ -61,7 +61,8 @@ template <class T>
 GpuPlan plan_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
   GpuPlan plan;
   with_function<T>(problem, 0, Upload::no, [&](const auto& fn) {
-    plan = gpu_engine::make_plan<std::decay_t<decltype(fn)>, T>(ops::make_params(problem, r, o), n, fn);
+    plan = gpu_engine::make_plan<std::decay_t<decltype(fn)>, T>(ops::make_params(problem, r, o), n, fn,
+                                                                LinearConstraintsOnDevice::count(problem));
   });
   return plan;
 }

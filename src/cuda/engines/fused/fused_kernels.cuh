@@ -10,7 +10,9 @@
 #include "cuda/blocks/de_blocks.cuh"
 #include "cuda/blocks/group.cuh"
 #include "cuda/blocks/kernel_function.cuh"
+#include "cuda/blocks/linear_violation.cuh"
 #include "cuda/blocks/population_update.cuh"
+#include "degpu/feasibility.hpp"
 #include "degpu/functions/evaluate.hpp"
 
 namespace degpu::cuda::fused {
@@ -121,11 +123,40 @@ __device__ double member_evaluate(const Member& q, const F& fn, const T* row, co
   }
 }
 
-// Kernel IE: the initial population (the CPU engines' init stream) and its values.
+// Linear constraints in IE and MCER (L.m = 0: none, and no step below is taken): cv the population's
+// violations (np x m), cv_next where the kernel writes the violations of the rows it makes (IE: the
+// population's; MCER: the next population's), infeasible the device's count of points not evaluated.
+struct Constraints {
+  LinearOnDevice L;
+  const double* cv;
+  double* cv_next;
+  unsigned long long* infeasible;
+};
+
+// Under constraints, the violations of the member's row by the group's lanes (a constraint each, in the
+// CPU's order: linear_violation.cuh) into cv_row, and whether the row is feasible; without, true. Every
+// thread of the block must call it (it holds a barrier under constraints).
+template <class T>
+__device__ bool member_feasible(const Member& q, const LinearOnDevice& L, const T* row, int D, double* cv_row) {
+  if (L.m == 0) return true;
+  if (q.active) linear_violations_by(L, row, D, q.lane, q.G, cv_row);
+  __syncthreads();  // the violations, written by the group's lanes, are read by all of them
+  return q.active && feasible(cv_row, L.m);
+}
+// The member as the evaluation sees it: inactive where its row is infeasible (not evaluated, as the CPU
+// engines do not evaluate it; its lanes still reach every barrier).
+__device__ __forceinline__ Member evaluated(Member q, bool feasible_row) {
+  q.active = q.active && feasible_row;
+  return q;
+}
+
+// Kernel IE: the initial population (the given rows, RunOptions::initial: ninitial x D, then the CPU
+// engines' init stream) and its values.
 template <class F, class T>
 __global__ void kernel_ie(ops::Params p, int G, T* __restrict__ x, T* __restrict__ f, const T* __restrict__ lo,
                           const T* __restrict__ hi, const T* __restrict__ o, double bias,
-                          unsigned long long* nan_count, ops::Integers<T> ints, const __grid_constant__ F fn) {
+                          unsigned long long* nan_count, ops::Integers<T> ints, Constraints cons,
+                          const T* __restrict__ initial, int ninitial, const __grid_constant__ F fn) {
   const Member q = group_of(G, p.np);
   const int D = p.D;
   const SmemLayout l = smem_layout(static_cast<int>(blockDim.x), q.m, D, sizeof(T), false);
@@ -133,14 +164,19 @@ __global__ void kernel_ie(ops::Params p, int G, T* __restrict__ x, T* __restrict
   T* xi = x + static_cast<std::size_t>(q.active ? q.i : 0) * D;
   if (q.active) {
     const ops::Stream s(p.seed, p.trial, ops::Purpose::init, 0, q.i);
-    for (int j = q.lane; j < D; j += G) xi[j] = ints(j, ops::uniform_in(s.unit_pair(static_cast<std::uint64_t>(j)), lo[j], hi[j]));
+    const T* given = static_cast<int>(q.i) < ninitial ? initial + static_cast<std::size_t>(q.i) * D : nullptr;
+    for (int j = q.lane; j < D; j += G)
+      xi[j] = ints(j, given ? given[j] : ops::uniform_in(s.unit_pair(static_cast<std::uint64_t>(j)), lo[j], hi[j]));
   }
   __syncthreads();  // the row's coordinates, written by the group's threads, are read by others below
-  const double v = member_evaluate<F, T>(q, fn, xi, o, D, red);
+  const int m = cons.L.m;
+  const bool ok = member_feasible(q, cons.L, xi, D, cons.cv_next + static_cast<std::size_t>(q.active ? q.i : 0) * m);
+  const double v = member_evaluate<F, T>(evaluated(q, ok), fn, xi, o, D, red);
   if (q.active && q.lane == 0) {
-    const T fi = static_cast<T>(v + bias);
+    const T fi = ok ? static_cast<T>(v + bias) : static_cast<T>(1.0 / 0.0);
     f[q.i] = fi;
     if (fi != fi) atomicAdd(nan_count, 1ull);
+    if (!ok) atomicAdd(cons.infeasible, 1ull);
   }
 }
 
@@ -194,7 +230,7 @@ __global__ void kernel_mcer(ops::Params p, std::uint32_t g, int G, const Draw* _
                             const std::uint32_t* __restrict__ ranking, const T* __restrict__ lo,
                             const T* __restrict__ hi, const T* __restrict__ o, double bias, T* __restrict__ trial_rows,
                             unsigned long long* nan_count, alg::State state, const double* __restrict__ shared,
-                            alg::Sums sums, ops::Integers<T> ints, const __grid_constant__ F fn) {
+                            alg::Sums sums, ops::Integers<T> ints, Constraints cons, const __grid_constant__ F fn) {
   const Member q = group_of(G, p.np);
   const int D = p.D;
   const SmemLayout l = smem_layout(static_cast<int>(blockDim.x), q.m, D, sizeof(T), trial_rows == nullptr);
@@ -218,13 +254,22 @@ __global__ void kernel_mcer(ops::Params p, std::uint32_t g, int G, const Draw* _
     group_make_trial(p, g, q, dr, x, *best, ranking, lo, hi, u, ints);
   }
   __syncthreads();  // the trial's coordinates are read by other threads of the group
-  const double v = member_evaluate<F, T>(q, fn, u, o, D, red);
+  // Under constraints: the trial's violations into the next population's row i (replaced by the
+  // individual's below where the trial is not taken), the trial evaluated only where feasible, and
+  // Lampinen's rule (feasibility.hpp) in the selection; without, the values' comparison.
+  const int m = cons.L.m;
+  const std::size_t at = static_cast<std::size_t>(q.active ? q.i : 0) * static_cast<std::size_t>(m);
+  const bool ok = member_feasible(q, cons.L, static_cast<const T*>(u), D, cons.cv_next + at);
+  const double v = member_evaluate<F, T>(evaluated(q, ok), fn, u, o, D, red);
   if (q.active && q.lane == 0) {
-    const T ft = static_cast<T>(v + bias), fi = f[q.i];
-    const bool t = ops::no_worse(ft, fi);
+    const T ft = ok ? static_cast<T>(v + bias) : static_cast<T>(1.0 / 0.0), fi = f[q.i];
+    const bool t = lampinen_takes(ft, cons.cv_next + at, fi, cons.cv + at, m, ops::NoWorse{});
     take[q.k] = t;
     fn_next[q.i] = t ? ft : fi;
+    if (!t)
+      for (int c = 0; c < m; ++c) cons.cv_next[at + c] = cons.cv[at + c];
     if (ft != ft) atomicAdd(nan_count, 1ull);
+    if (!ok) atomicAdd(cons.infeasible, 1ull);
     if (stateful && t) alg::keep(p, ctl, state + q.i);
     if (sums.at) alg::contribute(p, ctl, fi, ft, t, sums + q.i);  // a population-level update
   }

@@ -14,8 +14,12 @@
 // decisions are the serial engine's for the same seed; only the evaluation's sums are added in another
 // order (the same tolerance as gpu-kernels).
 // Integrality (constraints.hpp) as the CPU engines take it: the box widened on the integer coordinates
-// (ProblemOnDevice) and the rounding where IE and MCER make a coordinate (ops::Integers). Constraints are
-// not taken yet (validate.cpp refuses them): PYTHON_PLAN.md 4b.
+// (ProblemOnDevice) and the rounding where IE and MCER make a coordinate (ops::Integers). Linear
+// constraints (ConstraintModel::linear()) in IE and MCER: each row's violations by its group's lanes (the
+// CPU's arithmetic: linear_violation.cuh), the objective only at feasible rows (+inf at the others, as
+// the CPU engines), Lampinen's rule in MCER's selection, the violations double-buffered beside the values,
+// the best by feasibility (device_loop.cuh) and the count of infeasible points on the device. Other
+// constraint models (a host function) are refused: a fused generation has no place for the host.
 //
 // Launch configuration. The paper gives every coordinate of a member its own thread and packs an integer
 // number of members into a block, as many as the registers, the shared memory per block (its trial
@@ -62,6 +66,7 @@
 #include "cuda/engines/device_loop.cuh"
 #include "cuda/engines/fused/fused_kernels.cuh"
 #include "cuda/engines/gpu/evaluate_rows.cuh"
+#include "cuda/engines/linear_constraints.cuh"
 #include "cuda/util/check.hpp"
 #include "cuda/util/device_array.cuh"
 #include "degpu/errors.hpp"
@@ -174,23 +179,32 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
   const void* const mcer = mcer_kernel<Fn, T>(fn);
   const auto fn_arg = kernel_arg(fn);
   const double bias = kernel_bias<Fn>(problem);
+  const LinearForm* const linear = LinearConstraintsOnDevice::only_linear(problem, "gpu-fused");
+  const std::size_t m = linear ? static_cast<std::size_t>(linear->count()) : 0;
 
   // The trial rows' fallback buffer is only known after the launch is chosen; count it in the check.
   const std::size_t fixed = (2 * np * D + 2 * np + 1) * sizeof(T) + 2 * np * sizeof(Draw) +
-                            ProblemOnDevice<T>::bytes(problem) + np * sizeof(std::uint32_t) + 64 + AlgorithmState::bytes(p, np, false);
+                            ProblemOnDevice<T>::bytes(problem) + np * sizeof(std::uint32_t) + 64 + AlgorithmState::bytes(p, np, false) +
+                            o.initial.size() * D * sizeof(T) +
+                            2 * np * m * sizeof(double) + LinearConstraintsOnDevice::bytes(linear);
   use_device(fixed);
   const Launch L = choose_launch(ie, mcer, p.D, p.np, sizeof(T));
   if (!L.shared_rows) use_device(fixed + np * D * sizeof(T));
   DeviceArray<T> xa(np * D), xb(np * D), fa(np), fb(np), trial_rows(L.shared_rows ? 0 : np * D);
   DeviceArray<Draw> draws_a(np), draws_b(np);
-  DeviceArray<unsigned long long> nan_count(1);
+  DeviceArray<unsigned long long> nan_count(2);  // [0] NaN values, [1] infeasible points (not evaluated)
+  DeviceArray<double> cva(np * m), cvb(np * m);    // the populations' violations, beside fa and fb
+  const LinearConstraintsOnDevice lin(linear, p.D);
   const ProblemOnDevice<T> box(problem);
   const T* o_dev = box.shift;
   T* xs[2] = {xa.ptr, xb.ptr};
   T* fs[2] = {fa.ptr, fb.ptr};
+  double* cvs[2] = {cva.ptr, cvb.ptr};
+  unsigned long long* const infeasible = nan_count.ptr + 1;
   Draw* draws[2] = {draws_a.ptr, draws_b.ptr};
   T* const trial_global = L.shared_rows ? nullptr : trial_rows.ptr;
   const AlgorithmState alg_state(p, np, false);  // the algorithm's state, as the host driver's Population's
+  const DeviceArray<T> initial = upload_initial<T>(o);  // RunOptions::initial: the first rows of generation 0
 
   int p_threads = 0, p_min_grid = 0, device = 0, sms = 0;
   DEGPU_CUDA_TRY(cudaOccupancyMaxPotentialBlockSize(&p_min_grid, &p_threads, kernel_p, 0, 0));
@@ -203,7 +217,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
   CudaStream main_stream, side_stream;
   const cudaStream_t sm = main_stream.s, sp = side_stream.s;
   CudaEvent p_done[2], mcer_done[2];  // [b]: the last P that wrote draws[b]; the last MCER that read it
-  DEGPU_CUDA_TRY(cudaMemsetAsync(nan_count.ptr, 0, sizeof(unsigned long long), sm));
+  DEGPU_CUDA_TRY(cudaMemsetAsync(nan_count.ptr, 0, 2 * sizeof(unsigned long long), sm));
   // The box and shift were copied on the legacy stream, which the non-blocking streams do not wait for.
   DEGPU_CUDA_TRY(cudaDeviceSynchronize());
 
@@ -217,7 +231,8 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
       problem, r, o, p, sm, t0, nan_count.ptr,
       [&] {
         launch(ie, L, sm, p, L.G, xs[cur], fs[cur], static_cast<const T*>(box.lo.ptr), static_cast<const T*>(box.hi.ptr),
-               o_dev, bias, nan_count.ptr, box.integers(), fn_arg);
+               o_dev, bias, nan_count.ptr, box.integers(), Constraints{lin.view(), nullptr, cvs[cur], infeasible},
+               static_cast<const T*>(initial.ptr), static_cast<int>(o.initial.size()), fn_arg);
         launch_p(1);  // overlaps IE
       },
       [&](long long g, const std::uint32_t* best, const std::uint32_t* ranking) {
@@ -226,7 +241,8 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
                static_cast<const T*>(xs[cur]), static_cast<const T*>(fs[cur]), xs[cur ^ 1], fs[cur ^ 1], best, ranking,
                static_cast<const T*>(box.lo.ptr), static_cast<const T*>(box.hi.ptr), o_dev, bias, trial_global,
                nan_count.ptr, alg::State{alg_state.state(), np}, static_cast<const double*>(alg_state.shared()),
-               alg::Sums{alg_state.sums(), np}, box.integers(), fn_arg);
+               alg::Sums{alg_state.sums(), np}, box.integers(),
+               Constraints{lin.view(), cvs[cur], cvs[cur ^ 1], infeasible}, fn_arg);
         if (alg_state.sum_words)  // the population-level update (core/algorithms), before the next MCER draws from it
           launch_end_generation(p, static_cast<std::uint32_t>(g), alg_state.shared(), alg_state.sums(), static_cast<std::uint32_t>(np), sm);
         DEGPU_CUDA_TRY(cudaEventRecord(mcer_done[g % 2].e, sm));
@@ -236,7 +252,8 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
         launch_p(g + 1);
         cur ^= 1;
       },
-      [&] { return device_loop::Rows<T>{xs[cur], fs[cur]}; });
+      [&] { return device_loop::Rows<T>{xs[cur], fs[cur], m ? cvs[cur] : nullptr}; },
+      device_loop::Constrained{static_cast<int>(m), nullptr, m ? infeasible : nullptr});
   DEGPU_CUDA_TRY(cudaStreamSynchronize(sp));  // the last P (unused) before its buffers go
   return res;
 }

@@ -22,6 +22,7 @@
 #include "cuda/engines/gpu/gpu_global.cuh"
 #include "cuda/engines/gpu/gpu_plan.hpp"
 #include "cuda/engines/gpu/gpu_resident.cuh"
+#include "cuda/engines/linear_constraints.cuh"
 #include "cuda/util/check.hpp"
 #include "cuda/util/device_array.cuh"
 #include "degpu/errors.hpp"
@@ -91,8 +92,9 @@ DeviceLimits device_limits() {
 // the widest window of draws (at most `group` generations) that fits the shared memory beside the
 // function's region, of its first choice that leaves a window room (kernel_function.cuh's
 // resident_choices: a CEC function's rotation matrices, every one, else one at a time, else none).
+// ncons: linear constraints' count (their violations in shared memory too).
 template <class Fn, class T>
-bool fit_resident(const ops::Params& p, int n, int cluster, int group, const DeviceLimits& dev, const Fn& fn, GpuPlan& plan) {
+bool fit_resident(const ops::Params& p, int n, int cluster, int group, const DeviceLimits& dev, const Fn& fn, int ncons, GpuPlan& plan) {
   if (cluster > p.np) return false;
   const void* kernel = resident_kernel<Fn, T>(group, fn);
   cudaFuncAttributes attr{};
@@ -115,10 +117,10 @@ bool fit_resident(const ops::Params& p, int n, int cluster, int group, const Dev
   for (int m = 0; m < nchoices && !w; ++m) {
     choice = choices[m];
     for (w = wmax; w >= 1; w /= 2)
-      if (resident_shape<T>(p.np, p.D, cluster, w, pbest, alg::stateful(p), alg::sum_words(p), fn, choice).bytes <= limit) break;
+      if (resident_shape<T>(p.np, p.D, cluster, w, pbest, alg::stateful(p), alg::sum_words(p), fn, choice, ncons).bytes <= limit) break;
   }
   if (w >= 1) {
-    const ResidentShape sh = resident_shape<T>(p.np, p.D, cluster, w, pbest, alg::stateful(p), alg::sum_words(p), fn, choice);
+    const ResidentShape sh = resident_shape<T>(p.np, p.D, cluster, w, pbest, alg::stateful(p), alg::sum_words(p), fn, choice, ncons);
     plan.path = GpuPlan::Path::resident;
     plan.cluster = cluster;
     plan.group = group;
@@ -179,17 +181,27 @@ void plan_global(const ops::Params& p, const DeviceLimits& dev, bool wide, int t
 
 // The launch configuration (docs/GPU.md, "The gpu engine"). DEGPU_GPU_PLAN overrides it, for
 // measurements: resident,C,B,G (B: ignored, the threads follow from C and G), grid,B or wide,K,B.
+// Under ncons linear constraints (their violations computed by each individual's group of lanes, a constraint
+// a lane, in the CPU's order) neither the wide path (several CTAs per individual) nor the resident path of
+// a function with its own resident generation (a CEC function's, which evaluates the CTA's trials
+// together) is taken.
 template <class Fn, class T>
-GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn) {
+GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn, int ncons = 0) {
   const DeviceLimits dev = device_limits();
   const int blocks_per_row = ceil_div(p.D, kBlock);
   GpuPlan plan;
+  const bool resident_ok = ncons == 0 || !has_resident_hooks<Fn>;
   const char* env = std::getenv("DEGPU_GPU_PLAN");
   if (env && *env) {
     int a = 0, b = 0, c = 0;
     const std::string note = std::string("DEGPU_GPU_PLAN=") + env + " (set in the environment). ";
+    const auto refuse_constrained = [&](const char* path) {
+      throw ConfigError(std::string("DEGPU_GPU_PLAN=") + env + ": the " + path +
+                        " path takes no {constraints} (the grid path does: grid,B)");
+    };
     if (std::sscanf(env, "resident,%d,%d,%d", &a, &b, &c) == 3) {
-      if (!fit_resident<Fn, T>(p, n, a, group_lanes<Fn>() ? group_lanes<Fn>() : c == 8 ? 8 : 32, dev, fn, plan))
+      if (!resident_ok) refuse_constrained("resident path of this function: the");
+      if (!fit_resident<Fn, T>(p, n, a, group_lanes<Fn>() ? group_lanes<Fn>() : c == 8 ? 8 : 32, dev, fn, ncons, plan))
         throw ConfigError(std::string("DEGPU_GPU_PLAN=") + env + ": the population does not fit that cluster");
       plan.why = note;
       return plan;
@@ -200,6 +212,7 @@ GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn) {
       return plan;
     }
     if (std::sscanf(env, "wide,%d,%d", &a, &b) == 2) {
+      if (ncons) refuse_constrained("wide");
       plan.why = note;
       plan_global<Fn, T>(p, dev, true, std::clamp(b, 32, kMaxThreads) / 32 * 32, std::max(1, a), fn, plan);
       return plan;
@@ -210,7 +223,7 @@ GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn) {
   // and individuals spread over up to 16 CTAs (each CTA at most ~8 warps: a generation is latency-bound);
   // n trials: the SMs shared out, a cluster of SMs / n CTAs each, groups of 8 lanes (32 for D > 256),
   // which pack four individuals into a warp's instructions.
-  if (dev.cc >= 9) {
+  if (dev.cc >= 9 && resident_ok) {
     // (a function may name its group's lanes: a schedule takes whole warps, kGroupLanes)
     // (a row function: lane 0 of each group evaluates, so groups of 8 keep four lanes of a warp at work)
     const int group = group_lanes<Fn>() ? group_lanes<Fn>() : is_row_function<Fn> ? 8 : n == 1 ? (blocks_per_row > 8 ? 32 : 8) : (blocks_per_row > 64 ? 32 : 8);
@@ -218,11 +231,11 @@ GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn) {
     int lowest = 0;  // the smallest cluster that holds the population
     for (int c = 1; c <= 16 && !lowest; ++c) {
       GpuPlan probe;
-      if (fit_resident<Fn, T>(p, n, c, group, dev, fn, probe)) lowest = c;
+      if (fit_resident<Fn, T>(p, n, c, group, dev, fn, ncons, probe)) lowest = c;
     }
     if (lowest) {
       for (int c = std::clamp(want, lowest, 16); c >= lowest; --c) {
-        if (!fit_resident<Fn, T>(p, n, c, group, dev, fn, plan)) continue;
+        if (!fit_resident<Fn, T>(p, n, c, group, dev, fn, ncons, plan)) continue;
         plan.why = (n == 1 ? std::string("one trial") : std::to_string(n) + " trials") + ": the population in shared memory, a cluster of " +
                    std::to_string(c) + " CTAs per trial (" + std::to_string(ceil_div(p.np, c)) + " individuals each; " +
                    (n == 1 ? "spread over up to 16 SMs, at most 8 warps each" : std::to_string(dev.sms) + " SMs shared among the trials") +
@@ -235,7 +248,7 @@ GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn) {
   }
   // Rows in global memory: a group of 32 lanes per individual over the whole device, or, for large D
   // with too few individuals to give each SM 16 warps, several CTAs per individual.
-  const bool wide = has_terms<Fn> && p.D >= 2048 && static_cast<long long>(p.np) * 32 < static_cast<long long>(dev.sms) * 512;
+  const bool wide = ncons == 0 && has_terms<Fn> && p.D >= 2048 && static_cast<long long>(p.np) * 32 < static_cast<long long>(dev.sms) * 512;
   plan.why = std::string("the population does not fit a cluster's shared memory") + (dev.cc < 9 ? " (or no clusters: sm < 90)" : "") +
              ": rows in global memory, the whole device" + (n > 1 ? ", one trial after another" : "") + "; " +
              (wide ? "D >= 2048 and too few individuals to fill the SMs: several CTAs of 512 threads per individual. "
@@ -265,7 +278,9 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
     throw ConfigError("problem " + problem.name() + ": user objectives run on the CPU engines (serial, threads, matrix)");
   use_device(0);
   const ops::Params p = ops::make_params(problem, r, o);
-  const GpuPlan plan = make_plan<Fn, T>(p, n, fn);
+  const LinearForm* const linear = LinearConstraintsOnDevice::only_linear(problem, "gpu");
+  const int ncons = linear ? linear->count() : 0;
+  const GpuPlan plan = make_plan<Fn, T>(p, n, fn, ncons);
   const bool resident = plan.path == GpuPlan::Path::resident;
   if (!resident && n > 1)  // the global paths take the whole device: one trial per launch
     return detail::each_trial(o, n, [&](const RunOptions& ot) { return run<T>(problem, r, ot, 1, fn).front(); });
@@ -288,14 +303,18 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   // RunOptions::keep_population: every trial's last rows and values
   const std::size_t kept_x = o.keep_population ? nt * np * D : 0, kept_f = o.keep_population ? nt * np : 0;
   use_device((2 * rows + 2 * fs + nt * (D + 2 + nhist + nhist_x * D) + 3 * Ds + kept_x + kept_f) * sizeof(T) + IntegersOnDevice<T>::bytes(problem) + 2 * fs + partials * sizeof(double) + AlgorithmState::bytes(p, nt * np, false, resident ? 0 : 2) +
-             2 * ranks * sizeof(Slot<T>) + nt * (static_cast<std::size_t>(p.pbest_count) * 4 + 40) + 64);
+             2 * ranks * sizeof(Slot<T>) + nt * (static_cast<std::size_t>(p.pbest_count) * 4 + 48) + 64 +
+             (resident ? 0 : 2 * np * static_cast<std::size_t>(ncons) * sizeof(double)) + LinearConstraintsOnDevice::bytes(linear));
   DeviceArray<T> x0(rows), x1(rows), f0(fs), f1(fs), best_f(nt), best_x(nt * D), history(nt * nhist);
   DeviceArray<unsigned long long> history_ns(nt * nhist);
   DeviceArray<T> history_x(nt * nhist_x * D);
   DeviceArray<std::uint8_t> side0(fs), side1(fs);
   DeviceArray<Slot<T>> slots(2 * ranks);
   DeviceArray<double> part(partials);
-  DeviceArray<unsigned long long> arrivals(1), nans(nt);
+  DeviceArray<unsigned long long> arrivals(1), nans(nt), infeasible(nt);
+  // linear constraints: the populations' violations (global paths; the resident path's are in shared memory)
+  const LinearConstraintsOnDevice lin(linear, p.D);
+  DeviceArray<double> cv0(resident ? 0 : np * static_cast<std::size_t>(ncons)), cv1(resident ? 0 : np * static_cast<std::size_t>(ncons));
   DeviceArray<std::uint32_t> ranking(nt * static_cast<std::size_t>(p.pbest_count)), best(nt);
   DeviceArray<long long> gens(nt);
   DeviceArray<int> reason(nt);
@@ -309,11 +328,15 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const AlgorithmState alg_state(p, nt * np, false, resident ? 0 : 2);
   DEGPU_CUDA_TRY(cudaMemset(arrivals.ptr, 0, sizeof(unsigned long long)));
   DEGPU_CUDA_TRY(cudaMemset(nans.ptr, 0, nt * sizeof(unsigned long long)));
+  DEGPU_CUDA_TRY(cudaMemset(infeasible.ptr, 0, nt * sizeof(unsigned long long)));
 
   State<T> s{};
   s.x[0] = x0.ptr, s.x[1] = x1.ptr, s.f[0] = f0.ptr, s.f[1] = f1.ptr, s.side[0] = side0.ptr, s.side[1] = side1.ptr;
   s.lo = lo.ptr, s.hi = hi.ptr, s.shift = problem.shift().empty() ? nullptr : shift.ptr;
   s.ints = ints.view();
+  s.lin = lin.view();
+  s.cv[0] = cv0.ptr, s.cv[1] = cv1.ptr;
+  s.infeasible = infeasible.ptr;
   s.slots = slots.ptr, s.ranking = ranking.ptr, s.nans = nans.ptr, s.arrivals = arrivals.ptr, s.partials = part.ptr;
   s.gens = gens.ptr, s.reason = reason.ptr, s.best = best.ptr, s.best_f = best_f.ptr, s.best_x = best_x.ptr;
   s.history = history.ptr;
@@ -367,13 +390,14 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
 
   std::vector<std::uint32_t> b(nt);
   std::vector<T> bf(nt), bx(nt * D);
-  std::vector<unsigned long long> nan_h(nt);
+  std::vector<unsigned long long> nan_h(nt), infeasible_h(nt);
   std::vector<long long> g(nt);
   std::vector<int> why(nt);
   DEGPU_CUDA_TRY(cudaMemcpy(b.data(), best.ptr, nt * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
   DEGPU_CUDA_TRY(cudaMemcpy(bf.data(), best_f.ptr, nt * sizeof(T), cudaMemcpyDeviceToHost));
   DEGPU_CUDA_TRY(cudaMemcpy(bx.data(), best_x.ptr, nt * D * sizeof(T), cudaMemcpyDeviceToHost));
   DEGPU_CUDA_TRY(cudaMemcpy(nan_h.data(), nans.ptr, nt * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+  DEGPU_CUDA_TRY(cudaMemcpy(infeasible_h.data(), infeasible.ptr, nt * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
   DEGPU_CUDA_TRY(cudaMemcpy(g.data(), gens.ptr, nt * sizeof(long long), cudaMemcpyDeviceToHost));
   DEGPU_CUDA_TRY(cudaMemcpy(why.data(), reason.ptr, nt * sizeof(int), cudaMemcpyDeviceToHost));
   std::vector<T> pop_xh(kept_x), pop_fh(kept_f);
@@ -403,6 +427,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
     res.best_f = static_cast<double>(bf[t]);
     res.best_x.assign(bx.begin() + t * D, bx.begin() + (t + 1) * D);
     res.nan_evals = static_cast<long long>(nan_h[t]);
+    res.infeasible = static_cast<long long>(infeasible_h[t]);
     if (o.keep_population) {
       res.population.assign(pop_xh.begin() + t * np * D, pop_xh.begin() + (t + 1) * np * D);
       res.population_f.assign(pop_fh.begin() + t * np, pop_fh.begin() + (t + 1) * np);

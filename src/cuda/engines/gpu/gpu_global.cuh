@@ -13,7 +13,7 @@ namespace {
 
 template <class T>
 __device__ __forceinline__ Slot<T> load_slot(const Slot<T>* q) {
-  return Slot<T>{__ldcg(&q->f), __ldcg(&q->idx), __ldcg(&q->stop)};
+  return Slot<T>{__ldcg(&q->f), __ldcg(&q->idx), __ldcg(&q->stop), __ldcg(&q->v)};
 }
 
 // The row of individual k in generation parity `par` (side flags in global memory).
@@ -37,17 +37,20 @@ __device__ void record_selection(const State<T>& s, int cur, std::uint32_t i, bo
 }
 
 // The team's final result (run by every thread of one CTA, after the last barrier): the best of the
-// last population (f in global memory), its row copied out.
+// last population (f and, under constraints, the violations cv in global memory), its row copied out.
 template <class T>
-__device__ void write_result(const State<T>& s, unsigned t, const T* f, const GlobalRows<T>& rows, int np, int D,
-                             long long done, int why) {
+__device__ void write_result(const State<T>& s, unsigned t, const T* f, const double* cv, const GlobalRows<T>& rows, int np,
+                             int D, long long done, int why) {
   T bf = static_cast<T>(NAN);
   std::uint32_t bi = 0xffffffffu;
+  double bv = static_cast<double>(INFINITY);
+  const int m = s.lin.m;
   for (std::uint32_t i = threadIdx.x; i < static_cast<std::uint32_t>(np); i += blockDim.x) {
-    keep_best(bf, bi, __ldcg(f + i), i);
+    const double v = m ? violation_key(cv + static_cast<std::size_t>(i) * m, m) : 0.0;
+    keep_best(bv, bf, bi, v, __ldcg(f + i), i);
   }
   __shared__ Slot<T> final_best;
-  publish_best(bf, bi, &final_best, 0);
+  publish_best(bf, bi, &final_best, 0, m > 0, bv);
   const Slot<T> b = final_best;
   const T* xr = rows(b.idx);
   for (int j = threadIdx.x; j < D; j += blockDim.x) s.best_x[static_cast<std::size_t>(t) * D + j] = __ldcg(xr + j);
@@ -130,7 +133,7 @@ struct Generations {
   __device__ __forceinline__ void finish() const {
     const long long done = g - 1;
     const GlobalRows<T> last{s.x[0], s.x[1], s.side[done & 1], Ds};
-    if (GridTeam::rank() == 0) write_result(s, 0, s.f[done & 1], last, p.np, p.D, done, why);
+    if (GridTeam::rank() == 0) write_result(s, 0, s.f[done & 1], s.cv[done & 1], last, p.np, p.D, done, why);
     if (s.pop_x) {  // RunOptions::keep_population: every CTA copies a share of the rows (generation `done` is written)
       const std::size_t D = static_cast<std::size_t>(p.D);
       const std::size_t stride = static_cast<std::size_t>(GridTeam::ranks()) * blockDim.x;
@@ -181,21 +184,28 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
   const std::uint32_t np = static_cast<std::uint32_t>(p.np);
   auto time_up = [&] { return s.max_time_ns && global_ns() - start >= s.max_time_ns; };
 
+  // Under constraints (mc > 0): each row's violations beside its value, the value only where feasible
+  // (+inf elsewhere, as the CPU engines), Lampinen's rule in the selection, the best by feasibility.
+  const int mc = s.lin.m;
+  const T inf = static_cast<T>(INFINITY);
   T bf = nan;
   std::uint32_t bi = 0xffffffffu;
+  double bv = static_cast<double>(INFINITY);
   for (std::uint32_t i = group; i < np; i += groups) {
     T* xi = s.x[0] + i * Ds;
     init_blocks(p, s, xi, s.x[1] + i * Ds, i, grp.lane, G);
     grp.sync();
-    const T fi = static_cast<T>(group_value<F, T, G>(s, fn, i, xi, s.shift, p.D, grp) + s.bias);
+    const double v = group_violations(s.lin, xi, p.D, s.cv[0] + static_cast<std::size_t>(i) * mc, grp);
+    const T fi = v == 0 ? static_cast<T>(group_value<F, T, G>(s, fn, i, xi, s.shift, p.D, grp) + s.bias) : inf;
     if (grp.lane == 0) {
       f[0][i] = fi;
       s.side[0][i] = 0;
       if (fi != fi) atomicAdd(s.nans, 1ull);
+      if (v != 0) atomicAdd(s.infeasible, 1ull);
     }
-    keep_best(bf, bi, fi, i);
+    keep_best(bv, bf, bi, v, fi, i);
   }
-  if (s.need_best) publish_best(bf, bi, &s.slots[rank], rank == 0 && time_up());
+  if (s.need_best) publish_best(bf, bi, &s.slots[rank], rank == 0 && time_up(), mc > 0, bv);
   team.arrive();
   // A group with one individual makes its next draws while the others finish.
   const bool single = group < np && group + groups >= np;
@@ -214,28 +224,45 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
     const std::uint32_t gu = gen.gen(), best = gen.best;
     const int cur = gen.cur, nxt = cur ^ 1;
     const GlobalRows<T>& rows = gen.rows;
-    bf = nan, bi = 0xffffffffu;
+    bf = nan, bi = 0xffffffffu, bv = static_cast<double>(INFINITY);
     for (std::uint32_t i = group; i < np; i += groups) {
       WinDraw<T> w = single ? wa : make_win<T>(p, gu, i);
       if (stateful) stateful_trial(p, gu, i, s.algo + i, gen.shared, w);
       const TrialIn<T> a = trial_in<F>(p, s, rows, w, gu, i, best, s.ranking);
       Partial acc = trial_blocks<F, T, true>(a, s.rk, grp.lane, G, single && bin, ahead);
-      double value;
+      double* cvt = s.cv[nxt] + static_cast<std::size_t>(i) * mc;  // (each individual's rows: always this group's)
+      const double* cvi = s.cv[cur] + static_cast<std::size_t>(i) * mc;
+      const double vt = group_violations(s.lin, a.ui, p.D, cvt, grp);
+      double value = 0;
       if constexpr (F::pattern == fn::Pattern::elementwise) {
         value = acc.finish<F>(grp, p.D);
       } else {
         grp.sync();
-        value = group_value<F, T, G>(s, fn, i, a.ui, s.shift, p.D, grp);
+        if (vt == 0) value = group_value<F, T, G>(s, fn, i, a.ui, s.shift, p.D, grp);
       }
-      const T ft = static_cast<T>(value + s.bias), fi = __ldcg(f[cur] + i);
-      const bool take = ops::no_worse(ft, fi);
+      const T fi = __ldcg(f[cur] + i);
+      T ft;
+      bool take;
+      double vi = 0;
+      if (mc) {  // a uniform branch: without constraints the selection is the values' comparison alone
+        vi = violation_key(cvi, mc);
+        ft = vt == 0 ? static_cast<T>(value + s.bias) : inf;
+        take = group_takes(mc, ft, cvt, fi, cvi, grp);
+        if (grp.lane == 0 && vt != 0) atomicAdd(s.infeasible, 1ull);
+      } else {
+        ft = static_cast<T>(value + s.bias);
+        take = ops::no_worse(ft, fi);
+      }
       if (grp.lane == 0) {
         record_selection(s, cur, i, take, ft, fi);
         if (stateful) alg::selected(p, gu, i, s.algo + i, gen.shared, take, fi, ft, gen.sums_at(i));
       }
-      if (s.need_best) keep_best(bf, bi, take ? ft : fi, i);
+      if (s.need_best) {
+        if (mc) keep_best(bv, bf, bi, take ? vt : vi, take ? ft : fi, i);
+        else keep_best(bf, bi, take ? ft : fi, i);
+      }
     }
-    if (s.need_best) publish_best(bf, bi, &s.slots[nxt * ranks + rank], rank == 0 && time_up());
+    if (s.need_best) publish_best(bf, bi, &s.slots[nxt * ranks + rank], rank == 0 && time_up(), mc > 0, bv);
     team.arrive();
     if (single) {  // while the others finish
       wa = make_win<T>(p, gu + 1, group);

@@ -34,17 +34,18 @@ struct ResidentShape {
   int P;   // individuals per CTA (the last CTAs may hold fewer)
   int Ds;  // row stride
   int W;   // generations of draws made at a time (a power of two)
-  std::size_t off_f, off_box, off_win, off_fall, off_slots, off_sums, off_draws, off_fn, bytes;
+  std::size_t off_f, off_box, off_win, off_fall, off_slots, off_sums, off_draws, off_cv, off_fn, bytes;
 };
 // off_sums: a population-level update's contributions of the CTA's individuals (core/algorithms), by
 // generation parity: word w of individual k of generation g at [((g & 1) sum_words + w) P + k]; then the
 // CTA's copy of the population's state (kMaxShared words). off_draws: a stateful algorithm's draws of the
-// generation, one StatefulDraw per individual of the CTA.
+// generation, one StatefulDraw per individual of the CTA. off_cv: under m linear constraints, the
+// violations of the CTA's individuals by generation parity, [2][P][m] doubles.
 // off_fn: the kernel function's region (kernel_function.cuh's kResident: a CEC function's data and its
 // generation's rotations), sized by the function for the plan's `choice`; none for the other functions.
 template <class T, class F>
 __host__ __device__ ResidentShape resident_shape(int np, int D, int cluster, int window, bool gather_f, bool stateful,
-                                                 int sum_words, const F& fn, int choice) {
+                                                 int sum_words, const F& fn, int choice, int m) {
   auto align = [](std::size_t v) { return (v + 15) / 16 * 16; };
   ResidentShape s{};
   s.P = (np + cluster - 1) / cluster;
@@ -65,6 +66,8 @@ __host__ __device__ ResidentShape resident_shape(int np, int D, int cluster, int
   at += sum_words ? align((2 * static_cast<std::size_t>(sum_words) * s.P + alg::kMaxShared) * sizeof(double)) : 0;
   s.off_draws = at;
   at += stateful ? align(static_cast<std::size_t>(s.P) * sizeof(StatefulDraw)) : 0;
+  s.off_cv = at;
+  at += align(2 * static_cast<std::size_t>(s.P) * static_cast<std::size_t>(m) * sizeof(double));
   s.off_fn = at;
   at += resident_bytes(fn, s.P, s.Ds, D, choice);
   s.bytes = at;
@@ -102,7 +105,9 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   const Mutation m = p.mutation;
   const int sum_words = alg::sum_words(p);
   const bool stateful = alg::stateful(p);
-  const ResidentShape sh = resident_shape<T>(p.np, p.D, static_cast<int>(C), s.window, pbest, stateful, sum_words, fn, s.fn_choice);
+  const int mc = s.lin.m;  // linear constraints (the plan takes this path under them only without resident hooks)
+  const ResidentShape sh =
+      resident_shape<T>(p.np, p.D, static_cast<int>(C), s.window, pbest, stateful, sum_words, fn, s.fn_choice, mc);
   const int P = sh.P, Ds = sh.Ds, W = sh.W, D = p.D;
   T* rows = reinterpret_cast<T*>(smem);  // [2][P][Ds]: the even and odd generations' rows
   T* fv = reinterpret_cast<T*>(smem + sh.off_f);  // [2][P]
@@ -117,6 +122,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   double* sums = reinterpret_cast<double*>(smem + sh.off_sums);        // [2][sum_words][P]
   double* shared_state = sum_words ? load_shared_state(p, s.shared0, sums + 2 * sum_words * P) : nullptr;  // this CTA's copy
   StatefulDraw* sdraw = reinterpret_cast<StatefulDraw*>(smem + sh.off_draws);  // [P]
+  double* cvs = reinterpret_cast<double*>(smem + sh.off_cv);                   // [2][P][mc]
+  auto cv_at = [&](int buf, int kl) { return cvs + (static_cast<std::size_t>(buf) * P + kl) * mc; };
   const Group<G> grp;
   const int gid = static_cast<int>(threadIdx.x) / G, ngroups = static_cast<int>(blockDim.x) / G;
   const int base = static_cast<int>(rank) * P;
@@ -126,7 +133,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   unsigned long long* nans = s.nans + t;
   const unsigned long long start = global_ns();
   const std::uint32_t tag = stream_tag(rng::Purpose::crossover, p.trial);
-  const T nan = static_cast<T>(NAN);
+  const T nan = static_cast<T>(NAN), inf = static_cast<T>(INFINITY);
+  unsigned long long* infeasible = s.infeasible + t;
   auto time_up = [&] { return s.max_time_ns && global_ns() - start >= s.max_time_ns; };
   // individual k's row in buffer `buf`, wherever in the cluster it lives
   auto row_at = [&](int buf, std::uint32_t k) -> const T* {
@@ -146,9 +154,11 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   if constexpr (has_resident_hooks<F>) fn.resident_load(fregion, P, Ds, D, s.fn_choice);
   __syncthreads();
 
-  // Generation 0.
+  // Generation 0. Under constraints (mc > 0): each row's violations beside its value, the value only where
+  // feasible (+inf elsewhere, as the CPU engines), Lampinen's rule in the selection, the best by feasibility.
   T bf = nan;
   std::uint32_t bi = 0xffffffffu;
+  double bv = static_cast<double>(INFINITY);
   for (int k = gid; k < mine; k += ngroups) {
     const std::uint32_t i = static_cast<std::uint32_t>(base + k);
     const ops::Stream st(p.seed, p.trial, ops::Purpose::init, 0, i);
@@ -159,14 +169,17 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       if (j >= D) x1[j] = T(0);  // the padding, read (never used) by the 4-wide loads
     }
     grp.sync();
-    const T fi = static_cast<T>(group_value<F, T, G>(s, fn, static_cast<std::size_t>(t) * p.np + i, x0, o, D, grp) + s.bias);
+    const double v = group_violations(s.lin, x0, D, cv_at(0, k), grp);
+    const T fi = v == 0 ? static_cast<T>(group_value<F, T, G>(s, fn, static_cast<std::size_t>(t) * p.np + i, x0, o, D, grp) + s.bias)
+                        : inf;
     if (grp.lane == 0) {
       fv[k] = fi;
       if (fi != fi) atomicAdd(nans, 1ull);
+      if (v != 0) atomicAdd(infeasible, 1ull);
     }
-    keep_best(bf, bi, fi, i);
+    keep_best(bv, bf, bi, v, fi, i);
   }
-  if (s.need_best) publish_best(bf, bi, &slot[0], rank == 0 && time_up());
+  if (s.need_best) publish_best(bf, bi, &slot[0], rank == 0 && time_up(), mc > 0, bv);
   cluster_arrive_shared();
 
   // A group with one individual makes the crossover words of its first block while the others finish.
@@ -236,7 +249,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     }
     const T* xb = uses_best(m) ? row_at(cur, best) : nullptr;
     constexpr std::uint32_t kSlots[5] = {0, 1, 2, 3, 4};
-    bf = nan, bi = 0xffffffffu;
+    bf = nan, bi = 0xffffffffu, bv = static_cast<double>(INFINITY);
     // individual k's trial into its row of the next buffer; returns the sum of an elementwise function's terms
     auto trial = [&](int k) {
       const std::uint32_t i = static_cast<std::uint32_t>(base + k);
@@ -255,12 +268,27 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       return trial_blocks<F, T, false>(a, s.rk, grp.lane, G, ahead_ok, ahead);
     };
     // the trial of individual k with value `value` against its target: the survivor in the next buffer
+    // (under constraints, the trial's violations are in cv_at(nxt, k) and its value is not read where it
+    // is infeasible)
     auto select = [&](int k, double value) {
       const std::uint32_t i = static_cast<std::uint32_t>(base + k);
       const T* xi = own(cur, k);
       T* ui = own(nxt, k);
-      const T ft = static_cast<T>(value + s.bias), fi = fv[cur * P + k];
-      const bool take = ops::no_worse(ft, fi);
+      const T fi = fv[cur * P + k];
+      T ft;
+      bool take;
+      double vt = 0, vi = 0;
+      if (mc) {  // a uniform branch: without constraints the selection is the values' comparison alone
+        double* cvt = cv_at(nxt, k);
+        const double* cvi = cv_at(cur, k);
+        vt = violation_key(cvt, mc), vi = violation_key(cvi, mc);
+        ft = vt == 0 ? static_cast<T>(value + s.bias) : inf;
+        take = group_takes(mc, ft, cvt, fi, cvi, grp);
+        if (grp.lane == 0 && vt != 0) atomicAdd(infeasible, 1ull);
+      } else {
+        ft = static_cast<T>(value + s.bias);
+        take = ops::no_worse(ft, fi);
+      }
       if (!take)
         for (int j0 = kBlock * grp.lane; j0 < D; j0 += kBlock * G) store4(ui + j0, load4<false>(xi + j0));
       if (grp.lane == 0) {
@@ -270,7 +298,10 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
           alg::after_selection(p, sdraw[k].c, s.algo + (jslot0 + k), take, fi, ft,
                                alg::Sums{sums + static_cast<std::size_t>(nxt) * sum_words * P + k, static_cast<std::size_t>(P)});
       }
-      if (s.need_best) keep_best(bf, bi, take ? ft : fi, i);
+      if (s.need_best) {
+        if (mc) keep_best(bv, bf, bi, take ? vt : vi, take ? ft : fi, i);
+        else keep_best(bf, bi, take ? ft : fi, i);
+      }
     };
     if constexpr (has_resident_hooks<F>) {
       // the function's own generation (a CEC function: the CTA's trials rotated together, cec_function.cuh)
@@ -279,18 +310,19 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     } else {
       for (int k = gid; k < mine; k += ngroups) {
         Partial acc = trial(k);
-        double value;
+        const double vt = group_violations(s.lin, static_cast<const T*>(own(nxt, k)), D, cv_at(nxt, k), grp);
+        double value = 0;
         if constexpr (F::pattern == fn::Pattern::elementwise) {
           value = acc.finish<F>(grp, D);
         } else {
           grp.sync();
-          value = group_value<F, T, G>(s, fn, static_cast<std::size_t>(t) * p.np + base + k, own(nxt, k), o, D, grp);
+          if (vt == 0) value = group_value<F, T, G>(s, fn, static_cast<std::size_t>(t) * p.np + base + k, own(nxt, k), o, D, grp);
           grp.sync();  // every lane has read the trial (neighbours' coordinates too) before a loss overwrites it
         }
         select(k, value);
       }
     }
-    if (s.need_best) publish_best(bf, bi, &slot[nxt], rank == 0 && time_up());
+    if (s.need_best) publish_best(bf, bi, &slot[nxt], rank == 0 && time_up(), mc > 0, bv);
     cluster_arrive_shared();
     if (ahead_ok) ahead = philox_block(s.rk, 1u + grp.lane, static_cast<std::uint32_t>(base + gid), gu + 1, tag);
   }
@@ -299,11 +331,12 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   if constexpr (has_resident_hooks<F>) fn.resident_done();
   const long long done = g - 1;
   const int last = static_cast<int>(done & 1);
-  bf = nan, bi = 0xffffffffu;
-  for (int k = threadIdx.x; k < mine; k += blockDim.x) keep_best(bf, bi, fv[last * P + k], static_cast<std::uint32_t>(base + k));
-  publish_best(bf, bi, &slot[2], 0);
+  bf = nan, bi = 0xffffffffu, bv = static_cast<double>(INFINITY);
+  for (int k = threadIdx.x; k < mine; k += blockDim.x)
+    keep_best(bv, bf, bi, mc ? violation_key(cv_at(last, k), mc) : 0.0, fv[last * P + k], static_cast<std::uint32_t>(base + k));
+  publish_best(bf, bi, &slot[2], 0, mc > 0, bv);
   cluster.sync();
-  const Slot<T> b = read_best<T>([&](unsigned r) { return *cluster.map_shared_rank(&slot[2], r); }, C);
+  const Slot<T> b = read_best<T>([&](unsigned r) { return *cluster.map_shared_rank(&slot[2], r); }, C, mc > 0);
   if (static_cast<int>(b.idx) >= base && static_cast<int>(b.idx) < base + mine) {
     const T* xr = own(last, static_cast<int>(b.idx) - base);
     for (int j = threadIdx.x; j < D; j += blockDim.x) s.best_x[static_cast<std::size_t>(t) * D + j] = xr[j];

@@ -12,9 +12,11 @@
 #include "cuda/blocks/best.cuh"
 #include "cuda/blocks/group.cuh"
 #include "cuda/blocks/kernel_function.cuh"
+#include "cuda/blocks/linear_violation.cuh"
 #include "cuda/blocks/population_update.cuh"
 #include "cuda/blocks/teams.cuh"
 #include "cuda/blocks/vec4.cuh"
+#include "degpu/feasibility.hpp"
 #include "degpu/functions/classic.hpp"
 #include "degpu/stop.hpp"
 
@@ -25,11 +27,14 @@ namespace {
 
 constexpr int kMaxThreads = 512;  // 128 registers a thread: the step does not spill
 
+// A CTA's best of one generation, and (CTA 0) whether the time is up. Under constraints v is the best's
+// violation_key (feasibility.hpp: 0 where feasible, else its summed violation), which ranks first.
 template <class T>
-struct Slot {  // a CTA's best of one generation, and (CTA 0) whether the time is up
+struct Slot {
   T f;
   std::uint32_t idx;
   int stop;
+  double v = 0;
 };
 
 __device__ __forceinline__ unsigned long long global_ns() {
@@ -116,6 +121,12 @@ struct State {
   int ninitial;
   T* pop_x;  // RunOptions::keep_population: the last generation's rows (trials x np x D, unpadded); else nullptr
   T* pop_f;  // and values (trials x np)
+  // Linear constraints (lin.m = 0: none): the violations of each individual, np x m by generation parity
+  // on the grid path (the resident path keeps them in shared memory), and the count of points not
+  // evaluated (infeasible: +inf, as the CPU engines) per trial.
+  LinearOnDevice lin;
+  double* cv[2];
+  unsigned long long* infeasible;
 };
 
 // Coordinate j of individual i in generation 0: the given row's, or drawn from the init stream.
@@ -296,57 +307,82 @@ template <class T>
 __device__ __forceinline__ void keep_best(T& bf, std::uint32_t& bi, T f, std::uint32_t i) {
   if (ranks_before(f, i, bf, bi)) bf = f, bi = i;
 }
+// Under constraints: (v, f, i) ranks before (bv, bf, bi) by violation key (feasibility.hpp's
+// violation_key), then value, then index: the CPU engines' best (driver.hpp's find_best). Without, every
+// v is 0 and this is ranks_before.
+template <class T>
+__device__ __forceinline__ bool ranks_before(double v, T f, std::uint32_t i, double bv, T bf, std::uint32_t bi) {
+  return v < bv || (!(bv < v) && ranks_before(f, i, bf, bi));
+}
+template <class T>
+__device__ __forceinline__ void keep_best(double& bv, T& bf, std::uint32_t& bi, double v, T f, std::uint32_t i) {
+  if (ranks_before(v, f, i, bv, bf, bi)) bv = v, bf = f, bi = i;
+}
 
 // The CTA's best (f, index) into *slot (with the stop flag); run by every thread of the CTA. Hand-written,
 // not cub::BlockReduce: the CTA's size is the plan's, chosen at run time (cub::BlockReduce takes it as a
-// template argument and needs exactly that many threads).
+// template argument and needs exactly that many threads). with_v (constraints): the violation keys bv
+// rank first (a uniform branch; without, bv is 0 and not exchanged).
 template <class T>
-__device__ void publish_best(T bf, std::uint32_t bi, Slot<T>* slot, int stop) {
+__device__ void publish_best(T bf, std::uint32_t bi, Slot<T>* slot, int stop, bool with_v = false, double bv = 0) {
   __shared__ T sf[32];
   __shared__ std::uint32_t si[32];
+  __shared__ double sv[32];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = (blockDim.x + 31) / 32;
-  for (int off = 16; off > 0; off /= 2) {
-    const T of = __shfl_xor_sync(0xffffffffu, bf, off);
-    const std::uint32_t oi = __shfl_xor_sync(0xffffffffu, bi, off);
-    if (ranks_before(of, oi, bf, bi)) bf = of, bi = oi;
-  }
-  if (lane == 0) sf[warp] = bf, si[warp] = bi;
+  const auto reduce = [&] {
+    for (int off = 16; off > 0; off /= 2) {
+      const T of = __shfl_xor_sync(0xffffffffu, bf, off);
+      const std::uint32_t oi = __shfl_xor_sync(0xffffffffu, bi, off);
+      if (with_v) {
+        const double ov = __shfl_xor_sync(0xffffffffu, bv, off);
+        if (ranks_before(ov, of, oi, bv, bf, bi)) bv = ov, bf = of, bi = oi;
+      } else if (ranks_before(of, oi, bf, bi)) {
+        bf = of, bi = oi;
+      }
+    }
+  };
+  reduce();
+  if (lane == 0) sf[warp] = bf, si[warp] = bi, sv[warp] = bv;
   __syncthreads();
   if (warp == 0) {
     bf = lane < warps ? sf[lane] : sf[0];
     bi = lane < warps ? si[lane] : si[0];
-    for (int off = 16; off > 0; off /= 2) {
-      const T of = __shfl_xor_sync(0xffffffffu, bf, off);
-      const std::uint32_t oi = __shfl_xor_sync(0xffffffffu, bi, off);
-      if (ranks_before(of, oi, bf, bi)) bf = of, bi = oi;
-    }
-    if (lane == 0) *slot = Slot<T>{bf, bi, stop};
+    bv = lane < warps ? sv[lane] : sv[0];
+    reduce();
+    if (lane == 0) *slot = Slot<T>{bf, bi, stop, with_v ? bv : 0.0};
   }
-  __syncthreads();  // sf, si reused
+  __syncthreads();  // sf, si, sv reused
 }
 
 // The team's best from the slots of its `ranks` CTAs (load(r) reads rank r's), the same answer in every
-// CTA, with CTA 0's stop flag. Run by every thread of the CTA.
+// CTA, with CTA 0's stop flag (with_v: under constraints, the violation keys rank first). Run by every
+// thread of the CTA.
 template <class T, class Load>
-__device__ Slot<T> read_best(Load load, unsigned ranks) {
+__device__ Slot<T> read_best(Load load, unsigned ranks, bool with_v = false) {
   __shared__ Slot<T> result;
   if (threadIdx.x < 32) {
     const unsigned lane = threadIdx.x;
     const Slot<T> s0 = load(0);
     T bf = s0.f;
     std::uint32_t bi = s0.idx;
+    double bv = s0.v;
     for (unsigned r = lane; r < ranks; r += 32) {
       const Slot<T> s = load(r);
-      if (ranks_before(s.f, s.idx, bf, bi)) bf = s.f, bi = s.idx;
+      if (ranks_before(s.v, s.f, s.idx, bv, bf, bi)) bv = s.v, bf = s.f, bi = s.idx;
     }
     // Hand-written, not cub::WarpReduce (over best.cuh's Ranked): with CUB's, the whole D 100 benchmark
     // took 3.8% longer (H200, bench/architecture_speed.sh: 18.22 s against 17.56 s; PERFORMANCE.md).
     for (int off = 16; off > 0; off /= 2) {
       const T of = __shfl_xor_sync(0xffffffffu, bf, off);
       const std::uint32_t oi = __shfl_xor_sync(0xffffffffu, bi, off);
-      if (ranks_before(of, oi, bf, bi)) bf = of, bi = oi;
+      if (with_v) {
+        const double ov = __shfl_xor_sync(0xffffffffu, bv, off);
+        if (ranks_before(ov, of, oi, bv, bf, bi)) bv = ov, bf = of, bi = oi;
+      } else if (ranks_before(of, oi, bf, bi)) {
+        bf = of, bi = oi;
+      }
     }
-    if (lane == 0) result = Slot<T>{bf, bi, s0.stop};
+    if (lane == 0) result = Slot<T>{bf, bi, s0.stop, bv};
   }
   __syncthreads();
   const Slot<T> r = result;
@@ -371,7 +407,7 @@ template <class T, class Load, class Converged>
 __device__ int decide_stop(const State<T>& s, unsigned t, long long g, unsigned ranks, bool leader, Load load,
                            Converged converged_now, std::uint32_t& best) {
   if (!s.need_best) return g - 1 >= s.max_gens ? 1 + static_cast<int>(StopReason::max_gens) : 0;
-  const Slot<T> b = read_best<T>(load, ranks);
+  const Slot<T> b = read_best<T>(load, ranks, s.lin.m > 0);
   best = b.idx;
   if (leader && threadIdx.x == 0) record_history(s, t, g - 1, b.f);
   const bool converged = s.has_convergence && g >= 2 && converged_now();

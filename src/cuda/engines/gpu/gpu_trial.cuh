@@ -6,6 +6,7 @@
 
 #include "cuda/blocks/population_update.cuh"
 #include "cuda/engines/gpu/gpu_team.cuh"
+#include "degpu/feasibility.hpp"
 
 namespace degpu::cuda {
 namespace {
@@ -185,6 +186,32 @@ __device__ __forceinline__ Partial trial_blocks(const TrialIn<T>& a, const Round
     }
   }
   return acc;
+}
+
+// Linear constraints (State::lin, m > 0) on the gpu engine's paths, as gpu-fused and the CPU engines take
+// them: a row's violations by its group's lanes, a constraint each in the CPU's order (linear_violation.cuh),
+// into cv; returns the row's violation key (feasibility.hpp: 0 where feasible), which every lane gets;
+// 0 without constraints. Called by the whole group after it wrote the row.
+template <class T, int G>
+__device__ __forceinline__ double group_violations(const LinearOnDevice& L, const T* u, int D, double* cv, const Group<G>& grp) {
+  if (L.m == 0) return 0.0;
+  grp.sync();  // the row, written by the group's lanes
+  linear_violations_by(L, u, D, grp.lane, G, cv);
+  grp.sync();  // the violations, read by every lane
+  return violation_key(cv, L.m);
+}
+// Lampinen's rule (feasibility.hpp) between the trial (ft, its violations cvt) and its individual (fi,
+// cvi); with m = 0 the values' comparison. Where the trial loses, its violations are replaced by the
+// individual's (cvt is the next generation's row). Every lane of the group gets the decision.
+template <class T, int G>
+__device__ __forceinline__ bool group_takes(int m, T ft, double* cvt, T fi, const double* cvi, const Group<G>& grp) {
+  const bool take = lampinen_takes(ft, cvt, fi, cvi, m, ops::NoWorse{});
+  if (m) {
+    grp.sync();  // every lane has read cvt
+    if (!take)
+      for (int c = grp.lane; c < m; c += G) cvt[c] = cvi[c];
+  }
+  return take;
 }
 
 }  // namespace

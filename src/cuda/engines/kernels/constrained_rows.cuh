@@ -19,6 +19,7 @@
 
 #include "core/driver.hpp"
 #include "cuda/engines/eval/batch_evaluator.hpp"
+#include "cuda/engines/linear_constraints.cuh"
 #include "cuda/util/check.hpp"
 #include "cuda/util/device_array.cuh"
 #include "degpu/constraints.hpp"
@@ -28,23 +29,15 @@
 namespace degpu::cuda {
 namespace {  // host code that launches a kernel keeps that kernel's linkage (docs/DECISIONS.md)
 
-// cv[k m + c] and feasible[k] of the n rows (a thread per row): ax summed as LinearConstraints::violation
-// sums it, then max(lower - ax, 0) + max(ax - upper, 0).
+// cv[k m + c] and feasible[k] of the n rows (a thread per row; linear_violation.cuh).
 template <class T>
-__global__ void linear_violations(int n, int D, int m, const T* __restrict__ rows, const double* __restrict__ A,
-                                  const double* __restrict__ lower, const double* __restrict__ upper,
-                                  double* __restrict__ cv, std::uint8_t* __restrict__ feasible_row) {
+__global__ void linear_violations(int n, int D, LinearOnDevice L, const T* __restrict__ rows, double* __restrict__ cv,
+                                  std::uint8_t* __restrict__ feasible_row) {
   const int k = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (k >= n) return;
-  const T* x = rows + static_cast<std::size_t>(k) * D;
-  double* v = cv + static_cast<std::size_t>(k) * m;
-  for (int c = 0; c < m; ++c) {
-    const double* a = A + static_cast<std::size_t>(c) * D;
-    double ax = 0;
-    for (int j = 0; j < D; ++j) ax = __dadd_rn(ax, __dmul_rn(a[j], static_cast<double>(x[j])));
-    v[c] = __dadd_rn(fmax(__dsub_rn(lower[c], ax), 0.0), fmax(__dsub_rn(ax, upper[c]), 0.0));
-  }
-  feasible_row[k] = feasible(v, m);
+  double* v = cv + static_cast<std::size_t>(k) * L.m;
+  linear_violations_by(L, rows + static_cast<std::size_t>(k) * D, D, 0, 1, v);
+  feasible_row[k] = feasible(v, L.m);
 }
 // slot[at[k]] = k for the count[0] packed rows (slot holds -1 before)
 __global__ void slots_of(const int* __restrict__ at, const int* __restrict__ count, int* __restrict__ slot) {
@@ -75,9 +68,9 @@ struct ConstrainedObjective {
   DeviceArray<double> cv, cvtrial;  // the population's and the trials' violations (np x m)
   DeviceArray<T> packed, fpacked;   // the feasible rows, packed, and their values
   DeviceArray<int> at, slot;        // packed row k is row at[k]; row i is packed row slot[i] (-1: infeasible)
-  // linear constraints on the device: A, lower, upper; each row's feasibility, the rows' indices, CUB's
-  // scratch and the count it selects
-  DeviceArray<double> A, lower, upper;
+  // linear constraints on the device; each row's feasibility, the rows' indices, CUB's scratch and the
+  // count it selects
+  LinearConstraintsOnDevice linear_d;
   DeviceArray<std::uint8_t> flags;
   DeviceArray<int> iota, count;
   std::size_t scratch_bytes;
@@ -105,21 +98,13 @@ struct ConstrainedObjective {
         fpacked(static_cast<std::size_t>(np)),
         at(static_cast<std::size_t>(np)),
         slot(static_cast<std::size_t>(np)),
-        A(linear ? linear->A.size() : 0),
-        lower(linear ? static_cast<std::size_t>(m) : 0),
-        upper(linear ? static_cast<std::size_t>(m) : 0),
+        linear_d(linear, D),
         flags(linear ? static_cast<std::size_t>(np) : 0),
         iota(linear ? static_cast<std::size_t>(np) : 0),
         count(1),
         scratch_bytes(scratch_size(linear, np)),
         scratch(scratch_bytes) {
     if (!linear) return;
-    if (linear->dim != D)
-      throw ConfigError("{constraints}: linear constraints of " + std::to_string(linear->dim) + " columns for {dim} " +
-                        std::to_string(D));
-    upload(A.ptr, linear->A);
-    upload(lower.ptr, linear->lower);
-    upload(upper.ptr, linear->upper);
     std::vector<int> idx(static_cast<std::size_t>(np));
     std::iota(idx.begin(), idx.end(), 0);
     upload(iota.ptr, idx);
@@ -127,7 +112,8 @@ struct ConstrainedObjective {
   static std::size_t bytes(const Problem& problem, std::size_t np) {
     if (!problem.constraints()) return 0;
     const std::size_t m = static_cast<std::size_t>(problem.constraints()->count()), D = static_cast<std::size_t>(problem.dim());
-    return np * (2 * m * sizeof(double) + (D + 1) * sizeof(T) + 4 * sizeof(int) + 1) + (m * D + 2 * m) * sizeof(double) +
+    return np * (2 * m * sizeof(double) + (D + 1) * sizeof(T) + 4 * sizeof(int) + 1) +
+           LinearConstraintsOnDevice::bytes(problem.constraints()->linear()) +
            scratch_size(problem.constraints()->linear(), static_cast<int>(np));
   }
   // values[i] and the violations cv_d[i m ..] of the np rows at x_d (device)
@@ -155,7 +141,7 @@ struct ConstrainedObjective {
   }
   // the violations, at and slot on the device; the count of feasible rows read back
   int on_device(const T* x_d, double* cv_d) {
-    linear_violations<T><<<blocks(np), 256, 0, stream>>>(np, D, m, x_d, A.ptr, lower.ptr, upper.ptr, cv_d, flags.ptr);
+    linear_violations<T><<<blocks(np), 256, 0, stream>>>(np, D, linear_d.view(), x_d, cv_d, flags.ptr);
     DEGPU_CUDA_TRY(cudaGetLastError());
     std::size_t bytes = scratch_bytes;
     DEGPU_CUDA_TRY(cub::DeviceSelect::Flagged(scratch.ptr, bytes, static_cast<const int*>(iota.ptr),

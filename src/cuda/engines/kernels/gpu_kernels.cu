@@ -97,8 +97,8 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
         if (alg_state.sum_words)  // the population-level update (core/algorithms): the sums, in the host driver's order
           launch_end_generation(p, static_cast<std::uint32_t>(g), alg_state.shared(), alg_state.sums(), static_cast<std::uint32_t>(np), stream);
       },
-      [&] { return device_loop::Rows<T>{x.ptr, f.ptr}; },
-      device_loop::Constrained{cv, m, constrained ? &constrained->infeasible : nullptr});
+      [&] { return device_loop::Rows<T>{x.ptr, f.ptr, cv}; },
+      device_loop::Constrained{m, constrained ? &constrained->infeasible : nullptr});
 }
 
 }  // namespace
