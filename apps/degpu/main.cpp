@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
     schedule = degpu::cli::add_schedule(
         *app.add_subcommand("schedule", "map independent tasks onto heterogeneous machines (ETC model): DE or a heuristic"));
     app.add_subcommand("plot", "draw --history logs (CSV), a line per file, or a benchmark's figures (matplotlib; degpu plot --help)");
-    app.add_subcommand("data", "fetch the official CEC 2017 / 2014 data, or say where it is (degpu data --help)");
+    app.add_subcommand("data", "fetch the official CEC 2017 / 2014 / 2010 data, or say where it is (degpu data --help)");
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);

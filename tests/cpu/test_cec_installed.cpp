@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "../cec_points.hpp"
 #include "degpu/errors.hpp"
@@ -74,5 +75,47 @@ TEST(CecInstalled, ReadWhereItHasTheDimensionElseGeneratedWithANote) {
   s.cec_data = "generated";
   s.cec2014_data = root + "/cec2014/input_data";
   EXPECT_THROW(make_problem(s), ConfigError);
+  fs::remove_all(installed);
+}
+
+// CEC 2010: the installed folder (here a copy of ../shared/data's instance, in the same layout as degpu data
+// fetch installs the official one) is read at D 1000, the suite's dimension; other D and DEGPU_DATA=none
+// run on generated data with a note; "generated" asks for the generator.
+TEST(CecInstalled, Cec2010ReadAtTheSuitesDimensionElseGeneratedWithANote) {
+  const std::string root = shared_data();
+  if (root.empty()) GTEST_SKIP() << "no ../shared/data (set DEGPU_SHARED_DATA)";
+  const fs::path installed = fs::temp_directory_path() / ("degpu_installed2010_" + std::to_string(::getpid()));
+  fs::remove_all(installed);
+  const fs::path dir = installed / "cec2010" / "input_data";
+  fs::create_directories(dir);
+  for (const auto& e : fs::directory_iterator(fs::path(root) / "cec2010" / "instance_d1000"))
+    fs::copy_file(e.path(), dir / e.path().filename());
+  const std::vector<double> zero(1000, 0.0);
+  {
+    DataEnv env(installed.string());
+    for (const char* name : {"cec2010:f4", "cec2010:f12", "cec2010:f20"}) {
+      const Problem p = cec(name, 1000);
+      EXPECT_EQ(p.data_source(), dir.string()) << name << ": " << p.data_note();
+      EXPECT_TRUE(p.data_note().empty()) << name;
+      EXPECT_EQ(p.evaluate<double>(zero.data()),
+                cec(name, 1000, (fs::path(root) / "cec2010" / "instance_d1000").string()).evaluate<double>(zero.data()))
+          << name;
+    }
+    const Problem other = cec("cec2010:f4", 200);
+    EXPECT_EQ(other.data_source(), "generated (seed 0)");
+    EXPECT_NE(other.data_note().find("is for D 1000 only"), std::string::npos) << other.data_note();
+    EXPECT_TRUE(cec("cec2010:f4", 1000, "generated").data_note().empty());
+    EXPECT_EQ(cec("cec2010:f4", 1000, "generated").data_source(), "generated (seed 0)");
+    fs::remove(dir / "F4_perm0based.txt");  // a damaged installation: generated, and the note says why
+    const Problem damaged = cec("cec2010:f4", 1000);
+    EXPECT_EQ(damaged.data_source(), "generated (seed 0)");
+    EXPECT_NE(damaged.data_note().find("is not readable"), std::string::npos) << damaged.data_note();
+  }
+  {
+    DataEnv env("none");
+    const Problem p = cec("cec2010:f4", 1000);
+    EXPECT_EQ(p.data_source(), "generated (seed 0)");
+    EXPECT_NE(p.data_note().find("not installed (degpu data fetch"), std::string::npos) << p.data_note();
+  }
   fs::remove_all(installed);
 }

@@ -68,6 +68,8 @@ std::string suite_name(cec::Suite s);
 // else ${XDG_CACHE_HOME:-$HOME/.cache}/degpu/data/SUITE/input_data, where it exists; empty where it does
 // not, or where DEGPU_DATA is "none" (no installed data: the tests set it).
 std::string installed_cec_data(cec::Suite suite);
+// The same for a suite by its folder's name ("cec2017", "cec2014", "cec2010").
+std::string installed_cec_data(const std::string& suite);
 
 std::optional<std::uint64_t> cec_generator_seed(const ProblemSpec& spec, const std::string& dir, const std::string& opt);
 

@@ -142,7 +142,9 @@ std::shared_ptr<const CecInstance> instance(const ProblemSpec& spec, Named f) {
 
 }  // namespace
 
-std::string installed_cec_data(cec::Suite suite) {
+std::string installed_cec_data(cec::Suite suite) { return installed_cec_data(std::string(suite_name(suite))); }
+
+std::string installed_cec_data(const std::string& suite) {
   std::filesystem::path root;
   if (const char* d = std::getenv("DEGPU_DATA"); d && *d) {
     if (std::string(d) == "none") return {};
@@ -154,7 +156,7 @@ std::string installed_cec_data(cec::Suite suite) {
   } else {
     return {};
   }
-  const std::filesystem::path dir = root / suite_name(suite) / "input_data";
+  const std::filesystem::path dir = root / suite / "input_data";
   std::error_code ec;
   return std::filesystem::is_directory(dir, ec) ? dir.string() : std::string();
 }
@@ -262,8 +264,9 @@ const CecInstance* Problem::cec_data() const {
 }
 
 std::string Problem::data_note() const {
-  const CecInstance* c = cec_data();
-  return c ? c->note : std::string();
+  if (const CecInstance* c = cec_data()) return c->note;
+  if (const Cec2010Instance* c = cec2010_data()) return c->note;
+  return std::string();
 }
 
 std::string Problem::data_source() const {

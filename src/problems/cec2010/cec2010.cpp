@@ -145,6 +145,40 @@ std::shared_ptr<const Cec2010Instance> generate_cec2010(int fn, int D, std::uint
   return c;
 }
 
+namespace {
+
+// The instance of a problem (docs/CEC2010.md, "Data"): the folder given, else the generator where asked
+// ({cec_data} generated, a shift), else the installed official data (degpu data fetch: D 1000, the only
+// dimension the suite defines) where it has the dimension, else the generator with a note saying why.
+std::shared_ptr<const Cec2010Instance> cec2010_instance(int fn, const ProblemSpec& spec) {
+  ProblemSpec s = spec;
+  const bool generated = s.cec_data == "generated";
+  if (generated) s.cec_data.clear();
+  const auto seed = cec_generator_seed(s, s.cec_data, "{cec_data} ");
+  if (!seed) return load_cec2010(fn, s.dim, s.cec_data);
+  if (generated || s.shift) return generate_cec2010(fn, s.dim, *seed);
+  std::string note;
+  if (const std::string installed = installed_cec_data("cec2010"); !installed.empty()) {
+    if (s.dim == kCec2010OfficialDim) {
+      try {
+        return load_cec2010(fn, s.dim, installed);
+      } catch (const DataError& e) {
+        note = "not the official instance, as the official data (" + installed + ") is not readable: " + e.what();
+      }
+    } else {
+      note = "not the official instance, as the official data (" + installed + ") is for D " +
+             std::to_string(kCec2010OfficialDim) + " only";
+    }
+  } else {
+    note = "not the official instance, as the official data is not installed (degpu data fetch installs it)";
+  }
+  auto g = std::make_shared<Cec2010Instance>(*generate_cec2010(fn, s.dim, *seed));
+  g->note = std::move(note);
+  return g;
+}
+
+}  // namespace
+
 bool is_cec2010_name(const std::string& name) {
   if (name.rfind("cec2010:f", 0) != 0) return false;
   const std::string n = name.substr(9);
@@ -159,9 +193,7 @@ Problem make_cec2010_problem(const ProblemSpec& spec) {
   const int fn = std::stoi(spec.name.substr(9));
   if (spec.bias) throw ConfigError("{bias}: problem " + spec.name + " has f* = 0 (the suite's)");
   if (!spec.cec2014_data.empty()) throw ConfigError("{cec2014_data}: problem " + spec.name + " is CEC 2010's (use {cec_data})");
-  const auto seed = cec_generator_seed(spec, spec.cec_data, "{cec_data} ");
-  const std::shared_ptr<const Cec2010Instance> c =
-      seed ? generate_cec2010(fn, spec.dim, *seed) : load_cec2010(fn, spec.dim, spec.cec_data);
+  const std::shared_ptr<const Cec2010Instance> c = cec2010_instance(fn, spec);
   const double ub = cec2010_bound(fn);
   double lo = -ub, hi = ub;
   if (spec.bounds) lo = spec.bounds->first, hi = spec.bounds->second;

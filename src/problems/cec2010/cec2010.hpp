@@ -18,6 +18,7 @@ class Problem;
 struct ProblemInfo;
 
 inline constexpr int kCec2010GroupSize = 50;
+inline constexpr int kCec2010OfficialDim = 1000;  // the suite's dimension: its official data's
 
 struct Cec2010Instance {
   int fn = 0, D = 0;
@@ -25,6 +26,7 @@ struct Cec2010Instance {
   std::vector<int> P;     // 0-based permutation (D; functions F4-F18)
   std::vector<double> M;  // 50 x 50 row-major rotation (F4-F6, F9-F11, F14-F16)
   std::string source;     // the folder read, or "generated (seed N)"
+  std::string note;       // why a generated instance runs where the official one was not asked away (else empty)
 };
 
 // A function's parts (docs/CEC2010.md's table), as evaluate_cec2010 computes them and ma-sw-chains' GPU
