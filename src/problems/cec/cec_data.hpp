@@ -70,6 +70,9 @@ std::string suite_name(cec::Suite s);
 std::string installed_cec_data(cec::Suite suite);
 // The same for a suite by its folder's name ("cec2017", "cec2014", "cec2010").
 std::string installed_cec_data(const std::string& suite);
+// The note of a generated instance that no one asked for (Problem::data_note): the official data is not
+// installed (installed empty), or its folder `installed` was not read, `why`.
+std::string generated_note(const std::string& installed, const std::string& why);
 
 std::optional<std::uint64_t> cec_generator_seed(const ProblemSpec& spec, const std::string& dir, const std::string& opt);
 

@@ -125,22 +125,24 @@ std::shared_ptr<const CecInstance> instance(const ProblemSpec& spec, Named f) {
   const auto seed = cec_generator_seed(s, dir, dir == s.cec_data ? "{cec_data} " : "{cec2014_data} ");
   if (!seed) return load_cec(f.suite, f.fn, s.dim, dir);
   if (generated || s.shift) return generate_cec(f.suite, f.fn, s.dim, *seed);
-  std::string note;
-  if (const std::string installed = installed_cec_data(f.suite); !installed.empty()) {
+  const std::string installed = installed_cec_data(f.suite);
+  if (!installed.empty()) {
     try {
       return load_cec(f.suite, f.fn, s.dim, installed);
-    } catch (const DataError&) {
-      note = "not the official instance, as the official data (" + installed + ") has no " + s.name + " at D " + std::to_string(s.dim);
+    } catch (const DataError&) {  // not this function at this D: generated, and the note says so
     }
-  } else {
-    note = "not the official instance, as the official data is not installed (degpu data fetch installs it)";
   }
   auto g = std::make_shared<CecInstance>(*generate_cec(f.suite, f.fn, s.dim, *seed));
-  g->note = std::move(note);
+  g->note = generated_note(installed, "has no " + s.name + " at D " + std::to_string(s.dim));
   return g;
 }
 
 }  // namespace
+
+std::string generated_note(const std::string& installed, const std::string& why) {
+  if (installed.empty()) return "not the official instance, as the official data is not installed (degpu data fetch installs it)";
+  return "not the official instance, as the official data (" + installed + ") " + why;
+}
 
 std::string installed_cec_data(cec::Suite suite) { return installed_cec_data(std::string(suite_name(suite))); }
 

@@ -157,23 +157,17 @@ std::shared_ptr<const Cec2010Instance> cec2010_instance(int fn, const ProblemSpe
   const auto seed = cec_generator_seed(s, s.cec_data, "{cec_data} ");
   if (!seed) return load_cec2010(fn, s.dim, s.cec_data);
   if (generated || s.shift) return generate_cec2010(fn, s.dim, *seed);
-  std::string note;
-  if (const std::string installed = installed_cec_data("cec2010"); !installed.empty()) {
-    if (s.dim == kCec2010OfficialDim) {
-      try {
-        return load_cec2010(fn, s.dim, installed);
-      } catch (const DataError& e) {
-        note = "not the official instance, as the official data (" + installed + ") is not readable: " + e.what();
-      }
-    } else {
-      note = "not the official instance, as the official data (" + installed + ") is for D " +
-             std::to_string(kCec2010OfficialDim) + " only";
+  const std::string installed = installed_cec_data("cec2010");
+  std::string why = "is for D " + std::to_string(kCec2010OfficialDim) + " only";
+  if (!installed.empty() && s.dim == kCec2010OfficialDim) {
+    try {
+      return load_cec2010(fn, s.dim, installed);
+    } catch (const DataError& e) {
+      why = std::string("is not readable: ") + e.what();
     }
-  } else {
-    note = "not the official instance, as the official data is not installed (degpu data fetch installs it)";
   }
   auto g = std::make_shared<Cec2010Instance>(*generate_cec2010(fn, s.dim, *seed));
-  g->note = std::move(note);
+  g->note = generated_note(installed, why);
   return g;
 }
 
