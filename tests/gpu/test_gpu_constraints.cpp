@@ -65,23 +65,27 @@ void expect_serial_run(const Problem& p, const DEConfig& de, const StopCriteria&
   EXPECT_EQ(differ, 0) << what;
 }
 
-// The serial engine's and the gpu engine's runs of `trials` trials (the gpu engine's plan: DEGPU_GPU_PLAN's
-// `plan`, nullptr for its own), `gens` generations, populations kept, one initial row of 0.4s.
-std::pair<std::vector<Result>, std::vector<Result>> serial_and_gpu(const Problem& p, const DEConfig& de, long long gens,
-                                                                   Precision prec, const char* plan, int trials = 1) {
+// The serial engine's and `engine`'s runs of `trials` trials (the gpu engine's plan: DEGPU_GPU_PLAN's
+// `plan`, nullptr for its own), `gens` generations, populations kept, the given initial rows.
+std::pair<std::vector<Result>, std::vector<Result>> serial_and(Engine engine, const Problem& p, const DEConfig& de,
+                                                               long long gens, Precision prec,
+                                                               std::vector<std::vector<double>> initial,
+                                                               const char* plan = nullptr, int trials = 1) {
   StopCriteria stop;
   stop.max_gens = gens;
   RunOptions cpu, gpu;
   cpu.engine = Engine::serial;
-  gpu.engine = Engine::gpu;
+  gpu.engine = engine;
   cpu.precision = gpu.precision = prec;
   cpu.keep_population = gpu.keep_population = true;
-  cpu.initial = gpu.initial = {std::vector<double>(static_cast<std::size_t>(p.dim()), 0.4)};
+  cpu.initial = gpu.initial = std::move(initial);
   std::vector<Result> ref = minimize_trials(p, de, stop, cpu, trials).trials;
   std::optional<PlanOverride> po;
   if (plan) po.emplace(plan);
   return {std::move(ref), minimize_trials(p, de, stop, gpu, trials).trials};
 }
+// one initial row of 0.4s, for `p`
+std::vector<std::vector<double>> row_of_04(const Problem& p) { return {std::vector<double>(static_cast<std::size_t>(p.dim()), 0.4)}; }
 
 }  // namespace
 
@@ -182,17 +186,10 @@ TEST(GpuFusedIntegrality, TheSerialEnginesRun) {
     de.algorithm = a;
     de.mutation = m;
     de.np = 40;
-    StopCriteria stop;
-    stop.max_gens = 150;
     for (Precision prec : {Precision::f64, Precision::f32}) {
-      RunOptions cpu, gpu;
-      cpu.engine = Engine::serial;
-      gpu.engine = Engine::gpu_fused;
-      cpu.precision = gpu.precision = prec;
-      cpu.keep_population = gpu.keep_population = true;
       // two given rows (RunOptions::initial, rounded as the CPU rounds them), then the init stream
-      cpu.initial = gpu.initial = {std::vector<double>(D, 0.4), std::vector<double>(D, -1.7)};
-      const Result ref = minimize(p, de, stop, cpu), r = minimize(p, de, stop, gpu);
+      const auto runs = serial_and(Engine::gpu_fused, p, de, 150, prec, {std::vector<double>(D, 0.4), std::vector<double>(D, -1.7)});
+      const Result &ref = runs.first.front(), &r = runs.second.front();
       const std::string what = std::string(algorithm_name(a)) + (prec == Precision::f32 ? " f32" : " f64");
       expect_same_run(ref, r, prec == Precision::f64 ? 1e-9 : 1e-4, what);
       for (std::size_t k = 0; k < r.population.size(); k += D)
@@ -238,14 +235,8 @@ TEST(GpuFusedConstraints, TheSerialEnginesRun) {
         de.algorithm = a;
         de.mutation = m;
         de.np = 40;
-        StopCriteria stop;
-        stop.max_gens = 120;
-        RunOptions cpu, gpu;
-        cpu.engine = Engine::serial;
-        gpu.engine = Engine::gpu_fused;
-        cpu.precision = gpu.precision = prec;
-        cpu.keep_population = gpu.keep_population = true;
-        const Result ref = minimize(c.p, de, stop, cpu), r = minimize(c.p, de, stop, gpu);
+        const auto runs = serial_and(Engine::gpu_fused, c.p, de, 120, prec, {});
+        const Result &ref = runs.first.front(), &r = runs.second.front();
         const std::string what = std::string(c.what) + " " + std::string(algorithm_name(a)) + " " +
                                  std::string(mutation_name(m)) + (prec == Precision::f32 ? " f32" : " f64");
         expect_same_run(ref, r, prec == Precision::f64 ? 1e-9 : 1e-4, what);
@@ -307,7 +298,7 @@ TEST(GpuEngineIntegrality, EveryPathGivesTheSerialEnginesRun) {
     de.np = c.np;
     de.mutation = c.m;
     for (Precision prec : {Precision::f64, Precision::f32}) {
-      const auto runs = serial_and_gpu(p, de, 60, prec, c.plan);
+      const auto runs = serial_and(Engine::gpu, p, de, 60, prec, row_of_04(p), c.plan);
       const Result &ref = runs.first.front(), &r = runs.second.front();
       const std::string what = std::string(c.plan) + (prec == Precision::f32 ? " f32" : " f64");
       expect_same_run(ref, r, prec == Precision::f64 ? 1e-9 : 1e-4, what);
@@ -360,7 +351,7 @@ TEST(GpuEngineConstraints, EveryPathGivesTheSerialEnginesRun) {
     de.np = c.np;
     de.mutation = c.m;
     for (Precision prec : {Precision::f64, Precision::f32}) {
-      const auto [ref, r] = serial_and_gpu(p, de, 60, prec, c.plan, c.trials);
+      const auto [ref, r] = serial_and(Engine::gpu, p, de, 60, prec, row_of_04(p), c.plan, c.trials);
       ASSERT_EQ(r.size(), ref.size());
       for (std::size_t t = 0; t < r.size(); ++t) {
         const std::string what = std::string(c.plan ? c.plan : "own plan") + " trial " + std::to_string(t) +
