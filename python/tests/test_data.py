@@ -96,6 +96,9 @@ def test_the_script_stands_alone(tmp_path):
     r = subprocess.run([sys.executable, data.__file__, "fetch", "--from", str(tmp_path / "none.whl")], env=env,
                        capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.startswith("error: --from") and r.stderr.count("\n") == 1
+    r = subprocess.run([sys.executable, data.__file__, "fetch", "--from", data.__file__, "--suites", "cec2099"],
+                       env=env, capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.startswith("error: --suites cec2099") and r.stderr.count("\n") == 1
     (tmp_path / "junk.whl").write_bytes(b"not a zip")
     r = subprocess.run([sys.executable, data.__file__, "fetch", "--from", str(tmp_path / "junk.whl"), "--sha256", "none"],
                        env=env, capture_output=True, text=True)
