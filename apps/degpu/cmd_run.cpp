@@ -231,13 +231,19 @@ int run(const RunArgs& a) {
   } else {
     j["strategy"] = strategy_name(de.mutation, de.crossover);
     j["np"] = r.de.np;
-    const bool jade = de.algorithm == Algorithm::jade;  // F and CR are its draws: null here, its settings below
-    j["F"] = jade ? nlohmann::ordered_json(nullptr) : range_json(de.F);
-    j["CR"] = jade ? nlohmann::ordered_json(nullptr) : range_json(de.CR);
+    const bool jade = de.algorithm == Algorithm::jade, shade = de.algorithm == Algorithm::shade;
+    const bool drawn = jade || shade;  // F and CR are its draws: null here, its settings below
+    j["F"] = drawn ? nlohmann::ordered_json(nullptr) : range_json(de.F);
+    j["CR"] = drawn ? nlohmann::ordered_json(nullptr) : range_json(de.CR);
     j["dither"] = dither_name(r.de.dither);
-    if (de.mutation == Mutation::current_to_pbest1) j["p"] = de.p;
+    if (de.mutation == Mutation::current_to_pbest1) j["p"] = shade ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(de.p);
     j["algorithm"] = algorithm_name(r.de.algorithm);
-    if (jade) j["jade"] = {{"c", de.jade.c}, {"mu_F", de.jade.mu_F}, {"mu_CR", de.jade.mu_CR}};
+    if (jade) j["jade"] = {{"c", de.jade.c}, {"mu_F", de.jade.mu_F}, {"mu_CR", de.jade.mu_CR}, {"archive", de.jade.archive}};
+    if (shade) {
+      const Shade& s = de.shade;
+      j["shade"] = {{"H", s.H}, {"M_F", s.M_F}, {"M_CR", s.M_CR}, {"p_min", s.p_min > 0 ? s.p_min : 2.0 / r.de.np},
+                    {"p_max", s.p_max}, {"archive", s.archive}};
+    }
     j["repair"] = repair_name(de.repair);
   }
   j["seed"] = o.seed;
@@ -326,7 +332,10 @@ Command add_run(CLI::App& app) {
                   "de | jde (Brest et al. 2006: F and CR self-adapted per individual, tau1 = tau2 = 0.1, F in [0.1, 1.0); "
                   "--F and --CR are the initial values) | jade (Zhang and Sanderson 2009, without archive: F ~ Cauchy(mu_F, 0.1) "
                   "and CR ~ N(mu_CR, 0.1) per trial, the means learnt from the successes with c = 0.1; strategy "
-                  "current-to-pbest/1/bin and --p 0.05 unless given; no --F, --CR or --dither) | ma-sw-chains (Molina et al. 2010's memetic algorithm with "
+                  "current-to-pbest/1/bin and --p 0.05 unless given; no --F, --CR or --dither) | shade (Tanabe and Fukunaga 2013: "
+                  "H = 100 memories of the means, each trial's own p in [2/NP, 0.2], an archive of NP; strategy "
+                  "current-to-pbest/1/bin and --repair midpoint unless given; no --F, --CR, --dither or --p; the host "
+                  "driver's engines for now: docs/ALGORITHMS.md) | ma-sw-chains (Molina et al. 2010's memetic algorithm with "
                   "Solis-Wets local search chains, as Lastra et al. 2015 run it: docs/MA_SW_CHAINS.md)")
       ->capture_default_str();
   for (const auto& [opt, value] : a->de.registered())

@@ -50,8 +50,11 @@ enum class Dither {
 // [F_l, F_l + F_u)) and CR with probability tau2 as rand (in [0, 1)); the trial's F and CR replace the
 // individual's only when the trial replaces it. JADE without archive (Zhang and Sanderson 2009): every
 // trial draws CR ~ N(mu_CR, 0.1) and F ~ Cauchy(mu_F, 0.1); the means move towards the successful values
-// after each generation (src/core/algorithms/jade.hpp).
-enum class Algorithm { de, jde, jade };
+// after each generation (src/core/algorithms/jade.hpp). SHADE (Tanabe and Fukunaga 2013): H memories of
+// mu_F and mu_CR, a trial drawing its means from a random one and its own p in [2/NP, 0.2], the weighted
+// means of the successes written to one memory slot a generation, round robin; an archive of the parents
+// that lost (src/core/algorithms/shade.hpp; docs/ALGORITHMS.md: every rule and its source).
+enum class Algorithm { de, jde, jade, shade };
 
 struct Jde {
   double tau1 = 0.1, tau2 = 0.1;  // Brest et al. 2006, section 3
@@ -63,6 +66,20 @@ struct Jde {
 struct Jade {
   double c = 0.1;                  // the means' learning rate, in (0, 1]
   double mu_F = 0.5, mu_CR = 0.5;  // their initial values
+  double archive = 0;              // the archive's capacity as a fraction of NP (JADE's optional archive: 1); 0: none
+};
+
+// The most memory slots of SHADE (the memories are the population's shared state, a fixed array on the device).
+inline constexpr int kShadeMaxH = 100;
+
+// --algorithm shade's settings (Tanabe and Fukunaga 2013; docs/ALGORITHMS.md). SHADE does not read
+// DEConfig's F, CR and p.
+struct Shade {
+  int H = 100;                         // memory slots, in [1, kShadeMaxH] (the paper: H = NP = 100)
+  double M_F = 0.5, M_CR = 0.5;        // every slot's initial means
+  double sigma_F = 0.1, sigma_CR = 0.1;  // the Cauchy's scale and the normal's deviation (the authors': 0.1)
+  double p_min = 0, p_max = 0.2;       // each trial's p uniform in [p_min, p_max]; p_min 0: 2 / NP (the paper's)
+  double archive = 1;                  // the archive's capacity as a fraction of NP (the paper's |A| = NP); 0: none
 };
 
 struct Range {
@@ -82,6 +99,7 @@ struct DEConfig {
   Algorithm algorithm = Algorithm::de;  // jde: F and CR (fixed) are every individual's initial values
   Jde jde;
   Jade jade;  // with Algorithm::jade (mutation current-to-pbest/1, F and CR drawn by JADE)
+  Shade shade;  // with Algorithm::shade (mutation current-to-pbest/1, F, CR and p drawn by SHADE)
 };
 
 // Strategy name DE/x/y/z without the "DE/": "rand/1/bin", "current-to-pbest/1/exp", "rand/1/nec".

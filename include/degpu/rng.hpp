@@ -15,7 +15,11 @@
 // offspring population; `individual` is the target index i unless said otherwise):
 //   init       gen 0       pair j      coordinate j of the initial individual: lo + u (hi - lo)
 //   donors     gen g       word m      m-th distinct donor index (m = 0..4), stepping over those taken
+//                          word 5      SHADE: the trial's p (uniform in [p_min, p_max])
+//                          word 6      SHADE: the memory slot the trial's means come from
 //                          word 7      rank of the p-best individual (current-to-pbest)
+//                          word 8      an archive (JADE's, SHADE's): where it is full, the member that
+//                                      individual i's parent replaces when its trial beat it
 //   crossover  gen g       word 0      bin: jrand; exp, nec: first crossed coordinate n
 //                          word 1      nec: the uniform that gives the crossed length L
 //                          word 4+j    bin: the uniform of coordinate j;  exp: the j-th loop draw
@@ -161,16 +165,19 @@ class Stream {
 // Draws `count` distinct indices from [0, n) \ {exclude}, in draw order, into out[0..count).
 // Draw m is uniform over the n - 1 - m indices still free: word m of `s` picks a rank in that shrinking
 // range and the rank steps over the indices already taken (kept sorted). No rejection loop.
-// Requires count + 1 <= n and count <= 7.
+// Requires count + 1 <= n and count <= 7. With `last_extra` > 0 the last draw ranges over
+// [0, n + last_extra) instead (the SHADE family's r2 from the population and its archive, the archive's
+// members being n, n + 1, ...); the others are the same.
 DEGPU_HD_INLINE void distinct_indices(const Stream& s, std::uint32_t n, std::uint32_t exclude, int count,
-                                      std::uint32_t* out) {
+                                      std::uint32_t* out, std::uint32_t last_extra = 0) {
   std::uint32_t taken[8];
   int ntaken = 1;
   taken[0] = exclude;
   const Block b0 = s.block(0), b1 = s.block(1);
   for (int m = 0; m < count; ++m) {
     const std::uint32_t w = m < 4 ? b0.w[m] : b1.w[m - 4];
-    std::uint32_t r = uniform_below(w, n - static_cast<std::uint32_t>(ntaken));
+    const std::uint32_t range = m == count - 1 ? n + last_extra : n;
+    std::uint32_t r = uniform_below(w, range - static_cast<std::uint32_t>(ntaken));
     int pos = 0;
     for (; pos < ntaken && taken[pos] <= r; ++pos) ++r;
     for (int q = ntaken; q > pos; --q) taken[q] = taken[q - 1];

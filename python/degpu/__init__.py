@@ -108,7 +108,7 @@ def strategies() -> list:
 
 
 def algorithms() -> list:
-    """The DE family's algorithms: de, jde, jade."""
+    """The DE family's algorithms: de, jde, jade, shade."""
     return list(_core.algorithms())
 
 
@@ -145,7 +145,7 @@ def problem(name: str, dim: int, *, bounds: Optional[Sequence[float]] = None, sh
 def minimize(fun: Union[Problem, CudaObjective, Callable], bounds: Optional[Sequence] = None, *, algorithm: str = "de",
              strategy: Optional[str] = None, popsize: Optional[int] = None, F: Union[float, Sequence[float]] = 0.5,
              CR: Union[float, Sequence[float]] = 0.9, dither: Optional[str] = None, p: Optional[float] = None,
-             repair: str = "reinit", max_evals: Optional[int] = None, max_generations: Optional[int] = None,
+             repair: Optional[str] = None, max_evals: Optional[int] = None, max_generations: Optional[int] = None,
              target: Optional[float] = None, max_time: Optional[float] = None, seed: int = 1, engine: str = "auto",
              precision: str = "f64", trials: int = 1, trial: int = 0, threads: int = 0, vectorized: bool = False,
              x0: Optional[Sequence[float]] = None, callback: Optional[Callable] = None, progress: bool = False,
@@ -161,11 +161,14 @@ def minimize(fun: Union[Problem, CudaObjective, Callable], bounds: Optional[Sequ
         Or a degpu.CudaObjective: CUDA C++ compiled by NVRTC into the engines' kernels (gpu, engine='auto';
         gpu-kernels and gpu-eval).
     bounds: (lo, hi) for each coordinate, a (D, 2) sequence; required for a callable.
-    algorithm: 'de', 'jde' or 'jade' (degpu.algorithms()); strategy: degpu's name ('rand/1/bin',
-        'current-to-pbest/1/exp' ..., degpu.strategies(); default rand/1/bin, jade current-to-pbest/1/bin);
+    algorithm: 'de', 'jde', 'jade' or 'shade' (degpu.algorithms(); docs/ALGORITHMS.md); strategy: degpu's
+        name ('rand/1/bin', 'current-to-pbest/1/exp' ..., degpu.strategies(); default rand/1/bin, jade and
+        shade current-to-pbest/1/bin);
     popsize: the population size NP (default 5 D clamped to [20, 500]); F, CR: a value, or (lo, hi) to
-        dither (per generation unless dither='individual'); p: current-to-pbest's fraction (default 0.1,
-        jade 0.05); repair: 'reinit', 'midpoint', 'clip' or 'reflect'.
+        dither (per generation unless dither='individual'; jade and shade draw their own); p:
+        current-to-pbest's fraction (default 0.1, jade 0.05; shade draws each trial's in [2/NP, 0.2] and takes
+        none); repair: 'reinit', 'midpoint', 'clip' or 'reflect' (default reinit, shade midpoint as its
+        authors' code).
     Stops at the first of max_evals (default 10000 D), max_generations, target (an error below the known
     optimum's value) and max_time (seconds).
     seed, trial: the random streams (trial t is the same run alone or among trials); trials: independent
@@ -227,11 +230,15 @@ def minimize(fun: Union[Problem, CudaObjective, Callable], bounds: Optional[Sequ
             raise ValueError("x0: some entries lie outside the bounds")
         initial = np.ascontiguousarray(x[None, :])
     if not isinstance(algorithm, str):
-        raise TypeError("algorithm: expected a name ('de', 'jde', 'jade')")
+        raise TypeError("algorithm: expected a name ('de', 'jde', 'jade', 'shade')")
     if strategy is None:
-        strategy = "current-to-pbest/1/bin" if algorithm == "jade" else "rand/1/bin"
+        strategy = "current-to-pbest/1/bin" if algorithm in ("jade", "shade") else "rand/1/bin"
+    if algorithm == "shade" and p is not None:
+        raise ValueError("p: algorithm 'shade' draws every trial's p itself, in [2/NP, 0.2]")
     if p is None:
         p = 0.05 if algorithm == "jade" else 0.1
+    if repair is None:
+        repair = "midpoint" if algorithm == "shade" else "reinit"
     np_ = 0 if popsize is None else integer("popsize", popsize, minimum=1)
     trials = integer("trials", trials, minimum=1)
     bar = _Progress(max_evals, max_generations) if progress else None

@@ -74,13 +74,18 @@ def test_vectorized_callable_is_called_once_a_generation():
 
 def test_algorithms_and_strategies():
     p = degpu.problem("rosenbrock", dim=10)
-    assert degpu.algorithms() == ["de", "jde", "jade"]
+    assert degpu.algorithms() == ["de", "jde", "jade", "shade"]
     assert "current-to-pbest/1/bin" in degpu.strategies()
     seen = set()
     for a in degpu.algorithms():
         r = degpu.minimize(p, algorithm=a, max_generations=100, engine="serial")
         seen.add(r.fun)
-    assert len(seen) == 3
+    assert len(seen) == 4
+    # shade: its strategy and the midpoint repair by default, the same run on every CPU engine
+    s = degpu.minimize(p, algorithm="shade", max_generations=100, engine="serial")
+    m = degpu.minimize(p, algorithm="shade", strategy="current-to-pbest/1/bin", repair="midpoint",
+                       max_generations=100, engine="matrix", threads=2)
+    assert s.fun == m.fun and np.array_equal(s.x, m.x)
     r = degpu.minimize(p, strategy="best/1/exp", F=(0.4, 0.9), CR=0.5, dither="individual", repair="reflect",
                        max_generations=50, engine="serial", precision="f32")
     assert np.isfinite(r.fun)
@@ -120,7 +125,9 @@ def test_objective_errors_reach_the_caller():
     (dict(popsize=3), ValueError, "popsize 3: rand/1 needs"),  # the library's message, with the keyword
     (dict(max_evals=5, popsize=10), ValueError, "max_evals 5: below the population size"),
     (dict(strategy="nope/1/bin"), ValueError, "strategy nope/1/bin"),
-    (dict(algorithm="shade"), ValueError, "algorithm shade"),
+    (dict(algorithm="shade2"), ValueError, "algorithm shade2"),
+    (dict(algorithm="shade", p=0.1), ValueError, "p: algorithm 'shade' draws"),
+    (dict(algorithm="shade", strategy="rand/1/bin"), ValueError, "SHADE mutates with current-to-pbest/1"),
     (dict(engine="fast"), ValueError, "engine fast"),
     (dict(precision="f16"), ValueError, "precision"),
     (dict(F=3.0), ValueError, "F"),

@@ -29,7 +29,11 @@ struct Params {
   Algorithm algorithm;  // how F and CR are drawn and adapt (core/algorithms/registry.hpp)
   Jde jde;              // --algorithm jde's settings
   Jade jade;            // --algorithm jade's
-  int pbest_count;  // current-to-pbest: pb is drawn from the best pbest_count individuals
+  Shade shade;          // --algorithm shade's
+  int pbest_count;  // current-to-pbest: pb is drawn from the best pbest_count individuals (the most, where p varies)
+  // Where pbest_hi > pbest_lo, each trial draws its own p uniformly in [pbest_lo, pbest_hi] (SHADE) and pb
+  // from the best round(p np) (at least 1, at most pbest_count)
+  double pbest_lo, pbest_hi;
 };
 
 // F and CR of individual i in generation g.
@@ -46,18 +50,28 @@ DEGPU_HD_INLINE void draw_f_cr(const Params& p, std::uint32_t g, std::uint32_t i
 }
 
 // Donor indices r[0..donors_needed) (distinct, != i) and, for current-to-pbest, the rank of pb among the
-// best pbest_count individuals.
+// best individuals. With an archive of `archive` members (current-to-pbest only) the last donor, r2, is
+// drawn from the population and the archive together: r[1] >= np is the archive's member r[1] - np.
 struct Donors {
   std::uint32_t r[5];
   std::uint32_t pbest_rank;
 };
-DEGPU_HD_INLINE Donors draw_donors(const Params& p, std::uint32_t g, std::uint32_t i) {
+// How many of the best individuals trial i's p-best is drawn from (word 5 of the donors stream, where
+// each trial draws its own p).
+DEGPU_HD_INLINE std::uint32_t pbest_count_of(const Params& p, const rng::Block& b1) {
+  if (!(p.pbest_hi > p.pbest_lo)) return static_cast<std::uint32_t>(p.pbest_count);
+  const double frac = p.pbest_lo + rng::unit_from_word(b1.w[1]) * (p.pbest_hi - p.pbest_lo);
+  const double c = std::floor(frac * p.np + 0.5);
+  return c < 1 ? 1u : (c > p.pbest_count ? static_cast<std::uint32_t>(p.pbest_count) : static_cast<std::uint32_t>(c));
+}
+DEGPU_HD_INLINE Donors draw_donors(const Params& p, std::uint32_t g, std::uint32_t i, std::uint32_t archive = 0) {
   Donors d{};
   const Stream s(p.seed, p.trial, Purpose::donors, g, i);
-  rng::distinct_indices(s, static_cast<std::uint32_t>(p.np), i, donors_needed(p.mutation), d.r);
-  d.pbest_rank = p.mutation == Mutation::current_to_pbest1
-                     ? rng::uniform_below(s.block(1).w[3], static_cast<std::uint32_t>(p.pbest_count))
-                     : 0;
+  rng::distinct_indices(s, static_cast<std::uint32_t>(p.np), i, donors_needed(p.mutation), d.r, archive);
+  if (p.mutation == Mutation::current_to_pbest1) {
+    const rng::Block b1 = s.block(1);
+    d.pbest_rank = rng::uniform_below(b1.w[3], pbest_count_of(p, b1));
+  }
   return d;
 }
 

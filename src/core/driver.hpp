@@ -125,6 +125,10 @@ struct Population {
   // a population-level update: the population's state, and each selection's contribution word by word
   std::vector<double> shared, sums;
   std::vector<T> initial;  // RunOptions::initial: the first rows of generation 0 (k x D)
+  // An archive (JADE's optional one, SHADE's): up to arc_cap rows (arc_cap x D), arc_count of them filled;
+  // r2 is drawn from the population and the archive together (ops::draw_donors)
+  std::vector<T> archive;
+  int arc_cap = 0, arc_count = 0;
   // Constraints (constraints.hpp): m violations of each individual and of its trial (np x m each; m = 0: none)
   int m = 0;
   std::vector<double> cv, cvtrial;
@@ -142,6 +146,19 @@ struct Population {
   T* row(int i) { return buffer[side[i]].data() + static_cast<std::size_t>(i) * D; }
   const T* row(int i) const { return buffer[side[i]].data() + static_cast<std::size_t>(i) * D; }
   T* trial_row(int i) { return buffer[side[i] ^ 1].data() + static_cast<std::size_t>(i) * D; }
+  // donor k: an individual (k < np) or the archive's member k - np
+  const T* donor_row(std::uint32_t k) const {
+    return k < static_cast<std::uint32_t>(np) ? row(static_cast<int>(k)) : archive.data() + static_cast<std::size_t>(k - np) * D;
+  }
+  // Individual i's parent lost to its trial in generation g: it joins the archive (selections in index
+  // order: appended while there is room, else it replaces the member drawn by word 8 of its donors stream).
+  void archive_parent(const ops::Params& p, std::uint32_t g, int i) {
+    int at = arc_count;
+    if (arc_count < arc_cap) ++arc_count;
+    else at = static_cast<int>(rng::uniform_below(ops::Stream(p.seed, p.trial, ops::Purpose::donors, g, static_cast<std::uint32_t>(i)).word(8),
+                                                  static_cast<std::uint32_t>(arc_cap)));
+    std::copy_n(row(i), D, archive.begin() + static_cast<std::ptrdiff_t>(at) * D);
+  }
   alg::Trials states() {
     return {state.data(), trial_state.data(), static_cast<std::size_t>(np), static_cast<int>(state.size() / np),
             shared.empty() ? nullptr : shared.data(), sums.empty() ? nullptr : sums.data()};
@@ -162,7 +179,7 @@ ops::MutationRows<T> mutation_rows(const Population<T>& P, std::uint32_t i, cons
   R.xi = P.row(static_cast<int>(i));
   R.xb = P.row(static_cast<int>(P.best));
   R.xpb = P.ranking.empty() ? R.xb : P.row(static_cast<int>(P.ranking[d.pbest_rank]));
-  for (int k = 0; k < nd; ++k) R.r[k] = P.row(static_cast<int>(d.r[k]));
+  for (int k = 0; k < nd; ++k) R.r[k] = P.donor_row(d.r[k]);
   return R;
 }
 
@@ -179,7 +196,7 @@ void make_trial(const ops::Params& p, Population<T>& P, std::uint32_t g, std::ui
   const alg::Control ctl = trial_control(p, P, g, i);
   const double CR = ctl.CR;
   const T F = static_cast<T>(ctl.F);
-  const ops::Donors d = ops::draw_donors(p, g, i);
+  const ops::Donors d = ops::draw_donors(p, g, i, static_cast<std::uint32_t>(P.arc_count));
   const ops::MutationRows<T> R = mutation_rows(P, i, d, donors_needed(p.mutation));
   const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, i);
   const ops::Stream rs(p.seed, p.trial, ops::Purpose::repair, g, i);
@@ -361,6 +378,8 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
   P.trial_state.resize(P.state.size());
   P.shared = alg::initial_shared(p);
   P.sums.resize(static_cast<std::size_t>(alg::sum_words(p)) * p.np);
+  P.arc_cap = alg::archive_capacity(p);
+  P.archive.resize(static_cast<std::size_t>(P.arc_cap) * p.D);
 
   // The population on the host, as generations() takes it.
   struct HostRows {
@@ -419,6 +438,9 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
       for (int i = 0; i < p.np; ++i) {  // without constraints (m = 0) Lampinen's rule is the values' comparison
         const bool took = lampinen_takes(P.ftrial[i], P.cvtrial.data() + static_cast<std::size_t>(i) * m, P.f[i],
                                          P.cv.data() + static_cast<std::size_t>(i) * m, m, ops::NoWorse{});
+        // the parent lost (an archive's member): its trial took its place other than by a tie
+        if (P.arc_cap > 0 && took && !(P.ftrial[i] == P.f[i] && same_violations(i)))
+          P.archive_parent(p, static_cast<std::uint32_t>(g), i);
         if (took)
           std::copy_n(P.cvtrial.begin() + static_cast<std::ptrdiff_t>(i) * m, m, P.cv.begin() + static_cast<std::ptrdiff_t>(i) * m);
         states.select(p, static_cast<std::uint32_t>(g), static_cast<std::uint32_t>(i), took, P.f[i], P.ftrial[i]);
@@ -430,6 +452,10 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
       P.end_generation(p, static_cast<std::uint32_t>(g));
       count_nan(P.ftrial);
       find_best();
+    }
+    bool same_violations(int i) const {
+      const std::size_t at = static_cast<std::size_t>(i) * P.m;
+      return std::equal(P.cv.begin() + at, P.cv.begin() + at + P.m, P.cvtrial.begin() + at);
     }
     double best_f() const { return static_cast<double>(P.f[P.best]); }
     std::vector<double> best_row() const {

@@ -153,9 +153,13 @@ Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de) {
   return resolve_engine(e, problem, de, RunOptions{});
 }
 Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de, const RunOptions& options) {
-  (void)de;  // every engine runs every algorithm
   if (e != Engine::auto_) return e;
-  return detail::auto_engine(problem, resolve_engine(e) == Engine::gpu, static_cast<bool>(options.observe));
+  const Engine chosen = detail::auto_engine(problem, resolve_engine(e) == Engine::gpu, static_cast<bool>(options.observe));
+  // an algorithm the kernels do not run yet (registry.hpp): the host driver's engines, gpu-eval where only the
+  // GPU evaluates the objective
+  if (is_cuda_engine(chosen) && chosen != Engine::gpu_eval && !alg::kernels_refusal(de).empty())
+    return problem.model()->not_on_cpu().empty() ? Engine::threads : Engine::gpu_eval;
+  return chosen;
 }
 namespace detail {
 Engine auto_engine(const Problem& problem, bool device, bool observed) {

@@ -20,7 +20,14 @@ ops::Params make_params(const Problem& problem, const Resolved& r, const RunOpti
   p.jade = r.de.jade;
   p.F = r.de.F;
   p.CR = r.de.CR;
+  p.shade = r.de.shade;
   p.pbest_count = std::max(1, static_cast<int>(std::ceil(r.de.p * r.de.np)));
+  p.pbest_lo = p.pbest_hi = 0;
+  if (r.de.algorithm == Algorithm::shade) {  // each trial's own p in [p_min, p_max], pb among the best round(p NP)
+    p.pbest_lo = r.de.shade.p_min > 0 ? r.de.shade.p_min : 2.0 / r.de.np;
+    p.pbest_hi = std::max(p.pbest_lo, r.de.shade.p_max);
+    p.pbest_count = std::clamp(static_cast<int>(std::floor(p.pbest_hi * r.de.np + 0.5)), 1, r.de.np);
+  }
   return p;
 }
 

@@ -43,7 +43,7 @@ struct MatrixTrials {
       const alg::Control ctl = trial_control(p, P, g, ui);
       const double CR = ctl.CR;
       F[i] = static_cast<T>(ctl.F);
-      donors[i] = ops::draw_donors(p, g, ui);
+      donors[i] = ops::draw_donors(p, g, ui, static_cast<std::uint32_t>(P.arc_count));
       const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, ui);
       const ops::CrossoverDraw c = ops::draw_crossover(p, cs, CR);
       ops::crossover_mask(p, cs, c, mask.data() + static_cast<std::size_t>(i) * D);

@@ -52,7 +52,7 @@ TEST(BatchObjective, OneCallAGenerationAndThePointRunOnEveryCpuEngine) {
   const Problem batch = Problem::from_model("rastrigin-batch", lo, hi, model, 0.0);
   StopCriteria stop;
   stop.max_gens = 40;
-  for (Algorithm a : {Algorithm::de, Algorithm::jade}) {
+  for (Algorithm a : {Algorithm::de, Algorithm::jade, Algorithm::shade}) {
     const DEConfig de = with_algorithm(a, 30);
     for (Precision prec : {Precision::f64, Precision::f32}) {
       RunOptions o;

@@ -558,7 +558,7 @@ TEST_F(Cli, JdeAlgorithm) {
   EXPECT_EQ(j["algorithm"], "jde");
   EXPECT_EQ(j["engine"], std::string(degpu::engine_name(degpu::resolve_engine(degpu::Engine::auto_))));  // as DE
   EXPECT_EQ(nlohmann::json::parse(run(kRun + " --json -").out)["algorithm"], "de");
-  expect_invalid(kRun + " --algorithm shade", "--algorithm shade: unknown algorithm (known: de, jde, jade, ma-sw-chains)");
+  expect_invalid(kRun + " --algorithm shade2", "--algorithm shade2: unknown algorithm (known: de, jde, jade, shade, ma-sw-chains)");
   expect_invalid(kRun + " --algorithm jde --F 0.3:0.9", "--algorithm jde");
   expect_invalid(kRun + " --algorithm jde --dither individual", "--dither individual");
   for (const char* engine : {"gpu", "gpu-fused"}) {  // every engine runs jDE: no device is a runtime failure
@@ -566,6 +566,34 @@ TEST_F(Cli, JdeAlgorithm) {
     EXPECT_EQ(g.code, degpu::list_devices().empty() ? 1 : 0) << engine << ": " << g.err;
     EXPECT_EQ(g.err.find("--algorithm jde"), std::string::npos) << g.err;
   }
+}
+
+// --algorithm shade: SHADE's strategy and the midpoint repair unless given; its settings in the JSON (p_min
+// 2 / NP); --F, --CR, --dither and --p refused (SHADE draws them); the kernels' engines refuse it for now,
+// and auto runs it on the host driver's engines.
+TEST_F(Cli, ShadeAlgorithm) {
+  const Out o = run("run --problem sphere --dim 5 --np 40 --algorithm shade --max-gens 20 --engine serial --json -");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["algorithm"], "shade");
+  EXPECT_EQ(j["strategy"], "current-to-pbest/1/bin");
+  EXPECT_EQ(j["repair"], "midpoint");
+  EXPECT_TRUE(j["p"].is_null());
+  EXPECT_TRUE(j["F"].is_null());
+  EXPECT_EQ(j["shade"]["H"], 100);
+  EXPECT_EQ(j["shade"]["p_min"], 0.05);
+  EXPECT_EQ(j["shade"]["p_max"], 0.2);
+  EXPECT_EQ(j["shade"]["archive"], 1.0);
+  const auto a = nlohmann::json::parse(run("run --problem sphere --dim 5 --np 40 --algorithm shade --max-gens 20 --json -").out);
+  EXPECT_EQ(a["engine"], "threads");  // auto: not yet in the kernels
+  EXPECT_EQ(a["best_f"], j["best_f"]);
+  expect_invalid(kRun + " --algorithm shade --p 0.1", "--p 0.1: --algorithm shade draws every trial's F, CR and p itself");
+  expect_invalid(kRun + " --algorithm shade --F 0.7", "--F 0.7: --algorithm shade");
+  expect_invalid(kRun + " --algorithm shade --strategy rand/1/exp",
+                 "--strategy rand/1/exp: SHADE mutates with current-to-pbest/1 (--algorithm shade); use current-to-pbest/1/exp");
+  for (const char* engine : {"gpu", "gpu-fused", "gpu-kernels"})
+    expect_invalid(kRun + " --algorithm shade --engine " + engine,
+                   "--engine " + std::string(engine) + ": --algorithm shade runs on the host driver's engines only for now");
 }
 
 // --algorithm jade: JADE's own strategy and p unless given; --F, --CR and --dither refused (JADE draws
@@ -660,7 +688,7 @@ TEST_F(Cli, BenchJanssen) {
   };
   invalid("a de serial\n", " --functions f01,f11", "--functions f01,f11: 'f11' is not one of f01 .. f10");
   invalid("a de\n", "", "c.txt:1: expected NAME ALGORITHM ENGINE");
-  invalid("a de serial\n# x\nb shade serial\n", "", "c.txt:3: --algorithm shade");
+  invalid("a de serial\n# x\nb shade2 serial\n", "", "c.txt:3: --algorithm shade2");
   invalid("a de serial np=x\n", "", "c.txt:1: --np x");
   invalid("a de serial colour=red\n", "", "c.txt:1: unknown key 'colour'");
   // the keys are run's DE options, converted as run converts them (de_options.hpp)

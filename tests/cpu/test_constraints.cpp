@@ -162,14 +162,14 @@ TEST(Constraints, EndsFeasibleWithoutEvaluatingInfeasiblePoints) {
   EXPECT_EQ(model->calls + r.infeasible, r.evals);
 }
 
-// Serial, threads and matrix, a point or a batch model, f64 and f32, DE and JADE: the same run bit for bit.
+// Serial, threads and matrix, a point or a batch model, f64 and f32, DE, JADE and SHADE (its archive): the same run bit for bit.
 TEST(Constraints, EveryCpuEngineAndModelFormBitForBit) {
   const int D = 6;
   auto point = std::make_shared<ShiftedSphere>();
   auto batch = std::make_shared<ShiftedSphere>();
   batch->vectorised = true;
   const Problem pp = constrained_sphere(D, point), pb = constrained_sphere(D, batch);
-  for (Algorithm a : {Algorithm::de, Algorithm::jade}) {
+  for (Algorithm a : {Algorithm::de, Algorithm::jade, Algorithm::shade}) {
     const DEConfig de = with_algorithm(a, 24);
     for (Precision prec : {Precision::f64, Precision::f32}) {
       RunOptions o;

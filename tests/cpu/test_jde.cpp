@@ -151,6 +151,6 @@ TEST(Jde, BadConfigurations) {
   o.engine = Engine::auto_;  // auto runs it where it runs DE
   EXPECT_EQ(resolve_engine(Engine::auto_, prob, jde), resolve_engine(Engine::auto_));
   EXPECT_NO_THROW(minimize(prob, jde, stop, o));
-  EXPECT_THROW(parse_algorithm("shade"), ConfigError);
+  EXPECT_THROW(parse_algorithm("shade2"), ConfigError);
   EXPECT_EQ(algorithm_name(parse_algorithm("jde")), "jde");
 }

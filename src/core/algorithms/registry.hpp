@@ -2,6 +2,7 @@
 // in this folder (the concept: algorithm.hpp) and its entry in `All` below; its settings, where it has
 // any, are a member of the public DEConfig and of ops::Params.
 #pragma once
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -9,9 +10,11 @@
 #include "core/algorithms/de.hpp"
 #include "core/algorithms/jade.hpp"
 #include "core/algorithms/jde.hpp"
+#include "core/algorithms/shade.hpp"
 #include "core/algorithms/tree_sum.hpp"
 #include "degpu/config.hpp"
 #if DEGPU_HOST_CODE
+#include <string>
 #include <vector>
 #endif
 
@@ -30,7 +33,17 @@ struct List {
   }
 };
 
-using All = List<De, Jde, Jade>;  // the registration: one entry per algorithm
+using All = List<De, Jde, Jade, Shade>;  // the registration: one entry per algorithm
+// The algorithms the CUDA engines' kernels run (gpu-kernels, gpu-fused, gpu; gpu-eval runs the host driver,
+// so every algorithm). SHADE reaches them with the SHADE family issue's steps 6 and 7 (docs/SHADE_PLAN.md);
+// validate.cpp refuses it on those engines until then.
+using InKernels = List<De, Jde, Jade>;
+// The dispatch below: every algorithm on the host, the kernels' on the device (a kernel carries no other).
+#if defined(__CUDA_ARCH__)
+using Dispatch = InKernels;
+#else
+using Dispatch = All;
+#endif
 
 // An algorithm's population-level update (algorithm.hpp): its words, 0 where it has none.
 template <class A>
@@ -53,38 +66,71 @@ template <class... A>
 constexpr bool fits(List<A...>) {
   return ((shared_words_of<A>() <= kMaxShared && sum_words_of<A>() <= kMaxSums) && ...);
 }
-static_assert(fits(All{}), "an algorithm's population-level update has more words than kMaxShared or kMaxSums");
+template <class... A>
+constexpr bool sums_fit(List<A...>) {
+  return ((sum_words_of<A>() <= kMaxSums) && ...);
+}
+static_assert(fits(InKernels{}), "an algorithm's population-level update has more words than kMaxShared or kMaxSums");
+static_assert(sums_fit(All{}), "an algorithm's selections contribute more words than kMaxSums");
+
+#if DEGPU_HOST_CODE
+// Why the CUDA engines' kernels (gpu-kernels, gpu-fused, gpu) cannot run configuration `de` yet: its algorithm
+// is not among InKernels, or it keeps an archive (the host driver's only, until the SHADE family issue's
+// steps 6 and 7); empty where they can.
+inline std::string kernels_refusal(const DEConfig& de) {
+  bool in = false;
+  InKernels::for_each([&](auto k) { in = in || decltype(k)::id == de.algorithm; });
+  const std::string name(algorithm_name(de.algorithm));
+  if (!in) return "{algorithm} " + name + " runs on the host driver's engines only for now (serial, threads, matrix, gpu-eval)";
+  if (de.algorithm == Algorithm::jade && de.jade.archive > 0)
+    return "{algorithm} jade with an archive runs on the host driver's engines only for now (serial, threads, matrix, gpu-eval)";
+  return {};
+}
+#endif
 
 // Doubles of state per individual.
 DEGPU_HD_INLINE int state_words(const ops::Params& p) {
   int n = 0;
-  All::visit(p.algorithm, [&](auto a) { n = decltype(a)::kState; });
+  Dispatch::visit(p.algorithm, [&](auto a) { n = decltype(a)::kState; });
   return n;
 }
 // Doubles of the population's state, and of each selection's contribution (0: no population-level update).
 DEGPU_HD_INLINE int shared_words(const ops::Params& p) {
   int n = 0;
-  All::visit(p.algorithm, [&](auto a) { n = shared_words_of<decltype(a)>(); });
+  Dispatch::visit(p.algorithm, [&](auto a) { n = shared_words_of<decltype(a)>(); });
   return n;
 }
 DEGPU_HD_INLINE int sum_words(const ops::Params& p) {
   int n = 0;
-  All::visit(p.algorithm, [&](auto a) { n = sum_words_of<decltype(a)>(); });
+  Dispatch::visit(p.algorithm, [&](auto a) { n = sum_words_of<decltype(a)>(); });
   return n;
 }
 // Whether trials' draws depend on state, their individual's or the population's (otherwise they may be
 // made ahead).
 DEGPU_HD_INLINE bool stateful(const ops::Params& p) {
   bool r = false;
-  All::visit(p.algorithm, [&](auto a) { r = !drawn_ahead<decltype(a)>(); });
+  Dispatch::visit(p.algorithm, [&](auto a) { r = !drawn_ahead<decltype(a)>(); });
   return r;
+}
+
+// The archive's capacity for a population of p.np (an algorithm with one provides
+// `static double archive_rate(const ops::Params&)`: JADE's optional archive, SHADE's): round(rate np); 0
+// (no archive) below 2, as the L-SHADE code archives only where its capacity exceeds 1.
+DEGPU_HD_INLINE int archive_capacity(const ops::Params& p) {
+  double rate = 0;
+  Dispatch::visit(p.algorithm, [&](auto a) {
+    using A = decltype(a);
+    if constexpr (requires { A::archive_rate(p); }) rate = A::archive_rate(p);
+  });
+  const double c = std::floor(rate * p.np + 0.5);
+  return c >= 2 ? static_cast<int>(c) : 0;
 }
 
 // Trial i's F and CR in generation g from its individual's state s and the population's `shared` (read
 // only by an algorithm with a population-level update).
 DEGPU_HD_INLINE Control draw(const ops::Params& p, std::uint32_t g, std::uint32_t i, State s, const double* shared = nullptr) {
   Control c{};
-  All::visit(p.algorithm, [&](auto a) {
+  Dispatch::visit(p.algorithm, [&](auto a) {
     using A = decltype(a);
     if constexpr (shared_words_of<A>() > 0) c = A::draw(p, g, i, s, shared);
     else c = A::draw(p, g, i, s);
@@ -97,7 +143,7 @@ DEGPU_HD_INLINE Control draw(const ops::Params& p, std::uint32_t g, std::uint32_
 // Each compiles only the algorithms it can reach, so that a kernel carries no dead draw.
 DEGPU_HD_INLINE Control draw_ahead(const ops::Params& p, std::uint32_t g, std::uint32_t i) {
   Control c{p.F.lo, p.CR.lo};
-  All::visit(p.algorithm, [&](auto a) {
+  Dispatch::visit(p.algorithm, [&](auto a) {
     if constexpr (drawn_ahead<decltype(a)>()) c = decltype(a)::draw(p, g, i, State{});
   });
   return c;
@@ -105,7 +151,7 @@ DEGPU_HD_INLINE Control draw_ahead(const ops::Params& p, std::uint32_t g, std::u
 // draw() for a stateful algorithm (an engine that has asked stateful(p)).
 DEGPU_HD_INLINE Control draw_stateful(const ops::Params& p, std::uint32_t g, std::uint32_t i, State s, const double* shared = nullptr) {
   Control c{p.F.lo, p.CR.lo};
-  All::visit(p.algorithm, [&](auto a) {
+  Dispatch::visit(p.algorithm, [&](auto a) {
     using A = decltype(a);
     if constexpr (shared_words_of<A>() > 0) c = A::draw(p, g, i, s, shared);
     else if constexpr (A::kState > 0) c = A::draw(p, g, i, s);
@@ -113,7 +159,7 @@ DEGPU_HD_INLINE Control draw_stateful(const ops::Params& p, std::uint32_t g, std
   return c;
 }
 DEGPU_HD_INLINE void keep(const ops::Params& p, const Control& c, State s) {
-  All::visit(p.algorithm, [&](auto a) { decltype(a)::keep(p, c, s); });
+  Dispatch::visit(p.algorithm, [&](auto a) { decltype(a)::keep(p, c, s); });
 }
 
 // After individual i's selection, for an engine that kept the trial's F and CR (c; drawn from the
@@ -122,7 +168,7 @@ DEGPU_HD_INLINE void keep(const ops::Params& p, const Control& c, State s) {
 // sums.at[w sums.stride]). f_parent, f_trial: the two values compared.
 DEGPU_HD_INLINE void after_selection(const ops::Params& p, const Control& c, State s, bool took, double f_parent, double f_trial,
                                      Sums sums) {
-  All::visit(p.algorithm, [&](auto a) {
+  Dispatch::visit(p.algorithm, [&](auto a) {
     using A = decltype(a);
     if constexpr (!drawn_ahead<A>()) {
       if constexpr (A::kState > 0)
@@ -140,14 +186,14 @@ DEGPU_HD_INLINE void selected(const ops::Params& p, std::uint32_t g, std::uint32
 }
 // With a population-level update: the contribution of a selection whose trial was drawn with c.
 DEGPU_HD_INLINE void contribute(const ops::Params& p, const Control& c, double f_parent, double f_trial, bool took, Sums sums) {
-  All::visit(p.algorithm, [&](auto a) {
+  Dispatch::visit(p.algorithm, [&](auto a) {
     if constexpr (sum_words_of<decltype(a)>() > 0) decltype(a)::contribute(p, c, f_parent, f_trial, took, sums);
   });
 }
 // After generation g's selections: the population's state from the contributions' totals (each word
 // summed over the population in tree_sum's order).
 DEGPU_HD_INLINE void end_generation(const ops::Params& p, std::uint32_t g, double* shared, const double* totals) {
-  All::visit(p.algorithm, [&](auto a) {
+  Dispatch::visit(p.algorithm, [&](auto a) {
     if constexpr (shared_words_of<decltype(a)>() > 0) decltype(a)::end_generation(p, g, shared, totals);
   });
 }
@@ -164,7 +210,7 @@ DEGPU_HD_INLINE void sum_contributions(const ops::Params& p, const double* sums,
 // The population's state before generation 1 (empty without a population-level update).
 inline std::vector<double> initial_shared(const ops::Params& p) {
   std::vector<double> s(static_cast<std::size_t>(shared_words(p)));
-  All::visit(p.algorithm, [&](auto a) {
+  Dispatch::visit(p.algorithm, [&](auto a) {
     if constexpr (shared_words_of<decltype(a)>() > 0) decltype(a)::init_shared(p, s.data());
   });
   return s;
@@ -211,7 +257,7 @@ struct Trials {
 // n individuals' initial state, word by word (word w of individual i at w n + i); empty when stateless.
 inline std::vector<double> initial_state(const ops::Params& p, std::size_t n) {
   std::vector<double> s(static_cast<std::size_t>(state_words(p)) * n);
-  All::visit(p.algorithm, [&](auto a) {
+  Dispatch::visit(p.algorithm, [&](auto a) {
     for (std::size_t i = 0; i < n; ++i) decltype(a)::init(p, State{s.data() + i, n});
   });
   return s;
