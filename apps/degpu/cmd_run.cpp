@@ -231,7 +231,7 @@ int run(const RunArgs& a) {
   } else {
     j["strategy"] = strategy_name(de.mutation, de.crossover);
     j["np"] = r.de.np;
-    const bool jade = de.algorithm == Algorithm::jade, shade = de.algorithm == Algorithm::shade;
+    const bool jade = de.algorithm == Algorithm::jade, shade = shade_family(de.algorithm);
     const bool drawn = jade || shade;  // F and CR are its draws: null here, its settings below
     j["F"] = drawn ? nlohmann::ordered_json(nullptr) : range_json(de.F);
     j["CR"] = drawn ? nlohmann::ordered_json(nullptr) : range_json(de.CR);
@@ -239,10 +239,18 @@ int run(const RunArgs& a) {
     if (de.mutation == Mutation::current_to_pbest1) j["p"] = shade ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(de.p);
     j["algorithm"] = algorithm_name(r.de.algorithm);
     if (jade) j["jade"] = {{"c", de.jade.c}, {"mu_F", de.jade.mu_F}, {"mu_CR", de.jade.mu_CR}, {"archive", de.jade.archive}};
-    if (shade) {
+    if (de.algorithm == Algorithm::shade) {
       const Shade& s = de.shade;
       j["shade"] = {{"H", s.H}, {"M_F", s.M_F}, {"M_CR", s.M_CR}, {"p_min", s.p_min > 0 ? s.p_min : 2.0 / r.de.np},
                     {"p_max", s.p_max}, {"archive", s.archive}};
+    }
+    if (de.algorithm == Algorithm::lshade) {
+      const LShade& s = de.lshade;
+      j["lshade"] = {{"H", s.H}, {"M_F", s.M_F}, {"M_CR", s.M_CR}, {"p", s.p}, {"archive", s.archive}, {"np_min", s.np_min}};
+    }
+    if (de.algorithm == Algorithm::jso) {
+      const Jso& s = de.jso;
+      j["jso"] = {{"H", s.H}, {"M_F", s.M_F}, {"M_CR", s.M_CR}, {"p_max", s.p_max}, {"archive", s.archive}, {"np_min", s.np_min}};
     }
     j["repair"] = repair_name(de.repair);
   }
@@ -335,7 +343,9 @@ Command add_run(CLI::App& app) {
                   "current-to-pbest/1/bin and --p 0.05 unless given; no --F, --CR or --dither) | shade (Tanabe and Fukunaga 2013: "
                   "H = 100 memories of the means, each trial's own p in [2/NP, 0.2], an archive of NP; strategy "
                   "current-to-pbest/1/bin and --repair midpoint unless given; no --F, --CR, --dither or --p; the host "
-                  "driver's engines for now: docs/ALGORITHMS.md) | ma-sw-chains (Molina et al. 2010's memetic algorithm with "
+                  "driver's engines for now: docs/ALGORITHMS.md) | lshade (Tanabe and Fukunaga 2014: SHADE whose population "
+                  "shrinks linearly from round(18 D) to 4 over --max-evals, H = 6, p = 0.11, archive 2.6 NP) | jso (Brest et al. "
+                  "2017: L-SHADE from round(25 ln(D) sqrt(D)), H = 5, jSO's stage rules and weighted mutation) | ma-sw-chains (Molina et al. 2010's memetic algorithm with "
                   "Solis-Wets local search chains, as Lastra et al. 2015 run it: docs/MA_SW_CHAINS.md)")
       ->capture_default_str();
   for (const auto& [opt, value] : a->de.registered())

@@ -34,15 +34,17 @@ void set_de_setting(DeSettings& s, const std::string& key, const std::string& va
 const std::map<std::string, std::string>& algorithm_defaults(Algorithm a) {
   static const std::map<std::string, std::string> none, jade{{"strategy", "current-to-pbest/1/bin"}, {"p", "0.05"}},
       shade{{"strategy", "current-to-pbest/1/bin"}, {"repair", "midpoint"}};
-  return a == Algorithm::jade ? jade : (a == Algorithm::shade ? shade : none);
+  return a == Algorithm::jade ? jade : (shade_family(a) ? shade : none);
 }
+
+bool shade_family(Algorithm a) { return a == Algorithm::shade || a == Algorithm::lshade || a == Algorithm::jso; }
 
 void refuse_unread(Algorithm a, const std::string& key, const std::string& value) {
   if (a == Algorithm::jade && (key == "F" || key == "CR" || key == "dither"))
     throw ConfigError("--" + key + " " + value + ": --algorithm jade draws every trial's F and CR itself (their means start at 0.5)");
-  if (a == Algorithm::shade && (key == "F" || key == "CR" || key == "dither" || key == "p"))
-    throw ConfigError("--" + key + " " + value +
-                      ": --algorithm shade draws every trial's F, CR and p itself (its memories start at 0.5, p in [2/NP, 0.2])");
+  if (shade_family(a) && (key == "F" || key == "CR" || key == "dither" || key == "p"))
+    throw ConfigError("--" + key + " " + value + ": --algorithm " + std::string(algorithm_name(a)) +
+                      " draws every trial's F and CR from its memories and sets p itself (docs/ALGORITHMS.md)");
 }
 
 }  // namespace degpu::cli

@@ -29,10 +29,12 @@ const std::vector<DeSetting>& de_settings();
 void set_de_setting(DeSettings& s, const std::string& key, const std::string& value);
 
 // An algorithm's own values of DE's settings where the command gives none (--algorithm jade: Zhang and
-// Sanderson's strategy current-to-pbest/1/bin and p 0.05; shade: current-to-pbest/1/bin and the midpoint
-// repair, as its authors' code); empty for the others.
+// Sanderson's strategy current-to-pbest/1/bin and p 0.05; shade, lshade, jso: current-to-pbest/1/bin and the
+// midpoint repair, as their authors' code); empty for the others.
 const std::map<std::string, std::string>& algorithm_defaults(Algorithm a);
-// ConfigError naming --KEY where the algorithm does not read that setting (jade: F, CR, dither; shade: p too).
+// SHADE, L-SHADE or jSO: the algorithms that draw F and CR from memories and set p themselves.
+bool shade_family(Algorithm a);
+// ConfigError naming --KEY where the algorithm does not read that setting (jade: F, CR, dither; the SHADE family: p too).
 void refuse_unread(Algorithm a, const std::string& key, const std::string& value);
 
 }  // namespace degpu::cli

@@ -53,8 +53,11 @@ enum class Dither {
 // after each generation (src/core/algorithms/jade.hpp). SHADE (Tanabe and Fukunaga 2013): H memories of
 // mu_F and mu_CR, a trial drawing its means from a random one and its own p in [2/NP, 0.2], the weighted
 // means of the successes written to one memory slot a generation, round robin; an archive of the parents
-// that lost (src/core/algorithms/shade.hpp; docs/ALGORITHMS.md: every rule and its source).
-enum class Algorithm { de, jde, jade, shade };
+// that lost (src/core/algorithms/shade.hpp; docs/ALGORITHMS.md: every rule and its source). L-SHADE
+// (Tanabe and Fukunaga 2014): SHADE whose population shrinks linearly with the evaluations from round(18 D)
+// to 4 (lshade.hpp). jSO (Brest, Maucec and Boskovic 2017): L-SHADE with jSO's sizes, memories, stage
+// rules and weighted mutation (jso.hpp).
+enum class Algorithm { de, jde, jade, shade, lshade, jso };
 
 struct Jde {
   double tau1 = 0.1, tau2 = 0.1;  // Brest et al. 2006, section 3
@@ -82,6 +85,26 @@ struct Shade {
   double archive = 1;                  // the archive's capacity as a fraction of NP (the paper's |A| = NP); 0: none
 };
 
+// --algorithm lshade's settings (the L-SHADE paper's, docs/ALGORITHMS.md). The initial NP is DEConfig::np
+// (0: round(18 D)); the reduction is planned over the run's max_evals.
+struct LShade {
+  int H = 6;
+  double M_F = 0.5, M_CR = 0.5;  // every slot's initial means
+  double p = 0.11;               // the p-best fraction
+  double archive = 2.6;          // the archive's capacity as a fraction of the live NP
+  int np_min = 4;                // the population's final size
+};
+
+// --algorithm jso's settings (jSO's code, docs/ALGORITHMS.md). The initial NP is DEConfig::np (0:
+// round(25 ln(D) sqrt(D))); the reduction and the stage rules are planned over the run's max_evals.
+struct Jso {
+  int H = 5;                     // the last slot fixed at means 0.9, 0.9
+  double M_F = 0.3, M_CR = 0.8;  // the other slots' initial means
+  double p_max = 0.25;           // p falls from p_max to p_max / 2
+  double archive = 1;
+  int np_min = 4;
+};
+
 struct Range {
   double lo, hi;
   bool fixed() const { return lo == hi; }
@@ -100,6 +123,8 @@ struct DEConfig {
   Jde jde;
   Jade jade;  // with Algorithm::jade (mutation current-to-pbest/1, F and CR drawn by JADE)
   Shade shade;  // with Algorithm::shade (mutation current-to-pbest/1, F, CR and p drawn by SHADE)
+  LShade lshade;  // with Algorithm::lshade
+  Jso jso;        // with Algorithm::jso
 };
 
 // Strategy name DE/x/y/z without the "DE/": "rand/1/bin", "current-to-pbest/1/exp", "rand/1/nec".

@@ -20,6 +20,7 @@
 //                          word 7      rank of the p-best individual (current-to-pbest)
 //                          word 8      an archive (JADE's, SHADE's): where it is full, the member that
 //                                      individual i's parent replaces when its trial beat it
+//                          word 9      jSO: the p-best rank drawn again where word 7's is the target's
 //   crossover  gen g       word 0      bin: jrand; exp, nec: first crossed coordinate n
 //                          word 1      nec: the uniform that gives the crossed length L
 //                          word 4+j    bin: the uniform of coordinate j;  exp: the j-th loop draw

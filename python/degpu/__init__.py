@@ -108,7 +108,7 @@ def strategies() -> list:
 
 
 def algorithms() -> list:
-    """The DE family's algorithms: de, jde, jade, shade."""
+    """The DE family's algorithms: de, jde, jade, shade, lshade, jso."""
     return list(_core.algorithms())
 
 
@@ -161,14 +161,15 @@ def minimize(fun: Union[Problem, CudaObjective, Callable], bounds: Optional[Sequ
         Or a degpu.CudaObjective: CUDA C++ compiled by NVRTC into the engines' kernels (gpu, engine='auto';
         gpu-kernels and gpu-eval).
     bounds: (lo, hi) for each coordinate, a (D, 2) sequence; required for a callable.
-    algorithm: 'de', 'jde', 'jade' or 'shade' (degpu.algorithms(); docs/ALGORITHMS.md); strategy: degpu's
-        name ('rand/1/bin', 'current-to-pbest/1/exp' ..., degpu.strategies(); default rand/1/bin, jade and
-        shade current-to-pbest/1/bin);
+    algorithm: 'de', 'jde', 'jade', 'shade', 'lshade' or 'jso' (degpu.algorithms(); docs/ALGORITHMS.md);
+        strategy: degpu's name ('rand/1/bin', 'current-to-pbest/1/exp' ..., degpu.strategies(); default
+        rand/1/bin, jade and the SHADE family current-to-pbest/1/bin); lshade and jso plan their shrinking
+        population over max_evals (default 10000 D) and take no max_generations alone;
     popsize: the population size NP (default 5 D clamped to [20, 500]); F, CR: a value, or (lo, hi) to
         dither (per generation unless dither='individual'; jade and shade draw their own); p:
-        current-to-pbest's fraction (default 0.1, jade 0.05; shade draws each trial's in [2/NP, 0.2] and takes
-        none); repair: 'reinit', 'midpoint', 'clip' or 'reflect' (default reinit, shade midpoint as its
-        authors' code).
+        current-to-pbest's fraction (default 0.1, jade 0.05; the SHADE family sets its own and takes none);
+        repair: 'reinit', 'midpoint', 'clip' or 'reflect' (default reinit, the SHADE family midpoint as its
+        authors' code); popsize: lshade round(18 D), jso round(25 ln(D) sqrt(D)) by default.
     Stops at the first of max_evals (default 10000 D), max_generations, target (an error below the known
     optimum's value) and max_time (seconds).
     seed, trial: the random streams (trial t is the same run alone or among trials); trials: independent
@@ -230,15 +231,16 @@ def minimize(fun: Union[Problem, CudaObjective, Callable], bounds: Optional[Sequ
             raise ValueError("x0: some entries lie outside the bounds")
         initial = np.ascontiguousarray(x[None, :])
     if not isinstance(algorithm, str):
-        raise TypeError("algorithm: expected a name ('de', 'jde', 'jade', 'shade')")
+        raise TypeError("algorithm: expected a name ('de', 'jde', 'jade', 'shade', 'lshade', 'jso')")
+    shade_family = algorithm in ("shade", "lshade", "jso")
     if strategy is None:
-        strategy = "current-to-pbest/1/bin" if algorithm in ("jade", "shade") else "rand/1/bin"
-    if algorithm == "shade" and p is not None:
-        raise ValueError("p: algorithm 'shade' draws every trial's p itself, in [2/NP, 0.2]")
+        strategy = "current-to-pbest/1/bin" if algorithm == "jade" or shade_family else "rand/1/bin"
+    if shade_family and p is not None:
+        raise ValueError(f"p: algorithm {algorithm!r} sets its own p (docs/ALGORITHMS.md)")
     if p is None:
         p = 0.05 if algorithm == "jade" else 0.1
     if repair is None:
-        repair = "midpoint" if algorithm == "shade" else "reinit"
+        repair = "midpoint" if shade_family else "reinit"
     np_ = 0 if popsize is None else integer("popsize", popsize, minimum=1)
     trials = integer("trials", trials, minimum=1)
     bar = _Progress(max_evals, max_generations) if progress else None

@@ -74,13 +74,13 @@ def test_vectorized_callable_is_called_once_a_generation():
 
 def test_algorithms_and_strategies():
     p = degpu.problem("rosenbrock", dim=10)
-    assert degpu.algorithms() == ["de", "jde", "jade", "shade"]
+    assert degpu.algorithms() == ["de", "jde", "jade", "shade", "lshade", "jso"]
     assert "current-to-pbest/1/bin" in degpu.strategies()
     seen = set()
     for a in degpu.algorithms():
-        r = degpu.minimize(p, algorithm=a, max_generations=100, engine="serial")
+        r = degpu.minimize(p, algorithm=a, max_evals=20000, engine="serial")
         seen.add(r.fun)
-    assert len(seen) == 4
+    assert len(seen) == 6
     # shade: its strategy and the midpoint repair by default, the same run on every CPU engine
     s = degpu.minimize(p, algorithm="shade", max_generations=100, engine="serial")
     m = degpu.minimize(p, algorithm="shade", strategy="current-to-pbest/1/bin", repair="midpoint",
@@ -126,7 +126,8 @@ def test_objective_errors_reach_the_caller():
     (dict(max_evals=5, popsize=10), ValueError, "max_evals 5: below the population size"),
     (dict(strategy="nope/1/bin"), ValueError, "strategy nope/1/bin"),
     (dict(algorithm="shade2"), ValueError, "algorithm shade2"),
-    (dict(algorithm="shade", p=0.1), ValueError, "p: algorithm 'shade' draws"),
+    (dict(algorithm="shade", p=0.1), ValueError, "p: algorithm 'shade' sets its own p"),
+    (dict(algorithm="jso", max_evals=None), ValueError, "algorithm jso plans its population's reduction"),
     (dict(algorithm="shade", strategy="rand/1/bin"), ValueError, "SHADE mutates with current-to-pbest/1"),
     (dict(engine="fast"), ValueError, "engine fast"),
     (dict(precision="f16"), ValueError, "precision"),

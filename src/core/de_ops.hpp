@@ -30,6 +30,9 @@ struct Params {
   Jde jde;              // --algorithm jde's settings
   Jade jade;            // --algorithm jade's
   Shade shade;          // --algorithm shade's
+  LShade lshade;        // --algorithm lshade's
+  Jso jso;              // --algorithm jso's
+  long long max_evals;  // the run's evaluation budget (0: none): L-SHADE's and jSO's plans read it
   int pbest_count;  // current-to-pbest: pb is drawn from the best pbest_count individuals (the most, where p varies)
   // Where pbest_hi > pbest_lo, each trial draws its own p uniformly in [pbest_lo, pbest_hi] (SHADE) and pb
   // from the best round(p np) (at least 1, at most pbest_count)
@@ -63,6 +66,16 @@ DEGPU_HD_INLINE std::uint32_t pbest_count_of(const Params& p, const rng::Block& 
   const double frac = p.pbest_lo + rng::unit_from_word(b1.w[1]) * (p.pbest_hi - p.pbest_lo);
   const double c = std::floor(frac * p.np + 0.5);
   return c < 1 ? 1u : (c > p.pbest_count ? static_cast<std::uint32_t>(p.pbest_count) : static_cast<std::uint32_t>(c));
+}
+// jSO's p-best other than the target: where the rank drawn was the target's own, a rank drawn uniformly
+// from the trial's p-best count but that one (word 9 of the donors stream; the authors' code draws again
+// until it differs, which gives the same distribution). The rank itself where the count is 1.
+DEGPU_HD_INLINE std::uint32_t rank_other_than(const Params& p, std::uint32_t g, std::uint32_t i, std::uint32_t rank) {
+  const Stream s(p.seed, p.trial, Purpose::donors, g, i);
+  const std::uint32_t count = pbest_count_of(p, s.block(1));
+  if (count < 2) return rank;
+  const std::uint32_t r = rng::uniform_below(s.word(9), count - 1);
+  return r < rank ? r : r + 1;
 }
 DEGPU_HD_INLINE Donors draw_donors(const Params& p, std::uint32_t g, std::uint32_t i, std::uint32_t archive = 0) {
   Donors d{};
@@ -200,6 +213,16 @@ DEGPU_HD_INLINE T mutate(T F, const MutationRows<T>& R, int j) {
   if constexpr (M == Mutation::current_to_pbest1)
     return R.xi[j] + F * (R.xpb[j] - R.xi[j]) + F * (R.r[0][j] - R.r[1][j]);
   if constexpr (M == Mutation::rand_to_best1) return R.r[0][j] + F * (R.xb[j] - R.r[0][j]) + F * (R.r[1][j] - R.r[2][j]);
+}
+
+// v_j of current-to-pbest/1 with its own factor Fp for the p-best difference (jSO's F_w; every other
+// algorithm's Fp is F, and then this is mutate<current_to_pbest1> above); mutation M otherwise.
+template <Mutation M, class T>
+DEGPU_HD_INLINE T mutate(T F, T Fp, const MutationRows<T>& R, int j) {
+  if constexpr (M == Mutation::current_to_pbest1)
+    return R.xi[j] + Fp * (R.xpb[j] - R.xi[j]) + F * (R.r[0][j] - R.r[1][j]);
+  else
+    return mutate<M>(F, R, j);
 }
 
 // Calls fn(std::integral_constant<Mutation, m>{}): one switch per individual instead of per coordinate.

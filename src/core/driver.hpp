@@ -32,6 +32,7 @@ namespace degpu::driver {
 //   pop.values()       every individual's value (std::vector<double>): the convergence test's, an observer's
 //   pop.rows()         every row, individual 0 first (std::vector<double>, np x D): an observer's, the result's
 //   pop.nan_evals()    the evaluations that gave NaN so far
+//   pop.np()           (optional) the live population size, where it shrinks (L-SHADE, jSO); else np throughout
 // t0: when the run began (wall_s and the history's times count from it).
 template <class Pop>
 Result generations(const Problem& problem, const Resolved& r, const RunOptions& o, int np,
@@ -51,19 +52,24 @@ Result generations(const Problem& problem, const Resolved& r, const RunOptions& 
     if (!values) values = pop.values();
     return *values;
   };
+  const auto live_np = [&] {
+    if constexpr (requires { pop.np(); }) return pop.np();
+    else return np;
+  };
   long long g = 0;
   std::optional<StopReason> reason = check_stop(r.stop, fstar, pop.best_f(), res.evals, np, 0, elapsed());
   while (!reason) {
     ++g;
+    const int n = live_np();  // this generation's evaluations
     pop.step(g);
-    res.evals += np;
+    res.evals += n;
     values.reset();  // generation g's, read (a copy from the device for device rows) at most once
     bool is_converged = false;
     if (r.stop.convergence) {
       const std::vector<double>& f = values_now();
       is_converged = converged(*r.stop.convergence, spread_of(f.data(), f.size()));
     }
-    reason = check_stop(r.stop, fstar, pop.best_f(), res.evals, np, g, elapsed(), is_converged);
+    reason = check_stop(r.stop, fstar, pop.best_f(), res.evals, live_np(), g, elapsed(), is_converged);
     if (o.observe) {
       Generation view{g, res.evals, pop.best_f(), elapsed(), [&] { return pop.best_row(); }, [&] { return pop.rows(); },
                       [&] { return values_now(); }};
@@ -150,6 +156,43 @@ struct Population {
   const T* donor_row(std::uint32_t k) const {
     return k < static_cast<std::uint32_t>(np) ? row(static_cast<int>(k)) : archive.data() + static_cast<std::size_t>(k - np) * D;
   }
+  // The population shrinks to n (L-SHADE, jSO): the np - n worst go, the worst value first and the lowest
+  // index first among equals (the authors' code removes the first worst, one at a time), the rest keep
+  // their order; every per-individual array follows. The archive keeps its first `archive` members.
+  void reduce(int n, int archive_cap) {
+    std::vector<std::uint32_t> order(static_cast<std::size_t>(np));
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return ops::better(f[b], f[a]); });
+    std::vector<std::uint8_t> keep(static_cast<std::size_t>(np), 1);
+    for (int k = 0; k < np - n; ++k) keep[order[k]] = 0;
+    const int words = static_cast<int>(state.size()) / np;
+    std::vector<double> kept_state(static_cast<std::size_t>(words) * n);
+    int j = 0;
+    for (int i = 0; i < np; ++i) {
+      if (!keep[i]) continue;
+      if (j != i) {
+        const std::uint8_t b = side[i];
+        std::copy_n(buffer[b].begin() + static_cast<std::ptrdiff_t>(i) * D, D, buffer[b].begin() + static_cast<std::ptrdiff_t>(j) * D);
+        side[j] = b;
+        f[j] = f[i];
+        std::copy_n(cv.begin() + static_cast<std::ptrdiff_t>(i) * m, m, cv.begin() + static_cast<std::ptrdiff_t>(j) * m);
+      }
+      for (int w = 0; w < words; ++w) kept_state[static_cast<std::size_t>(w) * n + j] = state[static_cast<std::size_t>(w) * np + i];
+      ++j;
+    }
+    np = n;
+    side.resize(n);
+    f.resize(n);
+    ftrial.resize(n);
+    cv.resize(static_cast<std::size_t>(n) * m);
+    cvtrial.resize(cv.size());
+    state = std::move(kept_state);
+    trial_state.resize(state.size());
+    sums.resize(sums.size() / order.size() * n);
+    if (best >= static_cast<std::uint32_t>(n)) best = 0;  // the caller finds the best again
+    arc_cap = archive_cap;
+    arc_count = std::min(arc_count, arc_cap);
+  }
   // Individual i's parent lost to its trial in generation g: it joins the archive (selections in index
   // order: appended while there is room, else it replaces the member drawn by word 8 of its donors stream).
   void archive_parent(const ops::Params& p, std::uint32_t g, int i) {
@@ -183,6 +226,16 @@ ops::MutationRows<T> mutation_rows(const Population<T>& P, std::uint32_t i, cons
   return R;
 }
 
+// The donors of trial i in generation g: r2 from the population and the archive; jSO's p-best other than
+// the target in its first half (alg::pbest_excludes_self).
+template <class T>
+ops::Donors trial_donors(const ops::Params& p, const Population<T>& P, std::uint32_t g, std::uint32_t i) {
+  ops::Donors d = ops::draw_donors(p, g, i, static_cast<std::uint32_t>(P.arc_count));
+  if (!P.ranking.empty() && P.ranking[d.pbest_rank] == i && alg::pbest_excludes_self(p, P.shared.data()))
+    d.pbest_rank = ops::rank_other_than(p, g, i, d.pbest_rank);
+  return d;
+}
+
 // The F and CR of trial i in generation g (the algorithm's draw); a stateful algorithm's state for the
 // trial is set aside, to become the individual's if the trial replaces it.
 template <class T>
@@ -195,8 +248,8 @@ template <class T>
 void make_trial(const ops::Params& p, Population<T>& P, std::uint32_t g, std::uint32_t i) {
   const alg::Control ctl = trial_control(p, P, g, i);
   const double CR = ctl.CR;
-  const T F = static_cast<T>(ctl.F);
-  const ops::Donors d = ops::draw_donors(p, g, i, static_cast<std::uint32_t>(P.arc_count));
+  const T F = static_cast<T>(ctl.F), Fp = static_cast<T>(alg::pbest_factor(p, P.shared.data(), ctl.F));
+  const ops::Donors d = trial_donors(p, P, g, i);
   const ops::MutationRows<T> R = mutation_rows(P, i, d, donors_needed(p.mutation));
   const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, i);
   const ops::Stream rs(p.seed, p.trial, ops::Purpose::repair, g, i);
@@ -208,7 +261,7 @@ void make_trial(const ops::Params& p, Population<T>& P, std::uint32_t g, std::ui
   const T* hi = P.hi.data();
   ops::visit_mutation(p.mutation, [&](auto M) {
     const auto crossed_value = [&](int j) {
-      return ops::repair(p.repair, ops::mutate<decltype(M)::value>(F, R, j), parent[j], lo[j], hi[j], rs, j);
+      return ops::repair(p.repair, ops::mutate<decltype(M)::value>(F, Fp, R, j), parent[j], lo[j], hi[j], rs, j);
     };
     if (p.crossover == Crossover::bin) {
       ops::for_each_bin(cs, c, D, [&](int j, bool crossed) { u[j] = crossed ? crossed_value(j) : parent[j]; });
@@ -352,7 +405,7 @@ template <class T, class Exec, class Trials>
 Result run_generational(const Problem& problem, const Resolved& r, const RunOptions& o, const Exec& exec,
                         const Trials& trials) {
   const auto t0 = std::chrono::steady_clock::now();
-  const ops::Params p = ops::make_params(problem, r, o);
+  ops::Params p = ops::make_params(problem, r, o);  // np, pbest_count follow a shrinking population (L-SHADE, jSO)
   Population<T> P;
   P.D = p.D;
   P.np = p.np;
@@ -378,12 +431,14 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
   P.trial_state.resize(P.state.size());
   P.shared = alg::initial_shared(p);
   P.sums.resize(static_cast<std::size_t>(alg::sum_words(p)) * p.np);
-  P.arc_cap = alg::archive_capacity(p);
+  const alg::Sizes sizes = alg::sizes(p, P.shared.data());
+  p.pbest_count = sizes.pbest_count;
+  P.arc_cap = sizes.archive;
   P.archive.resize(static_cast<std::size_t>(P.arc_cap) * p.D);
 
   // The population on the host, as generations() takes it.
   struct HostRows {
-    const ops::Params& p;
+    ops::Params& p;
     const Problem& problem;
     const Exec& exec;
     const Trials& trials;
@@ -451,8 +506,18 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
       }
       P.end_generation(p, static_cast<std::uint32_t>(g));
       count_nan(P.ftrial);
+      if (alg::reduces(p)) {  // the next generation's sizes, from the population state
+        const alg::Sizes z = alg::sizes(p, P.shared.data());
+        if (z.np < P.np) P.reduce(z.np, z.archive);
+        P.arc_cap = std::min(z.archive, static_cast<int>(P.archive.size() / p.D));
+        P.arc_count = std::min(P.arc_count, P.arc_cap);
+        p.np = P.np;
+        p.pbest_count = std::min(z.pbest_count, P.np);
+        states = P.states();
+      }
       find_best();
     }
+    int np() const { return p.np; }
     bool same_violations(int i) const {
       const std::size_t at = static_cast<std::size_t>(i) * P.m;
       return std::equal(P.cv.begin() + at, P.cv.begin() + at + P.m, P.cvtrial.begin() + at);

@@ -21,6 +21,9 @@ ops::Params make_params(const Problem& problem, const Resolved& r, const RunOpti
   p.F = r.de.F;
   p.CR = r.de.CR;
   p.shade = r.de.shade;
+  p.lshade = r.de.lshade;
+  p.jso = r.de.jso;
+  p.max_evals = r.stop.max_evals.value_or(0);
   p.pbest_count = std::max(1, static_cast<int>(std::ceil(r.de.p * r.de.np)));
   p.pbest_lo = p.pbest_hi = 0;
   if (r.de.algorithm == Algorithm::shade) {  // each trial's own p in [p_min, p_max], pb among the best round(p NP)

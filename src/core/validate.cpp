@@ -23,7 +23,15 @@ std::string range(Range r) { return r.fixed() ? num(r.lo) : num(r.lo) + ":" + nu
 
 Resolved resolve(const Problem& problem, const DEConfig& de, const StopCriteria& stop) {
   Resolved r{de, stop};
-  if (r.de.np == 0) r.de.np = std::max(default_np(problem.dim()), min_np(de.mutation));
+  if (r.de.np == 0) {
+    const double D = problem.dim();
+    if (de.algorithm == Algorithm::lshade)  // the initial sizes of the authors' code (docs/ALGORITHMS.md)
+      r.de.np = std::max(de.lshade.np_min, static_cast<int>(std::round(18 * D)));
+    else if (de.algorithm == Algorithm::jso)
+      r.de.np = std::max(de.jso.np_min, static_cast<int>(std::round(25 * std::log(D) * std::sqrt(D))));
+    else
+      r.de.np = std::max(default_np(problem.dim()), min_np(de.mutation));
+  }
   if (r.de.dither == Dither::none && (!de.F.fixed() || !de.CR.fixed())) r.de.dither = Dither::generation;
   if (!r.stop.max_evals && !r.stop.max_gens) r.stop.max_evals = 10000LL * problem.dim();
   return r;
@@ -49,6 +57,16 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
   alg::check(de);
 
   const Resolved r = resolve(problem, de, stop);
+  if ((de.algorithm == Algorithm::lshade || de.algorithm == Algorithm::jso) && !r.stop.max_evals)
+    throw ConfigError("{max_gens} " + std::to_string(stop.max_gens.value_or(0)) + ": {algorithm} " +
+                      std::string(algorithm_name(de.algorithm)) +
+                      " plans its population's reduction over the evaluations: give {max_evals} (alone, it defaults to 10000 D)");
+  if (de.algorithm == Algorithm::lshade || de.algorithm == Algorithm::jso) {
+    const int np_min = de.algorithm == Algorithm::lshade ? de.lshade.np_min : de.jso.np_min;
+    if (r.de.np < np_min)
+      throw ConfigError("{np} " + std::to_string(r.de.np) + ": {algorithm} " + std::string(algorithm_name(de.algorithm)) +
+                        " starts from at least its final size " + std::to_string(np_min));
+  }
   if (stop.max_evals) {
     if (*stop.max_evals < r.de.np)
       throw ConfigError("{max_evals} " + std::to_string(*stop.max_evals) +

@@ -29,13 +29,14 @@ template <class T>
 struct MatrixTrials {
   PoolExec exec;
   mutable std::vector<std::uint8_t> mask;
-  mutable std::vector<T> F;
+  mutable std::vector<T> F, Fp;
   mutable std::vector<ops::Donors> donors;
 
   void operator()(const ops::Params& p, const Problem& problem, Population<T>& P, std::uint32_t g) const {
     const int np = p.np, D = p.D;
     mask.resize(static_cast<std::size_t>(np) * D);
     F.resize(np);
+    Fp.resize(np);
     donors.resize(np);
     // Phase 1 and 2: F, donors and the crossover mask of every individual.
     exec.for_each(np, [&](int i) {
@@ -43,7 +44,8 @@ struct MatrixTrials {
       const alg::Control ctl = trial_control(p, P, g, ui);
       const double CR = ctl.CR;
       F[i] = static_cast<T>(ctl.F);
-      donors[i] = ops::draw_donors(p, g, ui, static_cast<std::uint32_t>(P.arc_count));
+      Fp[i] = static_cast<T>(alg::pbest_factor(p, P.shared.data(), ctl.F));
+      donors[i] = driver::trial_donors(p, P, g, ui);
       const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, ui);
       const ops::CrossoverDraw c = ops::draw_crossover(p, cs, CR);
       ops::crossover_mask(p, cs, c, mask.data() + static_cast<std::size_t>(i) * D);
@@ -55,10 +57,10 @@ struct MatrixTrials {
       const ops::Stream rs(p.seed, p.trial, ops::Purpose::repair, g, ui);
       const std::uint8_t* m = mask.data() + static_cast<std::size_t>(i) * D;
       T* u = P.trial_row(i);
-      const T Fi = F[i];
+      const T Fi = F[i], Fpi = Fp[i];
       ops::visit_mutation(p.mutation, [&](auto M) {
         for (int j = 0; j < D; ++j)
-          u[j] = m[j] ? ops::repair(p.repair, ops::mutate<decltype(M)::value>(Fi, R, j), R.xi[j], P.lo[j], P.hi[j],
+          u[j] = m[j] ? ops::repair(p.repair, ops::mutate<decltype(M)::value>(Fi, Fpi, R, j), R.xi[j], P.lo[j], P.hi[j],
                                     rs, j)
                       : R.xi[j];
       });

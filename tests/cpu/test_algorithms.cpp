@@ -29,13 +29,13 @@ ops::Params params(Algorithm a) {
 // The --algorithm names come from the registered headers, in order, and parse back.
 TEST(Algorithms, NamesFromTheRegistry) {
   const std::vector<std::string_view> names = list_algorithms();
-  ASSERT_EQ(names, (std::vector<std::string_view>{"de", "jde", "jade", "shade"}));
+  ASSERT_EQ(names, (std::vector<std::string_view>{"de", "jde", "jade", "shade", "lshade", "jso"}));
   for (std::string_view n : names) EXPECT_EQ(algorithm_name(parse_algorithm(n)), n);
   try {
     parse_algorithm("lshade2");
     FAIL() << "no error for an unknown algorithm";
   } catch (const ConfigError& e) {
-    EXPECT_STREQ(e.what(), "algorithm lshade2: unknown algorithm (known: de, jde, jade, shade)");
+    EXPECT_STREQ(e.what(), "algorithm lshade2: unknown algorithm (known: de, jde, jade, shade, lshade, jso)");
   }
 }
 

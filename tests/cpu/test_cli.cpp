@@ -558,7 +558,7 @@ TEST_F(Cli, JdeAlgorithm) {
   EXPECT_EQ(j["algorithm"], "jde");
   EXPECT_EQ(j["engine"], std::string(degpu::engine_name(degpu::resolve_engine(degpu::Engine::auto_))));  // as DE
   EXPECT_EQ(nlohmann::json::parse(run(kRun + " --json -").out)["algorithm"], "de");
-  expect_invalid(kRun + " --algorithm shade2", "--algorithm shade2: unknown algorithm (known: de, jde, jade, shade, ma-sw-chains)");
+  expect_invalid(kRun + " --algorithm shade2", "--algorithm shade2: unknown algorithm (known: de, jde, jade, shade, lshade, jso, ma-sw-chains)");
   expect_invalid(kRun + " --algorithm jde --F 0.3:0.9", "--algorithm jde");
   expect_invalid(kRun + " --algorithm jde --dither individual", "--dither individual");
   for (const char* engine : {"gpu", "gpu-fused"}) {  // every engine runs jDE: no device is a runtime failure
@@ -587,7 +587,7 @@ TEST_F(Cli, ShadeAlgorithm) {
   const auto a = nlohmann::json::parse(run("run --problem sphere --dim 5 --np 40 --algorithm shade --max-gens 20 --json -").out);
   EXPECT_EQ(a["engine"], "threads");  // auto: not yet in the kernels
   EXPECT_EQ(a["best_f"], j["best_f"]);
-  expect_invalid(kRun + " --algorithm shade --p 0.1", "--p 0.1: --algorithm shade draws every trial's F, CR and p itself");
+  expect_invalid(kRun + " --algorithm shade --p 0.1", "--p 0.1: --algorithm shade draws every trial's F and CR from its memories and sets p itself");
   expect_invalid(kRun + " --algorithm shade --F 0.7", "--F 0.7: --algorithm shade");
   expect_invalid(kRun + " --algorithm shade --strategy rand/1/exp",
                  "--strategy rand/1/exp: SHADE mutates with current-to-pbest/1 (--algorithm shade); use current-to-pbest/1/exp");

@@ -73,7 +73,7 @@ TEST(Shade, SlotAndMeansDraws) {
   std::vector<double> sum_cr(H), f_below(H);
   for (int k = 0; k < n; ++k) {
     const auto g = 1u + static_cast<std::uint32_t>(k / 100), i = static_cast<std::uint32_t>(k % 100);
-    const int r = alg::Shade::slot(p, g, i);
+    const int r = alg::Shade::slot(p, g, i, H);
     ASSERT_TRUE(r >= 0 && r < H);
     ++count[r];
     const alg::Control c = alg::draw(p, g, i, alg::State{}, shared.data());
@@ -94,7 +94,7 @@ TEST(Shade, SlotAndMeansDraws) {
     if (mu > 0.3 && mu < 0.7) EXPECT_NEAR(sum_cr[r] / count[r], mu, 5 * 0.1 / std::sqrt(count[r])) << r;
   }
   // the slot is a pure function of the run and (g, i), and so is each draw
-  EXPECT_EQ(alg::Shade::slot(p, 3, 4), alg::Shade::slot(p, 3, 4));
+  EXPECT_EQ(alg::Shade::slot(p, 3, 4, H), alg::Shade::slot(p, 3, 4, H));
   const alg::Control a = alg::draw(p, 3, 4, alg::State{}, shared.data()), b = alg::draw(p, 3, 4, alg::State{}, shared.data());
   EXPECT_EQ(a.F, b.F);
   EXPECT_EQ(a.CR, b.CR);

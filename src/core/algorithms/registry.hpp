@@ -10,6 +10,8 @@
 #include "core/algorithms/de.hpp"
 #include "core/algorithms/jade.hpp"
 #include "core/algorithms/jde.hpp"
+#include "core/algorithms/jso.hpp"
+#include "core/algorithms/lshade.hpp"
 #include "core/algorithms/shade.hpp"
 #include "core/algorithms/tree_sum.hpp"
 #include "degpu/config.hpp"
@@ -33,10 +35,10 @@ struct List {
   }
 };
 
-using All = List<De, Jde, Jade, Shade>;  // the registration: one entry per algorithm
+using All = List<De, Jde, Jade, Shade, LShade, Jso>;  // the registration: one entry per algorithm
 // The algorithms the CUDA engines' kernels run (gpu-kernels, gpu-fused, gpu; gpu-eval runs the host driver,
-// so every algorithm). SHADE reaches them with the SHADE family issue's steps 6 and 7 (docs/SHADE_PLAN.md);
-// validate.cpp refuses it on those engines until then.
+// so every algorithm). The SHADE family (SHADE, L-SHADE, jSO) reaches them with the SHADE family issue's
+// steps 6 and 7 (docs/SHADE_PLAN.md); validate.cpp refuses it on those engines until then.
 using InKernels = List<De, Jde, Jade>;
 // The dispatch below: every algorithm on the host, the kernels' on the device (a kernel carries no other).
 #if defined(__CUDA_ARCH__)
@@ -124,6 +126,53 @@ DEGPU_HD_INLINE int archive_capacity(const ops::Params& p) {
   });
   const double c = std::floor(rate * p.np + 0.5);
   return c >= 2 ? static_cast<int>(c) : 0;
+}
+
+// An algorithm whose population shrinks (L-SHADE, jSO: kReduces, and lshade.hpp's Reduction words in its
+// population state).
+template <class A>
+DEGPU_HD_INLINE constexpr bool reduces_of() {
+  if constexpr (requires { A::kReduces; }) return A::kReduces;
+  else return false;
+}
+DEGPU_HD_INLINE bool reduces(const ops::Params& p) {
+  bool r = false;
+  Dispatch::visit(p.algorithm, [&](auto a) { r = reduces_of<decltype(a)>(); });
+  return r;
+}
+// The sizes of the next generation: the live NP, the p-best count and the archive's capacity; p's own (and
+// archive_capacity) for an algorithm whose population does not shrink, else its population state's.
+struct Sizes {
+  int np, pbest_count, archive;
+};
+DEGPU_HD_INLINE Sizes sizes(const ops::Params& p, const double* shared) {
+  Sizes z{p.np, p.pbest_count, archive_capacity(p)};
+  Dispatch::visit(p.algorithm, [&](auto a) {
+    if constexpr (reduces_of<decltype(a)>()) {
+      z.np = static_cast<int>(shared[Reduction::kNp]);
+      z.pbest_count = static_cast<int>(shared[Reduction::kPbest]);
+      z.archive = shared[Reduction::kArc] > 1 ? static_cast<int>(shared[Reduction::kArc]) : 0;  // the code archives where > 1
+    }
+  });
+  return z;
+}
+// The factor of current-to-pbest's p-best difference for a trial drawn with F: jSO's F_w, else F.
+DEGPU_HD_INLINE double pbest_factor(const ops::Params& p, const double* shared, double F) {
+  double r = F;
+  Dispatch::visit(p.algorithm, [&](auto a) {
+    using A = decltype(a);
+    if constexpr (requires { A::pbest_factor(p, shared, F); }) r = A::pbest_factor(p, shared, F);
+  });
+  return r;
+}
+// Whether the p-best must differ from the target this generation (jSO's first half).
+DEGPU_HD_INLINE bool pbest_excludes_self(const ops::Params& p, const double* shared) {
+  bool r = false;
+  Dispatch::visit(p.algorithm, [&](auto a) {
+    using A = decltype(a);
+    if constexpr (requires { A::pbest_excludes_self(p, shared); }) r = A::pbest_excludes_self(p, shared);
+  });
+  return r;
 }
 
 // Trial i's F and CR in generation g from its individual's state s and the population's `shared` (read

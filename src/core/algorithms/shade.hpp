@@ -28,7 +28,7 @@ struct Shade {
   static constexpr const char* name = "shade";
   static constexpr int kState = 0;
   static constexpr int kShared = 1 + 2 * kShadeMaxH;  // k, M_F[kShadeMaxH], M_CR[kShadeMaxH]
-  static constexpr int kSums = 5;  // success (1 or 0), w, w F, w F^2, w CR of a success (w = Delta f)
+  static constexpr int kSums = 6;  // success_sums: success (1 or 0), w, w F, w F^2, w CR, w CR^2 (w = Delta f)
 
   DEGPU_HD_INLINE static double& M_F(double* s, int r) { return s[1 + r]; }
   DEGPU_HD_INLINE static double& M_CR(double* s, int r) { return s[1 + kShadeMaxH + r]; }
@@ -62,21 +62,21 @@ struct Shade {
     }
   }
 
-  // The memory slot trial i of generation g reads (word 6 of its donors stream).
-  DEGPU_HD_INLINE static int slot(const ops::Params& p, std::uint32_t g, std::uint32_t i) {
+  // The memory slot of H that trial i of generation g reads (word 6 of its donors stream).
+  DEGPU_HD_INLINE static int slot(const ops::Params& p, std::uint32_t g, std::uint32_t i, int H) {
     const ops::Stream s(p.seed, p.trial, ops::Purpose::donors, g, i);
-    return static_cast<int>(rng::uniform_below(s.block(1).w[2], static_cast<std::uint32_t>(p.shade.H)));
+    return static_cast<int>(rng::uniform_below(s.block(1).w[2], static_cast<std::uint32_t>(H)));
   }
   DEGPU_HD_INLINE static Control draw(const ops::Params& p, std::uint32_t g, std::uint32_t i, State, const double* shared) {
-    const int r = slot(p, g, i);
+    const int r = slot(p, g, i, p.shade.H);
     double* s = const_cast<double*>(shared);
     return draw_cauchy_normal(p, g, i, M_F(s, r), p.shade.sigma_F, M_CR(s, r), p.shade.sigma_CR);
   }
 
   // A success: strictly better, of finite weight (a parent at +inf, infeasible or overflowed, would make
-  // every mean NaN; it still replaces its parent).
-  DEGPU_HD_INLINE static void contribute(const ops::Params&, const Control& c, double f_parent, double f_trial, bool,
-                                         Sums out) {
+  // every mean NaN; it still replaces its parent). Its words: 1, w, w F, w F^2, w CR, w CR^2 (w = Delta f;
+  // SHADE reads all but the last, L-SHADE and jSO all).
+  DEGPU_HD_INLINE static void success_sums(const Control& c, double f_parent, double f_trial, Sums out) {
     const double w = f_parent - f_trial;
     const bool success = f_trial < f_parent && w < INFINITY;
     out.set(0, success ? 1.0 : 0.0);
@@ -84,6 +84,11 @@ struct Shade {
     out.set(2, success ? w * c.F : 0.0);
     out.set(3, success ? w * c.F * c.F : 0.0);
     out.set(4, success ? w * c.CR : 0.0);
+    out.set(5, success ? w * c.CR * c.CR : 0.0);
+  }
+  DEGPU_HD_INLINE static void contribute(const ops::Params&, const Control& c, double f_parent, double f_trial, bool,
+                                         Sums out) {
+    success_sums(c, f_parent, f_trial, out);
   }
   DEGPU_HD_INLINE static void end_generation(const ops::Params& p, std::uint32_t, double* shared, const double* totals) {
     if (!(totals[0] > 0)) return;  // no success: the memories and k stay
