@@ -76,6 +76,12 @@ nlohmann::ordered_json result_json(const Result& r, const Problem& p, bool with_
   j["generations"] = r.generations;
   j["nan_evals"] = r.nan_evals;
   j["stop_reason"] = stop_reason_name(r.stop_reason);
+  if (!r.memory_F.empty()) {  // an adaptive algorithm's final state (JADE, the SHADE family)
+    j["final_np"] = r.final_np;
+    j["archive_size"] = r.archive_size;
+    j["memory_F"] = r.memory_F;
+    j["memory_CR"] = r.memory_CR;
+  }
   if (r.phases) {
     j["ls_applications"] = r.ls_applications;
     j["phases_s"] = {{"ga", r.phases->ga}, {"ls", r.phases->ls}, {"eval", r.phases->eval}, {"other", r.phases->other}};

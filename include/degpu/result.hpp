@@ -36,6 +36,14 @@ struct Result {
   long long ls_applications = 0;      // MA-SW-Chains: local searches applied
   // with RunOptions::keep_population: the last generation's rows (np x D, individual 0 first) and values
   std::vector<double> population, population_f;
+  // The algorithm's final state: the population size at the end (L-SHADE's and jSO's shrink), the
+  // archive's members (JADE's optional one, the SHADE family's), and the adaptive means the next trial
+  // would draw around: JADE's mu_F and mu_CR, the SHADE family's memories slot by slot (jSO's fixed last
+  // slot as 0.9; L-SHADE's terminal value as -1); empty for the others. Engines that keep no such state
+  // (gpu-kernels, gpu-fused, gpu) report final_np only.
+  int final_np = 0;
+  int archive_size = 0;
+  std::vector<double> memory_F, memory_CR;
 };
 
 }  // namespace degpu

@@ -42,7 +42,10 @@ class Result:
     best_error: fun - f* where the optimum is known, else None; engine: the engine that ran;
     wall_s: seconds; nan_evals: evaluations that returned NaN; history: (generation, evaluations,
     best f, seconds) samples where asked for; trials: with trials > 1, every trial's Result (this one is
-    the best trial's).
+    the best trial's); final_np: the population size at the end (lshade and jso shrink theirs);
+    archive_size: the archive's members at the end (jade's optional one, the SHADE family's); memory_F,
+    memory_CR: the adaptive means at the end (jade: its mu_F, mu_CR; the SHADE family: one per memory
+    slot), empty for the others and on the kernels' engines.
     """
 
     def __init__(self, d: dict, trials: Optional[list] = None):
@@ -55,6 +58,10 @@ class Result:
         self.engine: str = d["engine"]
         self.wall_s: float = d["wall_s"]
         self.nan_evals: int = d["nan_evals"]
+        self.final_np: int = d.get("final_np", 0)
+        self.archive_size: int = d.get("archive_size", 0)
+        self.memory_F: np.ndarray = np.asarray(d.get("memory_F", []), dtype=float)
+        self.memory_CR: np.ndarray = np.asarray(d.get("memory_CR", []), dtype=float)
         self.history: list = list(d["history"])
         self.success: bool = self.stop_reason != "interrupted"
         self.status: int = 0 if self.success else 1

@@ -46,6 +46,10 @@ nb::dict result_dict(const degpu::Result& r) {
   d["nfev"] = r.evals;
   d["nit"] = r.generations;
   d["nan_evals"] = r.nan_evals;
+  d["final_np"] = r.final_np;
+  d["archive_size"] = r.archive_size;
+  d["memory_F"] = array_of(r.memory_F);
+  d["memory_CR"] = array_of(r.memory_CR);
   d["infeasible"] = r.infeasible;
   d["stop_reason"] = std::string(degpu::stop_reason_name(r.stop_reason));
   d["wall_s"] = r.wall_s;

@@ -86,6 +86,10 @@ def test_algorithms_and_strategies():
     m = degpu.minimize(p, algorithm="shade", strategy="current-to-pbest/1/bin", repair="midpoint",
                        max_generations=100, engine="matrix", threads=2)
     assert s.fun == m.fun and np.array_equal(s.x, m.x)
+    assert s.memory_F.shape == (100,) and s.archive_size > 0 and s.final_np == 50
+    j = degpu.minimize(p, algorithm="jso", max_evals=20000, engine="serial")
+    assert j.memory_F.shape == (5,) and j.memory_F[-1] == 0.9 and 4 <= j.final_np < 20
+    assert degpu.minimize(p, max_generations=5, engine="serial").memory_F.size == 0
     r = degpu.minimize(p, strategy="best/1/exp", F=(0.4, 0.9), CR=0.5, dither="individual", repair="reflect",
                        max_generations=50, engine="serial", precision="f32")
     assert np.isfinite(r.fun)

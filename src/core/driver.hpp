@@ -84,6 +84,8 @@ Result generations(const Problem& problem, const Resolved& r, const RunOptions& 
   res.best_x = pop.best_row();
   res.nan_evals = pop.nan_evals();
   if constexpr (requires { pop.infeasible(); }) res.infeasible = pop.infeasible();
+  res.final_np = live_np();
+  if constexpr (requires { pop.algorithm_state(res); }) pop.algorithm_state(res);
   if (o.keep_population) {
     res.population = pop.rows();
     res.population_f = values_now();  // the last generation's (generation 0's where the run stopped there)
@@ -130,6 +132,7 @@ struct Population {
   std::vector<double> state, trial_state;
   // a population-level update: the population's state, and each selection's contribution word by word
   std::vector<double> shared, sums;
+  std::vector<alg::Control> controls;  // with a population-level update: each trial's F and CR, which its selection's contribution reads
   std::vector<T> initial;  // RunOptions::initial: the first rows of generation 0 (k x D)
   // An archive (JADE's optional one, SHADE's): up to arc_cap rows (arc_cap x D), arc_count of them filled;
   // r2 is drawn from the population and the archive together (ops::draw_donors)
@@ -189,6 +192,7 @@ struct Population {
     state = std::move(kept_state);
     trial_state.resize(state.size());
     sums.resize(sums.size() / order.size() * n);
+    if (!controls.empty()) controls.resize(static_cast<std::size_t>(n));
     if (best >= static_cast<std::uint32_t>(n)) best = 0;  // the caller finds the best again
     arc_cap = archive_cap;
     arc_count = std::min(arc_count, arc_cap);
@@ -240,7 +244,9 @@ ops::Donors trial_donors(const ops::Params& p, const Population<T>& P, std::uint
 // trial is set aside, to become the individual's if the trial replaces it.
 template <class T>
 alg::Control trial_control(const ops::Params& p, Population<T>& P, std::uint32_t g, std::uint32_t i) {
-  return P.states().draw(p, g, i);
+  const alg::Control c = P.states().draw(p, g, i);
+  if (!P.controls.empty()) P.controls[i] = c;  // kept for the selection (drawing it again there cost 30% of L-SHADE's generation)
+  return c;
 }
 
 // Makes trial i of generation g into P.trial_row(i): mutation only where the crossover says, then repair.
@@ -431,6 +437,7 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
   P.trial_state.resize(P.state.size());
   P.shared = alg::initial_shared(p);
   P.sums.resize(static_cast<std::size_t>(alg::sum_words(p)) * p.np);
+  if (!P.sums.empty()) P.controls.resize(static_cast<std::size_t>(p.np));
   const alg::Sizes sizes = alg::sizes(p, P.shared.data());
   p.pbest_count = sizes.pbest_count;
   P.arc_cap = sizes.archive;
@@ -498,7 +505,12 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
           P.archive_parent(p, static_cast<std::uint32_t>(g), i);
         if (took)
           std::copy_n(P.cvtrial.begin() + static_cast<std::ptrdiff_t>(i) * m, m, P.cv.begin() + static_cast<std::ptrdiff_t>(i) * m);
-        states.select(p, static_cast<std::uint32_t>(g), static_cast<std::uint32_t>(i), took, P.f[i], P.ftrial[i]);
+        if (P.controls.empty()) {
+          states.select(p, static_cast<std::uint32_t>(g), static_cast<std::uint32_t>(i), took, P.f[i], P.ftrial[i]);
+        } else {  // the trial's own F and CR, kept from its draw (the same bits as drawing them again)
+          alg::contribute(p, P.controls[i], P.f[i], P.ftrial[i], took, alg::Sums{P.sums.data() + i, static_cast<std::size_t>(P.np)});
+          if (took) states.take(static_cast<std::uint32_t>(i));
+        }
         if (took) {
           P.side[i] ^= 1;
           P.f[i] = P.ftrial[i];
@@ -518,6 +530,10 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
       find_best();
     }
     int np() const { return p.np; }
+    void algorithm_state(Result& res) const {
+      res.archive_size = P.arc_count;
+      alg::memories(p, P.shared.data(), res.memory_F, res.memory_CR);
+    }
     bool same_violations(int i) const {
       const std::size_t at = static_cast<std::size_t>(i) * P.m;
       return std::equal(P.cv.begin() + at, P.cv.begin() + at + P.m, P.cvtrial.begin() + at);

@@ -584,6 +584,16 @@ TEST_F(Cli, ShadeAlgorithm) {
   EXPECT_EQ(j["shade"]["p_min"], 0.05);
   EXPECT_EQ(j["shade"]["p_max"], 0.2);
   EXPECT_EQ(j["shade"]["archive"], 1.0);
+  EXPECT_EQ(j["memory_F"].size(), 100u);  // the final state: every slot, the archive, the population
+  EXPECT_EQ(j["final_np"], 40);
+  EXPECT_GT(j["archive_size"], 0);
+  const auto l = nlohmann::json::parse(run("run --problem sphere --dim 5 --algorithm lshade --max-evals 3000 --engine serial --json -").out);
+  EXPECT_EQ(l["np"], 90);
+  EXPECT_LT(l["final_np"], 10);
+  EXPECT_EQ(l["memory_CR"].size(), 6u);
+  EXPECT_LE(l["archive_size"].get<double>(), std::floor(l["final_np"].get<double>() * 2.6));
+  expect_invalid("run --problem sphere --dim 5 --algorithm jso --max-gens 10 --quiet",
+                 "--max-gens 10: --algorithm jso plans its population's reduction over the evaluations: give --max-evals");
   const auto a = nlohmann::json::parse(run("run --problem sphere --dim 5 --np 40 --algorithm shade --max-gens 20 --json -").out);
   EXPECT_EQ(a["engine"], "threads");  // auto: not yet in the kernels
   EXPECT_EQ(a["best_f"], j["best_f"]);

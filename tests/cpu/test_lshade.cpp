@@ -87,6 +87,15 @@ TEST(ShadeFamily, PopulationShrinksOnSchedule) {
     EXPECT_LE(r.evals, 30000);
     EXPECT_LE(seen.back(), 6);
     EXPECT_GT(seen.front(), 170);
+    // the final state the result reports
+    EXPECT_EQ(r.final_np, seen.back());
+    const double rate = a == Algorithm::lshade ? 2.6 : 1.0;
+    EXPECT_GE(r.archive_size, 2);
+    EXPECT_LE(r.archive_size, std::floor(r.final_np * rate));
+    ASSERT_EQ(r.memory_F.size(), a == Algorithm::lshade ? 6u : 5u);
+    ASSERT_EQ(r.memory_CR.size(), r.memory_F.size());
+    for (double F : r.memory_F) EXPECT_TRUE(F > 0 && F <= 1) << F;
+    if (a == Algorithm::jso) EXPECT_EQ(r.memory_CR.back(), 0.9);
   }
 }
 

@@ -20,6 +20,7 @@
 #include "degpu/errors.hpp"
 #if DEGPU_HOST_CODE
 #include <string>
+#include <vector>
 #endif
 
 namespace degpu::alg {
@@ -43,6 +44,13 @@ struct Jade {
 #endif
 
   DEGPU_HD_INLINE static double archive_rate(const ops::Params& p) { return p.jade.archive; }
+#if DEGPU_HOST_CODE
+  static void memories(const ops::Params& p, const double* shared, std::vector<double>& F, std::vector<double>& CR) {
+    (void)p;
+    F.assign(1, shared[0]);
+    CR.assign(1, shared[1]);
+  }
+#endif
   DEGPU_HD_INLINE static void init(const ops::Params&, State) {}
   DEGPU_HD_INLINE static void keep(const ops::Params&, const Control&, State) {}
   static void init_shared(const ops::Params& p, double* shared) {

@@ -13,6 +13,9 @@
 #include <cmath>
 
 #include "core/algorithms/lshade.hpp"
+#if DEGPU_HOST_CODE
+#include <vector>
+#endif
 
 namespace degpu::alg {
 
@@ -32,6 +35,13 @@ struct Jso {
 #endif
 
   DEGPU_HD_INLINE static double archive_rate(const ops::Params& p) { return p.jso.archive; }
+#if DEGPU_HOST_CODE
+  static void memories(const ops::Params& p, const double* shared, std::vector<double>& F, std::vector<double>& CR) {
+    (void)p;
+    for (int r = 0; r + 1 < p.jso.H; ++r) F.push_back(shared[1 + r]), CR.push_back(shared[1 + kShadeMaxH + r]);
+    F.push_back(0.9), CR.push_back(0.9);  // the fixed last slot
+  }
+#endif
   DEGPU_HD_INLINE static void init(const ops::Params&, State) {}
   DEGPU_HD_INLINE static void keep(const ops::Params&, const Control&, State) {}
   static void init_shared(const ops::Params& p, double* s) {

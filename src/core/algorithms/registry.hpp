@@ -255,6 +255,17 @@ DEGPU_HD_INLINE void sum_contributions(const ops::Params& p, const double* sums,
     totals[w] = tree_sum([&](std::uint32_t k) { return x[k]; }, 0, static_cast<std::uint32_t>(n));
   }
 }
+#if DEGPU_HOST_CODE
+// The adaptive means the next trials would draw around (Result::memory_F, memory_CR): an algorithm's
+// `memories(p, shared, F, CR)` where it has one; nothing for the others.
+inline void memories(const ops::Params& p, const double* shared, std::vector<double>& F, std::vector<double>& CR) {
+  All::visit(p.algorithm, [&](auto a) {
+    using A = decltype(a);
+    if constexpr (requires { A::memories(p, shared, F, CR); }) A::memories(p, shared, F, CR);
+  });
+}
+#endif
+
 #if DEGPU_HOST_CODE // (host code: the engines upload these)
 // The population's state before generation 1 (empty without a population-level update).
 inline std::vector<double> initial_shared(const ops::Params& p) {

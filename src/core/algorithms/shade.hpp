@@ -19,6 +19,7 @@
 #include "degpu/errors.hpp"
 #if DEGPU_HOST_CODE
 #include <string>
+#include <vector>
 #endif
 
 namespace degpu::alg {
@@ -52,6 +53,12 @@ struct Shade {
 #endif
 
   DEGPU_HD_INLINE static double archive_rate(const ops::Params& p) { return p.shade.archive; }
+#if DEGPU_HOST_CODE
+  static void memories(const ops::Params& p, const double* shared, std::vector<double>& F, std::vector<double>& CR) {
+    (void)p;
+    for (int r = 0; r < p.shade.H; ++r) F.push_back(shared[1 + r]), CR.push_back(shared[1 + kShadeMaxH + r]);
+  }
+#endif
   DEGPU_HD_INLINE static void init(const ops::Params&, State) {}
   DEGPU_HD_INLINE static void keep(const ops::Params&, const Control&, State) {}
   static void init_shared(const ops::Params& p, double* shared) {
