@@ -278,6 +278,31 @@ TEST(Shade, EnginesAgreeBitForBit) {
   }
 }
 
+// JADE's optional archive (off by default): on, every CPU engine runs it to the same bits, and the run
+// differs from JADE's without it; its r2 draws reach the archive (the archive holds parents by the end).
+TEST(Shade, JadeOptionalArchive) {
+  const Problem prob = classic("ackley", 12, ShiftSpec{ShiftSpec::Kind::random, 6, {}});
+  DEConfig jade;
+  jade.algorithm = Algorithm::jade;
+  jade.mutation = Mutation::current_to_pbest1;
+  jade.np = 30;
+  jade.p = 0.05;
+  DEConfig archived = jade;
+  archived.jade.archive = 1;
+  RunOptions o;
+  o.engine = Engine::serial;
+  const Result ref = minimize(prob, archived, gens(100), o);
+  EXPECT_EQ(ref.archive_size, 30);
+  EXPECT_EQ(ref.memory_F.size(), 1u);
+  EXPECT_FALSE(same_bits(minimize(prob, jade, gens(100), o), ref));
+  EXPECT_EQ(minimize(prob, jade, gens(100), o).archive_size, 0);
+  for (Engine e : {Engine::threads, Engine::matrix}) {
+    o.engine = e;
+    o.threads = 2;
+    EXPECT_TRUE(same_bits(minimize(prob, archived, gens(100), o), ref)) << engine_name(e);
+  }
+}
+
 // With its adaptation off (one slot, no spread, p fixed, no archive) and means of 0.5, whose weighted
 // means are exactly 0.5 again, SHADE is DE/current-to-pbest/1 with F = CR = 0.5 bit for bit (p NP = 5
 // individuals both ways: DE's ceil(0.1 x 50), SHADE's round).
