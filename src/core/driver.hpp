@@ -161,8 +161,8 @@ struct Population {
   }
   // The population shrinks to n (L-SHADE, jSO): the np - n worst go, the worst value first and the lowest
   // index first among equals (the authors' code removes the first worst, one at a time), the rest keep
-  // their order; every per-individual array follows. The archive keeps its first `archive` members.
-  void reduce(int n, int archive_cap) {
+  // their order; every per-individual array follows.
+  void reduce(int n) {
     std::vector<std::uint32_t> order(static_cast<std::size_t>(np));
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return ops::better(f[b], f[a]); });
@@ -194,7 +194,10 @@ struct Population {
     sums.resize(sums.size() / order.size() * n);
     if (!controls.empty()) controls.resize(static_cast<std::size_t>(n));
     if (best >= static_cast<std::uint32_t>(n)) best = 0;  // the caller finds the best again
-    arc_cap = archive_cap;
+  }
+  // The archive's capacity becomes `cap` (at most the rows it was given); it keeps its first members.
+  void resize_archive(int cap) {
+    arc_cap = D > 0 ? std::min(cap, static_cast<int>(archive.size() / D)) : 0;
     arc_count = std::min(arc_count, arc_cap);
   }
   // Individual i's parent lost to its trial in generation g: it joins the archive (selections in index
@@ -520,9 +523,8 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
       count_nan(P.ftrial);
       if (alg::reduces(p)) {  // the next generation's sizes, from the population state
         const alg::Sizes z = alg::sizes(p, P.shared.data());
-        if (z.np < P.np) P.reduce(z.np, z.archive);
-        P.arc_cap = std::min(z.archive, static_cast<int>(P.archive.size() / p.D));
-        P.arc_count = std::min(P.arc_count, P.arc_cap);
+        if (z.np < P.np) P.reduce(z.np);
+        P.resize_archive(z.archive);
         p.np = P.np;
         p.pbest_count = std::min(z.pbest_count, P.np);
         states = P.states();

@@ -57,11 +57,11 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
   alg::check(de);
 
   const Resolved r = resolve(problem, de, stop);
-  if ((de.algorithm == Algorithm::lshade || de.algorithm == Algorithm::jso) && !r.stop.max_evals)
-    throw ConfigError("{max_gens} " + std::to_string(stop.max_gens.value_or(0)) + ": {algorithm} " +
-                      std::string(algorithm_name(de.algorithm)) +
-                      " plans its population's reduction over the evaluations: give {max_evals} (alone, it defaults to 10000 D)");
-  if (de.algorithm == Algorithm::lshade || de.algorithm == Algorithm::jso) {
+  if (de.algorithm == Algorithm::lshade || de.algorithm == Algorithm::jso) {  // a shrinking population
+    if (!r.stop.max_evals)
+      throw ConfigError("{max_gens} " + std::to_string(stop.max_gens.value_or(0)) + ": {algorithm} " +
+                        std::string(algorithm_name(de.algorithm)) +
+                        " plans its population's reduction over the evaluations: give {max_evals} (alone, it defaults to 10000 D)");
     const int np_min = de.algorithm == Algorithm::lshade ? de.lshade.np_min : de.jso.np_min;
     if (r.de.np < np_min)
       throw ConfigError("{np} " + std::to_string(r.de.np) + ": {algorithm} " + std::string(algorithm_name(de.algorithm)) +

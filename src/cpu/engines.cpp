@@ -104,7 +104,7 @@ Result run_cpu(const Problem& problem, const Resolved& r, const RunOptions& o) {
     }
     case Engine::matrix: {
       const PoolExec exec{o.threads, parallel};
-      return run_generational<T>(problem, r, o, exec, MatrixTrials<T>{exec, {}, {}, {}});
+      return run_generational<T>(problem, r, o, exec, MatrixTrials<T>{exec, {}, {}, {}, {}});
     }
     default: break;
   }

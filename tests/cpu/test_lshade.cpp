@@ -99,8 +99,8 @@ TEST(ShadeFamily, PopulationShrinksOnSchedule) {
   }
 }
 
-// The reduction removes the worst, the first of equals first, keeps the others in order with their rows,
-// and cuts the archive to its first members.
+// The reduction removes the worst, the first of equals first, keeps the others in order with their rows;
+// the archive, cut to a smaller capacity, keeps its first members.
 TEST(ShadeFamily, ReductionRemovesTheWorst) {
   driver::Population<double> P;
   P.D = 1;
@@ -113,7 +113,8 @@ TEST(ShadeFamily, ReductionRemovesTheWorst) {
   P.arc_cap = 5;
   P.arc_count = 5;
   P.archive.assign(5, 7);
-  P.reduce(3, 2);
+  P.reduce(3);
+  P.resize_archive(2);
   ASSERT_EQ(P.np, 3);
   EXPECT_EQ(P.f, (std::vector<double>{3, 1, 2}));
   for (int i = 0; i < 3; ++i) EXPECT_EQ(P.row(i)[0], (std::vector<double>{0, 2, 5})[i]) << i;
@@ -121,7 +122,8 @@ TEST(ShadeFamily, ReductionRemovesTheWorst) {
   EXPECT_EQ(P.arc_count, 2);
   // equals: the first go first
   P.f = {7, 7, 7};
-  P.reduce(1, 0);
+  P.reduce(1);
+  P.resize_archive(0);
   EXPECT_EQ(P.row(0)[0], 5);
   EXPECT_EQ(P.arc_count, 0);
 }

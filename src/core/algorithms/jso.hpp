@@ -37,8 +37,7 @@ struct Jso {
   DEGPU_HD_INLINE static double archive_rate(const ops::Params& p) { return p.jso.archive; }
 #if DEGPU_HOST_CODE
   static void memories(const ops::Params& p, const double* shared, std::vector<double>& F, std::vector<double>& CR) {
-    (void)p;
-    for (int r = 0; r + 1 < p.jso.H; ++r) F.push_back(shared[1 + r]), CR.push_back(shared[1 + kShadeMaxH + r]);
+    Shade::append_memories(shared, p.jso.H - 1, F, CR);
     F.push_back(0.9), CR.push_back(0.9);  // the fixed last slot
   }
 #endif
@@ -49,25 +48,24 @@ struct Jso {
   }
   DEGPU_HD_INLINE static Control draw(const ops::Params& p, std::uint32_t g, std::uint32_t i, State, const double* shared) {
     const int r = Shade::slot(p, g, i, p.jso.H);
-    double* s = const_cast<double*>(shared);
     const bool last = r == p.jso.H - 1;
-    const double mu_F = last ? 0.9 : Shade::M_F(s, r), mu_CR = last ? 0.9 : Shade::M_CR(s, r);
+    const double mu_F = last ? 0.9 : Shade::M_F(shared, r), mu_CR = last ? 0.9 : Shade::M_CR(shared, r);
     Control c = Reduction::draw(p, g, i, mu_F, mu_CR);
-    // nfes < x MAX_NFE, as the code compares
-    const double nfes = s[Reduction::kNfes], max = static_cast<double>(p.max_evals);
-    if (nfes < 0.25 * max && c.CR < 0.7) c.CR = 0.7;
-    if (nfes < 0.5 * max && c.CR < 0.6) c.CR = 0.6;
-    if (nfes < 0.6 * max && c.F > 0.7) c.F = 0.7;
+    if (before(p, shared, 0.25) && c.CR < 0.7) c.CR = 0.7;
+    if (before(p, shared, 0.5) && c.CR < 0.6) c.CR = 0.6;
+    if (before(p, shared, 0.6) && c.F > 0.7) c.F = 0.7;
     return c;
+  }
+  // Whether the evaluations so far are below `share` of the budget (nfes < share x MAX_NFE, as the code
+  // compares): the stage rules' test.
+  DEGPU_HD_INLINE static bool before(const ops::Params& p, const double* s, double share) {
+    return s[Reduction::kNfes] < share * static_cast<double>(p.max_evals);
   }
   // F_w, the factor of the p-best difference, for a trial drawn with F.
   DEGPU_HD_INLINE static double pbest_factor(const ops::Params& p, const double* s, double F) {
-    const double nfes = s[Reduction::kNfes], max = static_cast<double>(p.max_evals);
-    return nfes < 0.2 * max ? F * 0.7 : (nfes < 0.4 * max ? F * 0.8 : F * 1.2);
+    return before(p, s, 0.2) ? F * 0.7 : (before(p, s, 0.4) ? F * 0.8 : F * 1.2);
   }
-  DEGPU_HD_INLINE static bool pbest_excludes_self(const ops::Params& p, const double* s) {
-    return s[Reduction::kNfes] < 0.5 * static_cast<double>(p.max_evals);
-  }
+  DEGPU_HD_INLINE static bool pbest_excludes_self(const ops::Params& p, const double* s) { return before(p, s, 0.5); }
   DEGPU_HD_INLINE static void contribute(const ops::Params&, const Control& c, double f_parent, double f_trial, bool, Sums out) {
     Shade::success_sums(c, f_parent, f_trial, out);
   }

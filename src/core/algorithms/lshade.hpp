@@ -116,8 +116,7 @@ struct LShade {
   DEGPU_HD_INLINE static double archive_rate(const ops::Params& p) { return p.lshade.archive; }
 #if DEGPU_HOST_CODE
   static void memories(const ops::Params& p, const double* shared, std::vector<double>& F, std::vector<double>& CR) {
-    (void)p;
-    for (int r = 0; r < p.lshade.H; ++r) F.push_back(shared[1 + r]), CR.push_back(shared[1 + kShadeMaxH + r]);
+    Shade::append_memories(shared, p.lshade.H, F, CR);
   }
 #endif
   DEGPU_HD_INLINE static void init(const ops::Params&, State) {}
@@ -127,8 +126,7 @@ struct LShade {
   }
   DEGPU_HD_INLINE static Control draw(const ops::Params& p, std::uint32_t g, std::uint32_t i, State, const double* shared) {
     const int r = Shade::slot(p, g, i, p.lshade.H);
-    double* s = const_cast<double*>(shared);
-    return Reduction::draw(p, g, i, Shade::M_F(s, r), Shade::M_CR(s, r));
+    return Reduction::draw(p, g, i, Shade::M_F(shared, r), Shade::M_CR(shared, r));
   }
   DEGPU_HD_INLINE static void contribute(const ops::Params&, const Control& c, double f_parent, double f_trial, bool, Sums out) {
     Shade::success_sums(c, f_parent, f_trial, out);

@@ -33,6 +33,14 @@ struct Shade {
 
   DEGPU_HD_INLINE static double& M_F(double* s, int r) { return s[1 + r]; }
   DEGPU_HD_INLINE static double& M_CR(double* s, int r) { return s[1 + kShadeMaxH + r]; }
+  DEGPU_HD_INLINE static double M_F(const double* s, int r) { return s[1 + r]; }
+  DEGPU_HD_INLINE static double M_CR(const double* s, int r) { return s[1 + kShadeMaxH + r]; }
+#if DEGPU_HOST_CODE
+  // The first H slots' means, appended (Result::memory_F, memory_CR; L-SHADE and jSO share the layout).
+  static void append_memories(const double* shared, int H, std::vector<double>& F, std::vector<double>& CR) {
+    for (int r = 0; r < H; ++r) F.push_back(M_F(shared, r)), CR.push_back(M_CR(shared, r));
+  }
+#endif
 
 #if DEGPU_HOST_CODE
   static void check(const DEConfig& de) {
@@ -55,8 +63,7 @@ struct Shade {
   DEGPU_HD_INLINE static double archive_rate(const ops::Params& p) { return p.shade.archive; }
 #if DEGPU_HOST_CODE
   static void memories(const ops::Params& p, const double* shared, std::vector<double>& F, std::vector<double>& CR) {
-    (void)p;
-    for (int r = 0; r < p.shade.H; ++r) F.push_back(shared[1 + r]), CR.push_back(shared[1 + kShadeMaxH + r]);
+    append_memories(shared, p.shade.H, F, CR);
   }
 #endif
   DEGPU_HD_INLINE static void init(const ops::Params&, State) {}
@@ -76,8 +83,7 @@ struct Shade {
   }
   DEGPU_HD_INLINE static Control draw(const ops::Params& p, std::uint32_t g, std::uint32_t i, State, const double* shared) {
     const int r = slot(p, g, i, p.shade.H);
-    double* s = const_cast<double*>(shared);
-    return draw_cauchy_normal(p, g, i, M_F(s, r), p.shade.sigma_F, M_CR(s, r), p.shade.sigma_CR);
+    return draw_cauchy_normal(p, g, i, M_F(shared, r), p.shade.sigma_F, M_CR(shared, r), p.shade.sigma_CR);
   }
 
   // A success: strictly better, of finite weight (a parent at +inf, infeasible or overflowed, would make
