@@ -347,6 +347,15 @@ TEST(ShadeFamily, BadConfigurations) {
   c = family(Algorithm::jso);
   c.jso.p_max = 0;
   refused(c, evals, "algorithm jso: p_max must be in (0, 1]");
+  c = family(Algorithm::lshade);
+  c.lshade.M_CR = 1.5;
+  refused(c, evals, "algorithm lshade: the initial M_F must be in (0, 1] and M_CR in [0, 1]");
+  c = family(Algorithm::lshade);
+  c.lshade.p = 0;
+  refused(c, evals, "algorithm lshade: p must be in (0, 1]");
+  c = family(Algorithm::jso);
+  c.jso.archive = -1;
+  refused(c, evals, "algorithm jso: the archive rate must be in [0, 100]");
   // the default sizes: round(18 D), round(25 ln(D) sqrt(D))
   EXPECT_EQ(resolve(classic("sphere", 10), family(Algorithm::lshade), evals).de.np, 180);
   EXPECT_EQ(resolve(classic("sphere", 30), family(Algorithm::jso), evals).de.np, 466);
