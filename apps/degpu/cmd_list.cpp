@@ -38,6 +38,7 @@ int list(const std::string& what) {
 
 struct DevicesArgs {
   bool explain = false;
+  std::string algorithm = "de";
   ProblemOptions problem;
   DeOptions de;
   ExecutionOptions exec;
@@ -47,14 +48,19 @@ struct DevicesArgs {
 // problem and its dimension are given.
 int explain(const DevicesArgs& a) {
   const Problem problem = make_problem(a.problem.spec());
-  DeSettings s = a.de.settings();  // as run and bench convert them (de_options.hpp)
+  const Algorithm algorithm = parse_algorithm(a.algorithm);
+  for (const auto& [opt, value] : a.de.registered())
+    if (opt->count()) refuse_unread(algorithm, opt->get_name().substr(2), *value);
+  DeSettings s = a.de.settings(algorithm_defaults(algorithm));  // as run and bench convert them (de_options.hpp)
+  s.de.algorithm = algorithm;
   const DEConfig de = s.de;
   const int trials = parse_trials(a.exec.trials);
   set_de_setting(s, "precision", a.exec.precision);
   RunOptions o = s.o;
   const auto lines = explain_launch(problem, de, StopCriteria{}, o, trials);
-  std::printf("%s  D=%d  %s  NP=%d  precision=%s  trials=%d\n", problem.name().c_str(), problem.dim(), a.de.value("strategy").c_str(),
-              resolve(problem, de, StopCriteria{}).de.np, a.exec.precision.c_str(), trials);
+  std::printf("%s  D=%d  %s  %s  NP=%d  precision=%s  trials=%d\n", problem.name().c_str(), problem.dim(), a.algorithm.c_str(),
+              std::string(strategy_name(de.mutation, de.crossover)).c_str(), resolve(problem, de, StopCriteria{}).de.np,
+              a.exec.precision.c_str(), trials);
   for (const auto& l : lines) std::printf("%-12s %s\n", l.engine.c_str(), l.text.c_str());
   return 0;
 }
@@ -65,6 +71,7 @@ int devices(const DevicesArgs& a) {
     devices(DevicesArgs{});
     return explain(a);
   }
+  if (a.algorithm != "de") throw ConfigError("--algorithm " + a.algorithm + ": only with --explain (the launch of a problem)");
   const ProblemOptions& p = a.problem;
   for (const auto& [flag, value] : {std::pair{"--problem", &p.problem}, {"--dim", &p.dim}, {"--bounds", &p.bounds},
                                     {"--shift", &p.shift}, {"--bias", &p.bias}, {"--cec-data", &p.cec_data},
@@ -89,7 +96,10 @@ Command add_devices(CLI::App& app) {
   auto a = std::make_shared<DevicesArgs>();
   app.add_flag("--explain", a->explain, "with --problem and --dim: the launch configuration of each CUDA engine, and why");
   a->problem.add_to(app, "for --explain");
-  a->de.add_to(app, {{"strategy", "DE strategy, for --explain"}, {"np", "population size, for --explain (default 5 D, clamped to [20, 500])"}});
+  a->de.add_to(app, {{"strategy", "DE strategy, for --explain"},
+                     {"np", "population size, for --explain (default 5 D, clamped to [20, 500]; the SHADE family's own)"}});
+  app.add_option("--algorithm", a->algorithm, "de | jde | jade | shade | lshade | jso, for --explain (and where the engines keep its state)")
+      ->capture_default_str();
   a->exec.add_to(app, {{"precision", "f32 | f64, for --explain"}, {"trials", "concurrent trials, for --explain"}});
   return [a] { return devices(*a); };
 }

@@ -342,8 +342,8 @@ Command add_run(CLI::App& app) {
                   "and CR ~ N(mu_CR, 0.1) per trial, the means learnt from the successes with c = 0.1; strategy "
                   "current-to-pbest/1/bin and --p 0.05 unless given; no --F, --CR or --dither) | shade (Tanabe and Fukunaga 2013: "
                   "H = 100 memories of the means, each trial's own p in [2/NP, 0.2], an archive of NP; strategy "
-                  "current-to-pbest/1/bin and --repair midpoint unless given; no --F, --CR, --dither or --p; the host "
-                  "driver's engines for now: docs/ALGORITHMS.md) | lshade (Tanabe and Fukunaga 2014: SHADE whose population "
+                  "current-to-pbest/1/bin and --repair midpoint unless given; no --F, --CR, --dither or --p; every engine "
+                  "but gpu for now: docs/ALGORITHMS.md) | lshade (Tanabe and Fukunaga 2014: SHADE whose population "
                   "shrinks linearly from round(18 D) to 4 over --max-evals, H = 6, p = 0.11, archive 2.6 NP) | jso (Brest et al. "
                   "2017: L-SHADE from round(25 ln(D) sqrt(D)), H = 5, jSO's stage rules and weighted mutation) | ma-sw-chains (Molina et al. 2010's memetic algorithm with "
                   "Solis-Wets local search chains, as Lastra et al. 2015 run it: docs/MA_SW_CHAINS.md)")

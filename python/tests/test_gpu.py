@@ -27,6 +27,26 @@ def test_every_engine_takes_the_serial_engines_decisions(engine, algorithm):
     close(r, ref)
 
 
+@pytest.mark.parametrize("algorithm", ["shade", "lshade", "jso"])
+@pytest.mark.parametrize("engine", ["gpu-eval", "gpu-kernels", "gpu-fused"])
+def test_the_shade_family_on_the_gpu(engine, algorithm):
+    # the memories, the archive and (lshade, jso) the shrinking population, as the serial engine has them
+    p = degpu.problem("rastrigin", dim=10, shift="random:5")
+    kw = dict(algorithm=algorithm, max_evals=8000, seed=4)
+    ref = degpu.minimize(p, engine="serial", **kw)
+    r = degpu.minimize(p, engine=engine, **kw)
+    assert r.engine == engine
+    close(r, ref)
+    assert r.final_np == ref.final_np and r.archive_size == ref.archive_size
+    np.testing.assert_allclose(r.memory_F, ref.memory_F, rtol=1e-9)
+    if algorithm != "shade":
+        assert r.final_np < 20
+    # the gpu engine does not run it yet; auto takes gpu-fused in its place
+    with pytest.raises(ValueError, match="does not run on the gpu engine yet"):
+        degpu.minimize(p, engine="gpu", **kw)
+    assert degpu.minimize(p, **kw).engine == "gpu-fused"
+
+
 def test_auto_is_gpu_and_trials_run_together():
     p = degpu.problem("cec2017:f5", dim=10)
     r = degpu.minimize(p, trials=4, max_generations=80)

@@ -244,6 +244,10 @@ template <class T>
 DEGPU_HD_INLINE T mutate(Mutation m, T F, const MutationRows<T>& R, int j) {
   return visit_mutation(m, [&](auto M) { return mutate<decltype(M)::value>(F, R, j); });
 }
+template <class T>
+DEGPU_HD_INLINE T mutate(Mutation m, T F, T Fp, const MutationRows<T>& R, int j) {
+  return visit_mutation(m, [&](auto M) { return mutate<decltype(M)::value>(F, Fp, R, j); });
+}
 
 template <class T>
 DEGPU_HD_INLINE T clamp_to(T v, T lo, T hi) {
@@ -312,6 +316,17 @@ DEGPU_HD_INLINE bool no_worse(T a, T b) {  // selection: the trial a replaces th
   if (a != a) return b != b;
   if (b != b) return true;
   return a <= b;
+}
+// Whether a parent that its trial replaced (took) lost to it: an archive's member (JADE's optional archive,
+// the SHADE family's). Not where the trial only tied it: the same value and, under constraints (m > 0), the
+// same violations (cv: the parent's m, cvt: the trial's).
+template <class T>
+DEGPU_HD_INLINE bool parent_lost(bool took, T f_trial, T f_parent, const double* cvt, const double* cv, int m) {
+  if (!took) return false;
+  if (!(f_trial == f_parent)) return true;
+  for (int c = 0; c < m; ++c)
+    if (!(cvt[c] == cv[c])) return true;
+  return false;
 }
 // no_worse as a functor (Lampinen's rule takes the comparison: feasibility.hpp)
 struct NoWorse {

@@ -116,6 +116,19 @@ struct PoolExec {
   }
 };
 
+// Which of np individuals of values f stay where the population shrinks to n (L-SHADE, jSO): the np - n
+// worst go, the worst value first and the lowest index first among equals (the authors' code removes the
+// first worst, one at a time); 1 for those that stay. Every engine's reduction (the device engines' too).
+template <class T>
+std::vector<std::uint8_t> survivors(const T* f, int np, int n) {
+  std::vector<std::uint32_t> order(static_cast<std::size_t>(np));
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return ops::better(f[b], f[a]); });
+  std::vector<std::uint8_t> keep(static_cast<std::size_t>(np), 1);
+  for (int k = 0; k < np - n; ++k) keep[order[k]] = 0;
+  return keep;
+}
+
 // Population state of one run. Two NP x D buffers: individual i is row i of buffer side[i], and its
 // trial is made in row i of the other buffer, so selection flips side[i] instead of copying a row.
 template <class T>
@@ -163,11 +176,7 @@ struct Population {
   // index first among equals (the authors' code removes the first worst, one at a time), the rest keep
   // their order; every per-individual array follows.
   void reduce(int n) {
-    std::vector<std::uint32_t> order(static_cast<std::size_t>(np));
-    std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return ops::better(f[b], f[a]); });
-    std::vector<std::uint8_t> keep(static_cast<std::size_t>(np), 1);
-    for (int k = 0; k < np - n; ++k) keep[order[k]] = 0;
+    const std::vector<std::uint8_t> keep = survivors(f.data(), np, n);
     const int words = static_cast<int>(state.size()) / np;
     std::vector<double> kept_state(static_cast<std::size_t>(words) * n);
     int j = 0;
@@ -191,7 +200,7 @@ struct Population {
     cvtrial.resize(cv.size());
     state = std::move(kept_state);
     trial_state.resize(state.size());
-    sums.resize(sums.size() / order.size() * n);
+    sums.resize(sums.size() / keep.size() * n);
     if (!controls.empty()) controls.resize(static_cast<std::size_t>(n));
     if (best >= static_cast<std::uint32_t>(n)) best = 0;  // the caller finds the best again
   }
@@ -237,10 +246,8 @@ ops::MutationRows<T> mutation_rows(const Population<T>& P, std::uint32_t i, cons
 // the target in its first half (alg::pbest_excludes_self).
 template <class T>
 ops::Donors trial_donors(const ops::Params& p, const Population<T>& P, std::uint32_t g, std::uint32_t i) {
-  ops::Donors d = ops::draw_donors(p, g, i, static_cast<std::uint32_t>(P.arc_count));
-  if (!P.ranking.empty() && P.ranking[d.pbest_rank] == i && alg::pbest_excludes_self(p, P.shared.data()))
-    d.pbest_rank = ops::rank_other_than(p, g, i, d.pbest_rank);
-  return d;
+  return alg::trial_donors(p, g, i, static_cast<std::uint32_t>(P.arc_count), P.ranking.empty() ? nullptr : P.ranking.data(),
+                           P.shared.data());
 }
 
 // The F and CR of trial i in generation g (the algorithm's draw); a stateful algorithm's state for the
@@ -504,7 +511,8 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
         const bool took = lampinen_takes(P.ftrial[i], P.cvtrial.data() + static_cast<std::size_t>(i) * m, P.f[i],
                                          P.cv.data() + static_cast<std::size_t>(i) * m, m, ops::NoWorse{});
         // the parent lost (an archive's member): its trial took its place other than by a tie
-        if (P.arc_cap > 0 && took && !(P.ftrial[i] == P.f[i] && same_violations(i)))
+        if (P.arc_cap > 0 && ops::parent_lost(took, P.ftrial[i], P.f[i], P.cvtrial.data() + static_cast<std::size_t>(i) * m,
+                                              P.cv.data() + static_cast<std::size_t>(i) * m, m))
           P.archive_parent(p, static_cast<std::uint32_t>(g), i);
         if (took)
           std::copy_n(P.cvtrial.begin() + static_cast<std::ptrdiff_t>(i) * m, m, P.cv.begin() + static_cast<std::ptrdiff_t>(i) * m);
@@ -535,10 +543,6 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
     void algorithm_state(Result& res) const {
       res.archive_size = P.arc_count;
       alg::memories(p, P.shared.data(), res.memory_F, res.memory_CR);
-    }
-    bool same_violations(int i) const {
-      const std::size_t at = static_cast<std::size_t>(i) * P.m;
-      return std::equal(P.cv.begin() + at, P.cv.begin() + at + P.m, P.cvtrial.begin() + at);
     }
     double best_f() const { return static_cast<double>(P.f[P.best]); }
     std::vector<double> best_row() const {

@@ -155,10 +155,13 @@ Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de) {
 Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de, const RunOptions& options) {
   if (e != Engine::auto_) return e;
   const Engine chosen = detail::auto_engine(problem, resolve_engine(e) == Engine::gpu, static_cast<bool>(options.observe));
-  // an algorithm the kernels do not run yet (registry.hpp): the host driver's engines, gpu-eval where only the
-  // GPU evaluates the objective
-  if (is_cuda_engine(chosen) && chosen != Engine::gpu_eval && !alg::kernels_refusal(de).empty())
+  // an algorithm the gpu engine does not run yet (registry.hpp): gpu-fused, else gpu-kernels, where the
+  // problem runs there (the next fastest, PERFORMANCE.md), else threads or gpu-eval
+  if (chosen == Engine::gpu && !alg::gpu_engine_refusal(de).empty()) {
+    for (Engine e : {Engine::gpu_fused, Engine::gpu_kernels})
+      if (problem.model()->not_on(e).empty()) return e;
     return problem.model()->not_on_cpu().empty() ? Engine::threads : Engine::gpu_eval;
+  }
   return chosen;
 }
 namespace detail {

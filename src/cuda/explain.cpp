@@ -1,23 +1,56 @@
 // degpu devices --explain: the launch configuration of each CUDA engine for one problem, in words, as the
 // problem's model says (a built-in family's: cuda/families/builtin_run.cpp; a user's functor's:
-// row_problem.cuh).
+// row_problem.cuh), and where the algorithm keeps a population state (JADE, the SHADE family), where the
+// engines keep it.
+#include <string>
 #include <vector>
 
+#include "core/algorithms/registry.hpp"
+#include "core/params.hpp"
 #include "cuda/util/check.hpp"
 #include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/problem.hpp"
 
 namespace degpu {
+namespace {
+
+// The algorithm's population state on the kernels' engines, in words (empty for an algorithm without one).
+std::string algorithm_state(const ops::Params& p) {
+  const int words = alg::shared_words(p);
+  if (words == 0) return {};
+  const std::string name(algorithm_name(p.algorithm));
+  const alg::Sizes z = alg::sizes(p, alg::initial_shared(p).data());
+  std::string s = name + ": " + std::to_string(words) +
+                  " words of population state (its memories) in device memory on gpu-kernels and gpu-fused, updated after "
+                  "each selection by one warp, which sums the selections' contributions in the host driver's order";
+  if (z.archive > 0)
+    s += "; an archive of up to " + std::to_string(z.archive) + " rows in device memory, which the parents that lose join " +
+         "(one CTA gives each its member by a prefix sum; a CTA per row copies it)";
+  if (alg::reduces(p)) {
+    const int np_min = p.algorithm == Algorithm::jso ? p.jso.np_min : p.lshade.np_min;
+    s += "; the population shrinks from " + std::to_string(p.np) + " to " + std::to_string(np_min) + " over " +
+         std::to_string(p.max_evals) +
+         " evaluations (the host picks the worst from the values it reads for the p-best ranking, the device gathers the rest)";
+  }
+  return s + ".";
+}
+
+}  // namespace
 
 std::vector<LaunchExplanation> explain_launch(const Problem& problem, const DEConfig& de, const StopCriteria& stop,
                                               const RunOptions& options, int trials) {
   RunOptions o = options;
-  o.engine = Engine::gpu;
+  const std::string gpu_refusal = alg::gpu_engine_refusal(de);
+  o.engine = gpu_refusal.empty() ? Engine::gpu : Engine::gpu_kernels;  // validated for an engine that runs it
   validate(problem, de, stop, o);
   const Resolved r = resolve(problem, de, stop);
   cuda::use_device(0);  // CudaError without a device
-  return problem.model()->explain_gpu(problem, r, o, trials);
+  std::vector<LaunchExplanation> lines = problem.model()->explain_gpu(problem, r, o, trials);
+  for (LaunchExplanation& l : lines)
+    if (l.engine == "gpu" && !gpu_refusal.empty()) l.text = std::string(ConfigError(gpu_refusal).what()) + ".";
+  if (const std::string s = algorithm_state(ops::make_params(problem, r, o)); !s.empty()) lines.push_back({"algorithm", s});
+  return lines;
 }
 
 }  // namespace degpu

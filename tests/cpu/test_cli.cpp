@@ -196,6 +196,25 @@ TEST_F(Cli, DevicesExplain) {
     for (const char* engine : {"\ngpu-eval ", "\ngpu-kernels ", "\ngpu-fused ", "\ngpu "})
       EXPECT_NE(o.out.find(engine), std::string::npos) << engine << "\n" << o.out;
   }
+  // --algorithm: its population state, where the engines keep it; its own settings' refusals as run's
+  EXPECT_EQ(run("devices --explain --problem rastrigin --dim 10 --algorithm nosuch").code, 2);
+  const Out S = run("devices --explain --problem rastrigin --dim 10 --algorithm lshade --strategy rand/1/bin");
+  EXPECT_EQ(S.code, 2);
+  EXPECT_NE(S.err.find("mutates with current-to-pbest/1 (--algorithm lshade)"), std::string::npos) << S.err;
+  const Out bare = run("devices --algorithm jso");
+  EXPECT_EQ(bare.code, 2);
+  EXPECT_NE(bare.err.find("error: --algorithm jso: only with --explain"), std::string::npos) << bare.err;
+  const Out l = run("devices --explain --problem rastrigin --dim 20 --algorithm lshade");
+  if (degpu::list_devices().empty()) {
+    EXPECT_EQ(l.code, 1) << l.err;
+  } else {
+    EXPECT_EQ(l.code, 0) << l.err;
+    EXPECT_NE(l.out.find("lshade  current-to-pbest/1/bin  NP=360"), std::string::npos) << l.out;
+    EXPECT_NE(l.out.find("\nalgorithm    lshade: 206 words of population state"), std::string::npos) << l.out;
+    EXPECT_NE(l.out.find("an archive of up to 936 rows"), std::string::npos) << l.out;
+    EXPECT_NE(l.out.find("the population shrinks from 360 to 4 over 200000 evaluations"), std::string::npos) << l.out;
+    EXPECT_NE(l.out.find("\ngpu          algorithm lshade does not run on the gpu engine yet"), std::string::npos) << l.out;
+  }
 }
 
 // The options come in groups (apps/degpu/options.hpp), each listed under its name with the flags of that
@@ -595,15 +614,13 @@ TEST_F(Cli, ShadeAlgorithm) {
   expect_invalid("run --problem sphere --dim 5 --algorithm jso --max-gens 10 --quiet",
                  "--max-gens 10: --algorithm jso plans its population's reduction over the evaluations: give --max-evals");
   const auto a = nlohmann::json::parse(run("run --problem sphere --dim 5 --np 40 --algorithm shade --max-gens 20 --json -").out);
-  EXPECT_EQ(a["engine"], "threads");  // auto: not yet in the kernels
-  EXPECT_EQ(a["best_f"], j["best_f"]);
+  EXPECT_EQ(a["engine"], auto_engine() == "gpu" ? "gpu-fused" : "threads");  // auto: the gpu engine does not run it yet
+  if (a["engine"] == "threads") EXPECT_EQ(a["best_f"], j["best_f"]);
   expect_invalid(kRun + " --algorithm shade --p 0.1", "--p 0.1: --algorithm shade draws every trial's F and CR from its memories and sets p itself");
   expect_invalid(kRun + " --algorithm shade --F 0.7", "--F 0.7: --algorithm shade");
   expect_invalid(kRun + " --algorithm shade --strategy rand/1/exp",
                  "--strategy rand/1/exp: SHADE mutates with current-to-pbest/1 (--algorithm shade); use current-to-pbest/1/exp");
-  for (const char* engine : {"gpu", "gpu-fused", "gpu-kernels"})
-    expect_invalid(kRun + " --algorithm shade --engine " + engine,
-                   "--engine " + std::string(engine) + ": --algorithm shade runs on the host driver's engines only for now");
+  expect_invalid(kRun + " --algorithm shade --engine gpu", "--engine gpu: --algorithm shade does not run on the gpu engine yet");
 }
 
 // --algorithm jade: JADE's own strategy and p unless given; --F, --CR and --dither refused (JADE draws

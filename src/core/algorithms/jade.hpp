@@ -8,7 +8,7 @@
 // with c = 0.1 and mu_F = mu_CR = 0.5 to start (DEConfig::jade). A trial that only ties replaces its parent
 // (degpu's selection, as L-SHADE's authors' code does) without entering the sets. The optional archive
 // (DEConfig::jade.archive, 0 by default): the parents that lost, r2 drawn from P union A, as SHADE's
-// (registry.hpp's archive_capacity; the host driver's engines only, until the SHADE family issue's steps 6-7).
+// (registry.hpp's archive_capacity; every engine but the gpu engine, until the SHADE family issue's step 7).
 //
 // The draws: cauchy_normal.hpp's, with scale and deviation 0.1.
 #pragma once

@@ -36,17 +36,21 @@ struct List {
 };
 
 using All = List<De, Jde, Jade, Shade, LShade, Jso>;  // the registration: one entry per algorithm
-// The algorithms the CUDA engines' kernels run (gpu-kernels, gpu-fused, gpu; gpu-eval runs the host driver,
-// so every algorithm). The SHADE family (SHADE, L-SHADE, jSO) reaches them with the SHADE family issue's
-// steps 6 and 7 (docs/SHADE_PLAN.md); validate.cpp refuses it on those engines until then.
-using InKernels = List<De, Jde, Jade>;
-// The dispatch below: every algorithm on the host, the kernels' on the device (a kernel carries no other).
-#if defined(__CUDA_ARCH__)
-using Dispatch = InKernels;
+// The algorithms the gpu engine's kernel runs (gpu-kernels and gpu-fused run all of them, the host driver's
+// engines too). The SHADE family (SHADE, L-SHADE, jSO) reaches it with the SHADE family issue's step 7
+// (docs/SHADE_PLAN.md); validate.cpp refuses it there until then. Its memories have more words than the
+// gpu engine's CTAs keep (kMaxShared); gpu-kernels and gpu-fused keep them in device memory.
+using InGpuEngine = List<De, Jde, Jade>;
+// The dispatch below: every algorithm, on the host and in the kernels of gpu-kernels and gpu-fused. A
+// translation unit of the gpu engine's kernels alone (DEGPU_GPU_ENGINE_UNIT: the built-in families' gpu
+// engine, families/builtin_gpu_f32.cu and _f64.cu) dispatches among InGpuEngine on the device, so that its
+// kernels carry no algorithm the engine refuses (the family was 10-14% of their code). Each translation
+// unit's device code is its own (no relocatable device code), so the two lists never meet.
+#if defined(__CUDA_ARCH__) && defined(DEGPU_GPU_ENGINE_UNIT)
+using Dispatch = InGpuEngine;
 #else
 using Dispatch = All;
 #endif
-
 // An algorithm's population-level update (algorithm.hpp): its words, 0 where it has none.
 template <class A>
 DEGPU_HD_INLINE constexpr int shared_words_of() {
@@ -72,20 +76,19 @@ template <class... A>
 constexpr bool sums_fit(List<A...>) {
   return ((sum_words_of<A>() <= kMaxSums) && ...);
 }
-static_assert(fits(InKernels{}), "an algorithm's population-level update has more words than kMaxShared or kMaxSums");
+static_assert(fits(InGpuEngine{}), "an algorithm's population-level update has more words than kMaxShared or kMaxSums");
 static_assert(sums_fit(All{}), "an algorithm's selections contribute more words than kMaxSums");
 
 #if DEGPU_HOST_CODE
-// Why the CUDA engines' kernels (gpu-kernels, gpu-fused, gpu) cannot run configuration `de` yet: its algorithm
-// is not among InKernels, or it keeps an archive (the host driver's only, until the SHADE family issue's
-// steps 6 and 7); empty where they can.
-inline std::string kernels_refusal(const DEConfig& de) {
+// Why the gpu engine cannot run configuration `de` yet: its algorithm is not among InGpuEngine, or it keeps
+// an archive (until the SHADE family issue's step 7); empty where it can.
+inline std::string gpu_engine_refusal(const DEConfig& de) {
   bool in = false;
-  InKernels::for_each([&](auto k) { in = in || decltype(k)::id == de.algorithm; });
+  InGpuEngine::for_each([&](auto k) { in = in || decltype(k)::id == de.algorithm; });
   const std::string name(algorithm_name(de.algorithm));
-  if (!in) return "{algorithm} " + name + " runs on the host driver's engines only for now (serial, threads, matrix, gpu-eval)";
-  if (de.algorithm == Algorithm::jade && de.jade.archive > 0)
-    return "{algorithm} jade with an archive runs on the host driver's engines only for now (serial, threads, matrix, gpu-eval)";
+  const char* others = " (serial, threads, matrix, gpu-eval, gpu-kernels, gpu-fused run it)";
+  if (!in) return "{algorithm} " + name + " does not run on the gpu engine yet" + others;
+  if (de.algorithm == Algorithm::jade && de.jade.archive > 0) return "{algorithm} jade with an archive does not run on the gpu engine yet" + std::string(others);
   return {};
 }
 #endif
@@ -173,6 +176,16 @@ DEGPU_HD_INLINE bool pbest_excludes_self(const ops::Params& p, const double* sha
     if constexpr (requires { A::pbest_excludes_self(p, shared); }) r = A::pbest_excludes_self(p, shared);
   });
   return r;
+}
+
+// The donors of trial i in generation g (every engine's): r2 from the population and an archive of
+// `archive` members; jSO's p-best other than the target in its first half (ranking: current-to-pbest's
+// order of the population, nullptr without it; shared: the population's state).
+DEGPU_HD_INLINE ops::Donors trial_donors(const ops::Params& p, std::uint32_t g, std::uint32_t i, std::uint32_t archive,
+                                         const std::uint32_t* ranking, const double* shared) {
+  ops::Donors d = ops::draw_donors(p, g, i, archive);
+  if (ranking && ranking[d.pbest_rank] == i && pbest_excludes_self(p, shared)) d.pbest_rank = ops::rank_other_than(p, g, i, d.pbest_rank);
+  return d;
 }
 
 // Trial i's F and CR in generation g from its individual's state s and the population's `shared` (read

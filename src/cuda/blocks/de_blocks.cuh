@@ -5,6 +5,7 @@
 
 #include "core/algorithms/registry.hpp"
 #include "core/de_ops.hpp"
+#include "cuda/blocks/archive_view.cuh"
 #include "cuda/blocks/best.cuh"
 #include "degpu/feasibility.hpp"
 
@@ -26,9 +27,9 @@ template <class T>
 __device__ void block_make_trial(const ops::Params& p, std::uint32_t g, std::uint32_t i, const T* __restrict__ x,
                                  const std::uint32_t* best, const std::uint32_t* ranking, const T* __restrict__ lo,
                                  const T* __restrict__ hi, T* __restrict__ trial, alg::Trials states = {},
-                                 ops::Integers<T> ints = {}) {
+                                 ops::Integers<T> ints = {}, ArchiveView<T> arc = {}) {
   const int D = p.D;
-  __shared__ T sF;
+  __shared__ T sF, sFp;
   __shared__ ops::Donors sd;
   __shared__ ops::CrossoverDraw sc;
   __shared__ std::uint32_t sbest, spbest;
@@ -36,7 +37,8 @@ __device__ void block_make_trial(const ops::Params& p, std::uint32_t g, std::uin
   if (threadIdx.x == 0) {
     const alg::Control c = states.draw(p, g, i);  // the algorithm's state in device memory (core/algorithms)
     sF = static_cast<T>(c.F);
-    sd = ops::draw_donors(p, g, i);
+    sFp = static_cast<T>(alg::pbest_factor(p, states.shared, c.F));  // jSO's F_w, else F
+    sd = alg::trial_donors(p, g, i, arc.size(), ranking, states.shared);  // r2 from the population and an archive
     sc = ops::draw_crossover(p, cs, c.CR);
     sbest = *best;
     spbest = ranking ? ranking[sd.pbest_rank] : sbest;
@@ -46,12 +48,13 @@ __device__ void block_make_trial(const ops::Params& p, std::uint32_t g, std::uin
   R.xi = x + static_cast<std::size_t>(i) * D;
   R.xb = x + static_cast<std::size_t>(sbest) * D;
   R.xpb = x + static_cast<std::size_t>(spbest) * D;
-  for (int k = 0; k < donors_needed(p.mutation); ++k) R.r[k] = x + static_cast<std::size_t>(sd.r[k]) * D;
+  for (int k = 0; k < donors_needed(p.mutation); ++k) R.r[k] = arc.donor(x, sd.r[k], p.np, D);
   const ops::Stream rs(p.seed, p.trial, ops::Purpose::repair, g, i);
   T* u = trial + static_cast<std::size_t>(i) * D;
   for (int j = threadIdx.x; j < D; j += blockDim.x) {
-    u[j] = ints(j, ops::crossed_at(p, cs, sc, j) ? ops::repair(p.repair, ops::mutate(p.mutation, sF, R, j), R.xi[j], lo[j], hi[j], rs, j)
-                                                 : R.xi[j]);
+    u[j] = ints(j, ops::crossed_at(p, cs, sc, j)
+                       ? ops::repair(p.repair, ops::mutate(p.mutation, sF, sFp, R, j), R.xi[j], lo[j], hi[j], rs, j)
+                       : R.xi[j]);
   }
   __syncthreads();  // the shared draws may be reused for the block's next individual
 }

@@ -94,14 +94,16 @@ __device__ __forceinline__ double* load_shared_state(const ops::Params& p, const
 }
 
 // gpu-kernels and gpu-fused: the update of the population's state in device memory from the contributions
-// (word w of individual i at sums[w n + i]); one warp.
-__global__ void end_generation_kernel(ops::Params p, std::uint32_t g, double* shared, const double* sums, std::uint32_t n) {
-  warp_end_generation(p, g, shared, [&](int w, std::uint32_t i) { return sums[static_cast<std::size_t>(w) * n + i]; }, n);
+// of the n individuals (word w of individual i at sums[w stride + i]; stride: the room for the first
+// generation's population, n: the live one, which an L-SHADE population shrinks); one warp.
+__global__ void end_generation_kernel(ops::Params p, std::uint32_t g, double* shared, const double* sums, std::uint32_t n,
+                                      std::size_t stride) {
+  warp_end_generation(p, g, shared, [&](int w, std::uint32_t i) { return sums[static_cast<std::size_t>(w) * stride + i]; }, n);
 }
 #if DEGPU_HOST_CODE
 inline void launch_end_generation(const ops::Params& p, std::uint32_t g, double* shared, const double* sums, std::uint32_t n,
-                                  cudaStream_t stream) {
-  end_generation_kernel<<<1, 32, 0, stream>>>(p, g, shared, sums, n);
+                                  std::size_t stride, cudaStream_t stream) {
+  end_generation_kernel<<<1, 32, 0, stream>>>(p, g, shared, sums, n, stride);
   DEGPU_CUDA_TRY(cudaGetLastError());
 }
 #endif

@@ -8,10 +8,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <numeric>
 #include <optional>
 #include <vector>
 
+#include "core/algorithms/registry.hpp"
 #include "core/de_ops.hpp"
 #include "core/driver.hpp"
 #include "cuda/blocks/de_blocks.cuh"
@@ -51,17 +53,31 @@ struct Rows {
   const double* cv = nullptr;
 };
 
+// An algorithm's population state on the device (core/algorithms: nullptr for none), for the result's
+// report (the memories, the archive's size) and, where the population shrinks (L-SHADE, jSO), the engine's
+// part of the reduction: `shrink(kept, n, sizes)` gathers the n individuals kept (device indices, in order)
+// into its other buffers and makes them the population, and the archive's capacity sizes.archive.
+struct Family {
+  const double* shared = nullptr;
+  std::function<int()> archive_size;  // the archive's members now (none: no archive)
+  std::function<void(const std::uint32_t* kept, int n, const alg::Sizes& sizes)> shrink;
+};
+
 // The run: `initial()` launches generation 0 (the population made and evaluated); `generation(g, best,
 // ranking)` launches generation g (best: the device's index of the best individual; ranking:
 // current-to-pbest's order of the population on the device, else nullptr);
 // `population()` is the current population, read once the launches on `stream` are done; `nan_count` the
-// device's count of NaN values. `t0`: when the run began (wall_s and history times count from it).
+// device's count of NaN values. `t0`: when the run began (wall_s and history times count from it). p: the
+// run's parameters, which the engine's launches read: where the population shrinks, its np and p-best
+// count follow it, as the host driver's do.
 template <class T, class Initial, class Generation, class Population>
-Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const ops::Params& p, cudaStream_t stream,
+Result run(const Problem& problem, const Resolved& r, const RunOptions& o, ops::Params& p, cudaStream_t stream,
            std::chrono::steady_clock::time_point t0, const unsigned long long* nan_count, Initial initial,
-           Generation generation, Population population, Constrained constrained = {}) {
+           Generation generation, Population population, Constrained constrained = {}, Family family = {}) {
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np);
   const bool pbest = p.mutation == Mutation::current_to_pbest1;
+  if (family.shared) p.pbest_count = alg::sizes(p, alg::initial_shared(p).data()).pbest_count;  // as the host driver starts
+  DeviceArray<std::uint32_t> kept(family.shrink ? np : 0);
   DeviceArray<T> best_f(1);
   DeviceArray<std::uint32_t> best(1), ranking(pbest ? np : 0);
   const auto copy_back = [&](void* dst, const void* src, std::size_t bytes) {
@@ -93,14 +109,38 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
     std::vector<std::uint32_t>& rank_h;
     cudaStream_t stream;
     const unsigned long long* nan_count;
-    std::size_t D, np;
+    ops::Params& p;
+    std::size_t D;
     bool pbest;
     Constrained constrained;
+    Family& family;
+    const DeviceArray<std::uint32_t>& kept;
     void start() {
       initial();
       read();
     }
+    // After generation g (done: read waited for it): where the population shrinks, the next generation's
+    // sizes from its state; the worst removed (driver::survivors) and the best found again.
+    void shrink() {
+      std::vector<double> s(static_cast<std::size_t>(alg::shared_words(p)));
+      copy(s.data(), family.shared, s.size() * sizeof(double));
+      const alg::Sizes z = alg::sizes(p, s.data());
+      if (z.np < p.np) {
+        std::vector<T> f(static_cast<std::size_t>(p.np));
+        copy(f.data(), population().f, f.size() * sizeof(T));
+        const std::vector<std::uint8_t> keep = driver::survivors(f.data(), p.np, z.np);
+        std::vector<std::uint32_t> k;
+        for (int i = 0; i < p.np; ++i)
+          if (keep[i]) k.push_back(static_cast<std::uint32_t>(i));
+        DEGPU_CUDA_TRY(cudaMemcpyAsync(kept.ptr, k.data(), k.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream));
+        family.shrink(kept.ptr, z.np, z);
+        p.np = z.np;
+        read();  // waits for the copy of k too
+      }
+      p.pbest_count = std::min(z.pbest_count, p.np);
+    }
     void step(long long g) {
+      const std::size_t np = static_cast<std::size_t>(p.np);
       if (pbest) {  // generation g - 1 is done: read_best waited for it
         f_h.resize(np);
         rank_h.resize(np);
@@ -114,6 +154,15 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
       }
       generation(g, static_cast<const std::uint32_t*>(best.ptr), pbest ? static_cast<const std::uint32_t*>(ranking.ptr) : nullptr);
       read();
+      if (family.shrink && alg::reduces(p)) shrink();
+    }
+    int np() const { return p.np; }
+    void algorithm_state(Result& res) const {
+      if (family.archive_size) res.archive_size = family.archive_size();
+      if (!family.shared) return;
+      std::vector<double> s(static_cast<std::size_t>(alg::shared_words(p)));
+      copy(s.data(), family.shared, s.size() * sizeof(double));
+      alg::memories(p, s.data(), res.memory_F, res.memory_CR);
     }
     double best_f() const { return static_cast<double>(bf); }
     std::vector<double> best_row() const {
@@ -124,11 +173,13 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
       return std::vector<double>(bx.begin(), bx.end());
     }
     std::vector<double> values() const {
+      const std::size_t np = static_cast<std::size_t>(p.np);
       std::vector<T> f(np);
       copy(f.data(), population().f, np * sizeof(T));
       return std::vector<double>(f.begin(), f.end());
     }
     std::vector<double> rows() const {
+      const std::size_t np = static_cast<std::size_t>(p.np);
       std::vector<T> x(np * D);
       copy(x.data(), population().x, np * D * sizeof(T));
       return std::vector<double>(x.begin(), x.end());
@@ -144,8 +195,8 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
       if (constrained.infeasible_d) copy(&n, constrained.infeasible_d, sizeof(n));
       return static_cast<long long>(n);
     }
-  } pop{read_best, copy_back, initial, generation, population, bf, best, ranking, f_h, rank_h, stream, nan_count, D, np, pbest,
-        constrained};
+  } pop{read_best, copy_back, initial, generation, population, bf, best, ranking, f_h, rank_h, stream, nan_count, p, D, pbest,
+        constrained, family, kept};
   return driver::generations(problem, r, o, p.np, t0, pop);
 }
 

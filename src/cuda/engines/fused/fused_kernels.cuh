@@ -7,6 +7,7 @@
 
 #include "core/algorithms/registry.hpp"
 #include "core/de_ops.hpp"
+#include "cuda/blocks/archive_view.cuh"
 #include "cuda/blocks/de_blocks.cuh"
 #include "cuda/blocks/group.cuh"
 #include "cuda/blocks/kernel_function.cuh"
@@ -20,7 +21,7 @@ namespace {
 
 // Kernel P's output for one individual and generation.
 struct Draw {
-  double F;
+  double F, Fp;  // Fp: current-to-pbest's factor of the p-best difference (jSO's F_w; F for the others)
   ops::Donors donors;
   ops::CrossoverDraw crossover;
 };
@@ -187,6 +188,7 @@ __global__ void kernel_p(ops::Params p, std::uint32_t g, Draw* __restrict__ out)
   Draw d;
   const alg::Control c = alg::draw_ahead(p, g, i);
   d.F = c.F;
+  d.Fp = c.F;
   d.donors = ops::draw_donors(p, g, i);
   const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, i);
   d.crossover = ops::draw_crossover(p, cs, c.CR);
@@ -199,23 +201,25 @@ template <class T>
 __device__ __forceinline__ void group_make_trial(const ops::Params& p, std::uint32_t g, const Member& q, const Draw& dr,
                                                  const T* __restrict__ x, std::uint32_t best,
                                                  const std::uint32_t* __restrict__ ranking, const T* __restrict__ lo,
-                                                 const T* __restrict__ hi, T* u, const ops::Integers<T>& ints) {
+                                                 const T* __restrict__ hi, T* u, const ops::Integers<T>& ints,
+                                                 const ArchiveView<T>& arc) {
   const int D = p.D;
-  const T F = static_cast<T>(dr.F);
+  const T F = static_cast<T>(dr.F), Fp = static_cast<T>(dr.Fp);
   ops::MutationRows<T> R{};
   R.xi = x + static_cast<std::size_t>(q.i) * D;
   R.xb = x + static_cast<std::size_t>(best) * D;
   R.xpb = ranking ? x + static_cast<std::size_t>(ranking[dr.donors.pbest_rank]) * D : R.xb;
-  // All five (unused ones are row 0, never read): a loop the compiler unrolls keeps R in registers.
+  // All five (unused ones are row 0, never read): a loop the compiler unrolls keeps R in registers. r2 may
+  // be an archive's member.
 #pragma unroll
-  for (int k = 0; k < 5; ++k) R.r[k] = x + static_cast<std::size_t>(dr.donors.r[k]) * D;
+  for (int k = 0; k < 5; ++k) R.r[k] = arc.donor(x, dr.donors.r[k], p.np, D);
   const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, q.i);
   const ops::Stream rs(p.seed, p.trial, ops::Purpose::repair, g, q.i);
   const ops::CrossoverDraw c = dr.crossover;
   ops::visit_mutation(p.mutation, [&](auto M) {  // one switch per individual, not per coordinate
     for (int j = q.lane; j < D; j += q.G) {
       u[j] = ints(j, ops::crossed_at(p, cs, c, j)
-                         ? ops::repair(p.repair, ops::mutate<decltype(M)::value>(F, R, j), R.xi[j], lo[j], hi[j], rs, j)
+                         ? ops::repair(p.repair, ops::mutate<decltype(M)::value>(F, Fp, R, j), R.xi[j], lo[j], hi[j], rs, j)
                          : R.xi[j]);
     }
   });
@@ -230,7 +234,8 @@ __global__ void kernel_mcer(ops::Params p, std::uint32_t g, int G, const Draw* _
                             const std::uint32_t* __restrict__ ranking, const T* __restrict__ lo,
                             const T* __restrict__ hi, const T* __restrict__ o, double bias, T* __restrict__ trial_rows,
                             unsigned long long* nan_count, alg::State state, const double* __restrict__ shared,
-                            alg::Sums sums, ops::Integers<T> ints, Constraints cons, const __grid_constant__ F fn) {
+                            alg::Sums sums, ops::Integers<T> ints, Constraints cons, ArchiveView<T> arc,
+                            std::uint8_t* __restrict__ lost, const __grid_constant__ F fn) {
   const Member q = group_of(G, p.np);
   const int D = p.D;
   const SmemLayout l = smem_layout(static_cast<int>(blockDim.x), q.m, D, sizeof(T), trial_rows == nullptr);
@@ -241,17 +246,25 @@ __global__ void kernel_mcer(ops::Params p, std::uint32_t g, int G, const Draw* _
   // A stateful algorithm (core/algorithms): the trial's F and CR from the individual's state or the
   // population's (as the CPU driver's trial_control), drawn here and not in P, which runs beside the MCER
   // that updates the state; the crossover drawn for that CR. A population-level update: each selection's
-  // contribution into sums, which end_generation_kernel adds up after the MCER.
+  // contribution into sums, which end_generation_kernel adds up after the MCER; and every draw made here
+  // (draws is then nullptr: the host launches no P), as the donors may read what the last generation left
+  // (an archive's members, jSO's exclusion of the target from the p-best, a shrunk population).
   const bool stateful = alg::stateful(p);
   alg::Control ctl{};
   if (q.active) {
-    Draw dr = draws[q.i];
+    Draw dr{};
+    if (draws) dr = draws[q.i];
     if (stateful) {
       ctl = alg::draw_stateful(p, g, q.i, state + q.i, shared);
       dr.F = ctl.F;
+      dr.Fp = ctl.F;
       dr.crossover = ops::draw_crossover(p, ops::Stream(p.seed, p.trial, ops::Purpose::crossover, g, q.i), ctl.CR);
     }
-    group_make_trial(p, g, q, dr, x, *best, ranking, lo, hi, u, ints);
+    if (!draws) {
+      dr.Fp = alg::pbest_factor(p, shared, ctl.F);
+      dr.donors = alg::trial_donors(p, g, q.i, arc.size(), ranking, shared);
+    }
+    group_make_trial(p, g, q, dr, x, *best, ranking, lo, hi, u, ints, arc);
   }
   __syncthreads();  // the trial's coordinates are read by other threads of the group
   // Under constraints: the trial's violations into the next population's row i (replaced by the
@@ -265,6 +278,7 @@ __global__ void kernel_mcer(ops::Params p, std::uint32_t g, int G, const Draw* _
     const T ft = ok ? static_cast<T>(v + bias) : static_cast<T>(1.0 / 0.0), fi = f[q.i];
     const bool t = lampinen_takes(ft, cons.cv_next + at, fi, cons.cv + at, m, ops::NoWorse{});
     take[q.k] = t;
+    if (lost) lost[q.i] = ops::parent_lost(t, ft, fi, cons.cv_next + at, cons.cv + at, m);  // an archive's member
     fn_next[q.i] = t ? ft : fi;
     if (!t)
       for (int c = 0; c < m; ++c) cons.cv_next[at + c] = cons.cv[at + c];

@@ -63,6 +63,7 @@
 #include "core/params.hpp"
 #include "cuda/blocks/de_blocks.cuh"
 #include "cuda/blocks/population_update.cuh"
+#include "cuda/engines/archive.cuh"
 #include "cuda/engines/device_loop.cuh"
 #include "cuda/engines/fused/fused_kernels.cuh"
 #include "cuda/engines/gpu/evaluate_rows.cuh"
@@ -173,8 +174,11 @@ template <class T, class Fn>
 Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const Fn& fn,
            std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now()) {
   static_assert(on_fused<Fn>, "gpu-fused does not run this function (its kFused is false; the model's not_on says why)");
-  const ops::Params p = ops::make_params(problem, r, o);
+  ops::Params p = ops::make_params(problem, r, o);  // np and the p-best count follow a shrinking population (L-SHADE, jSO)
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np);
+  const int arc_cap = alg::sizes(p, alg::initial_shared(p).data()).archive;  // an archive's capacity (0: none)
+  // a population-level update (JADE, the SHADE family): MCER makes every draw itself, and no P runs
+  const bool own_draws = alg::shared_words(p) > 0;
   const void* const ie = ie_kernel<Fn, T>(fn);
   const void* const mcer = mcer_kernel<Fn, T>(fn);
   const auto fn_arg = kernel_arg(fn);
@@ -186,12 +190,15 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
   const std::size_t fixed = (2 * np * D + 2 * np + 1) * sizeof(T) + 2 * np * sizeof(Draw) +
                             ProblemOnDevice<T>::bytes(problem) + np * sizeof(std::uint32_t) + 64 + AlgorithmState::bytes(p, np, false) +
                             o.initial.size() * D * sizeof(T) +
-                            2 * np * m * sizeof(double) + LinearConstraintsOnDevice::bytes(linear);
+                            2 * np * m * sizeof(double) + LinearConstraintsOnDevice::bytes(linear) +
+                            DeviceArchive<T>::bytes(p.D, p.np, arc_cap) + (arc_cap ? np : 0) + (alg::reduces(p) ? 4 * np : 0);
   use_device(fixed);
   const Launch L = choose_launch(ie, mcer, p.D, p.np, sizeof(T));
   if (!L.shared_rows) use_device(fixed + np * D * sizeof(T));
   DeviceArray<T> xa(np * D), xb(np * D), fa(np), fb(np), trial_rows(L.shared_rows ? 0 : np * D);
-  DeviceArray<Draw> draws_a(np), draws_b(np);
+  DeviceArray<Draw> draws_a(own_draws ? 0 : np), draws_b(own_draws ? 0 : np);
+  DeviceArchive<T> archive(p.D, p.np, arc_cap);
+  DeviceArray<std::uint8_t> lost(arc_cap ? np : 0);  // MCER's flags: the parents that lost, for the archive
   DeviceArray<unsigned long long> nan_count(2);  // [0] NaN values, [1] infeasible points (not evaluated)
   DeviceArray<double> cva(np * m), cvb(np * m);    // the populations' violations, beside fa and fb
   const LinearConstraintsOnDevice lin(linear, p.D);
@@ -222,11 +229,21 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
   DEGPU_CUDA_TRY(cudaDeviceSynchronize());
 
   const auto launch_p = [&](long long gen) {
+    if (own_draws) return;
     kernel_p<<<p_blocks, static_cast<unsigned>(p_threads), 0, sp>>>(p, static_cast<std::uint32_t>(gen), draws[gen % 2]);
     DEGPU_CUDA_TRY(cudaGetLastError());
     DEGPU_CUDA_TRY(cudaEventRecord(p_done[gen % 2].e, sp));
   };
   int cur = 0;  // xs[cur], fs[cur]: the population
+  device_loop::Family family;
+  if (alg_state.shared_words) family.shared = alg_state.shared();
+  if (arc_cap) family.archive_size = [&] { return archive.size(sm); };
+  if (alg::reduces(p))
+    family.shrink = [&](const std::uint32_t* kept, int n, const alg::Sizes& z) {
+      compact<T>(p.D, static_cast<int>(m), kept, n, xs[cur], xs[cur ^ 1], fs[cur], fs[cur ^ 1], cvs[cur], cvs[cur ^ 1], &archive,
+                 z.archive, sm);
+      cur ^= 1;
+    };
   Result res = device_loop::run<T>(
       problem, r, o, p, sm, t0, nan_count.ptr,
       [&] {
@@ -236,15 +253,20 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
         launch_p(1);  // overlaps IE
       },
       [&](long long g, const std::uint32_t* best, const std::uint32_t* ranking) {
-        DEGPU_CUDA_TRY(cudaStreamWaitEvent(sm, p_done[g % 2].e, 0));  // draws[g % 2] are generation g's
-        launch(mcer, L, sm, p, static_cast<std::uint32_t>(g), L.G, static_cast<const Draw*>(draws[g % 2]),
+        if (!own_draws) DEGPU_CUDA_TRY(cudaStreamWaitEvent(sm, p_done[g % 2].e, 0));  // draws[g % 2] are generation g's
+        Launch Lg = L;
+        Lg.blocks = ceil_div(p.np, L.m);  // the live population (a shrinking one's)
+        launch(mcer, Lg, sm, p, static_cast<std::uint32_t>(g), L.G, static_cast<const Draw*>(own_draws ? nullptr : draws[g % 2]),
                static_cast<const T*>(xs[cur]), static_cast<const T*>(fs[cur]), xs[cur ^ 1], fs[cur ^ 1], best, ranking,
                static_cast<const T*>(box.lo.ptr), static_cast<const T*>(box.hi.ptr), o_dev, bias, trial_global,
                nan_count.ptr, alg::State{alg_state.state(), np}, static_cast<const double*>(alg_state.shared()),
                alg::Sums{alg_state.sums(), np}, box.integers(),
-               Constraints{lin.view(), cvs[cur], cvs[cur ^ 1], infeasible}, fn_arg);
+               Constraints{lin.view(), cvs[cur], cvs[cur ^ 1], infeasible}, archive.view(), arc_cap ? lost.ptr : nullptr, fn_arg);
+        // the parents that lost (their rows still in xs[cur]) join the archive
+        archive.insert(p, static_cast<std::uint32_t>(g), LostFlags{lost.ptr}, xs[cur], sm);
         if (alg_state.sum_words)  // the population-level update (core/algorithms), before the next MCER draws from it
-          launch_end_generation(p, static_cast<std::uint32_t>(g), alg_state.shared(), alg_state.sums(), static_cast<std::uint32_t>(np), sm);
+          launch_end_generation(p, static_cast<std::uint32_t>(g), alg_state.shared(), alg_state.sums(), static_cast<std::uint32_t>(p.np),
+                                np, sm);
         DEGPU_CUDA_TRY(cudaEventRecord(mcer_done[g % 2].e, sm));
         // P of g+1 overwrites draws[(g+1) % 2], last read by MCER of g-1 (done already: the host waited for
         // the best after it; the event keeps the order explicit on the device). It runs alongside MCER of g.
@@ -253,7 +275,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
         cur ^= 1;
       },
       [&] { return device_loop::Rows<T>{xs[cur], fs[cur], m ? cvs[cur] : nullptr}; },
-      device_loop::Constrained{static_cast<int>(m), nullptr, m ? infeasible : nullptr});
+      device_loop::Constrained{static_cast<int>(m), nullptr, m ? infeasible : nullptr}, family);
   DEGPU_CUDA_TRY(cudaStreamSynchronize(sp));  // the last P (unused) before its buffers go
   return res;
 }

@@ -21,6 +21,7 @@
 #include "core/params.hpp"
 #include "cuda/blocks/de_blocks.cuh"
 #include "cuda/blocks/population_update.cuh"
+#include "cuda/engines/archive.cuh"
 #include "cuda/engines/device_loop.cuh"
 #include "cuda/engines/eval/batch_evaluator.hpp"
 #include "cuda/engines/kernels/constrained_rows.cuh"
@@ -40,8 +41,8 @@ __global__ void init_population(ops::Params p, T* x, const T* lo, const T* hi, c
 template <class T>
 __global__ void make_trials(ops::Params p, std::uint32_t g, const T* __restrict__ x, const std::uint32_t* best,
                             const std::uint32_t* ranking, const T* __restrict__ lo, const T* __restrict__ hi,
-                            T* __restrict__ trial, alg::Trials states, ops::Integers<T> ints) {
-  block_make_trial(p, g, blockIdx.x, x, best, ranking, lo, hi, trial, states, ints);
+                            T* __restrict__ trial, alg::Trials states, ops::Integers<T> ints, ArchiveView<T> arc) {
+  block_make_trial(p, g, blockIdx.x, x, best, ranking, lo, hi, trial, states, ints, arc);
 }
 template <class T>
 __global__ void select_survivors(ops::Params p, std::uint32_t g, T* __restrict__ x, T* __restrict__ f, const T* __restrict__ trial,
@@ -53,23 +54,26 @@ __global__ void select_survivors(ops::Params p, std::uint32_t g, T* __restrict__
 template <class T>
 Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const RowsEvaluator<T>& eval) {
   const auto t0 = std::chrono::steady_clock::now();
-  const ops::Params p = ops::make_params(problem, r, o);
+  ops::Params p = ops::make_params(problem, r, o);  // np and the p-best count follow a shrinking population (L-SHADE, jSO)
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np);
-  use_device((2 * np * D + 2 * np + 1) * sizeof(T) + ProblemOnDevice<T>::bytes(problem) + np * sizeof(std::uint32_t) + 64 +
-             AlgorithmState::bytes(p, np, true) + ConstrainedObjective<T>::bytes(problem, np));
-  DeviceArray<T> x(np * D), trial(np * D), f(np), ftrial(np);
+  const int arc_cap = alg::sizes(p, alg::initial_shared(p).data()).archive;  // an archive's capacity (0: none)
+  use_device((2 * np * D + 2 * np + 1) * sizeof(T) + ProblemOnDevice<T>::bytes(problem) + 2 * np * sizeof(std::uint32_t) + 64 +
+             AlgorithmState::bytes(p, np, true) + ConstrainedObjective<T>::bytes(problem, np) +
+             DeviceArchive<T>::bytes(p.D, p.np, arc_cap));
+  DeviceArray<T> xa(np * D), xb(np * D), fa(np), fb(np);
+  T *x = xa.ptr, *trial = xb.ptr, *f = fa.ptr, *ftrial = fb.ptr;  // the population, and the trials' (swapped by a reduction)
   DeviceArray<unsigned long long> nan_count(1);
   const AlgorithmState alg_state(p, np, true);  // the algorithm's state, as the host driver's Population's
+  DeviceArchive<T> archive(p.D, p.np, arc_cap);
   const ProblemOnDevice<T> box(problem);
   const DeviceArray<T> initial = upload_initial<T>(o);
   cudaStream_t stream = 0;
   const int tpb = gpu_kernels_threads(p.D);
-  const unsigned grid = static_cast<unsigned>(np);
   std::optional<ConstrainedObjective<T>> constrained;
   if (problem.constraints()) constrained.emplace(problem, eval, p.np, tpb, stream);
-  double* const cv = constrained ? constrained->cv.ptr : nullptr;
-  double* const cvtrial = constrained ? constrained->cvtrial.ptr : nullptr;
   const int m = constrained ? constrained->m : 0;
+  const auto cv = [&] { return constrained ? constrained->cv.ptr : nullptr; };
+  const auto cvtrial = [&] { return constrained ? constrained->cvtrial.ptr : nullptr; };
   // the np rows at rows into values (and violations into cvs under constraints), launches checked
   // (built-ins: a warp per row; CEC functions: a thread per row; schedules: a CTA per row, a thread per
   // task; a model: its own)
@@ -77,28 +81,45 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
     if (constrained) return (*constrained)(rows, values, cvs);
     eval.evaluate(rows, p.np, values, stream);
   };
+  const auto grid = [&] { return static_cast<unsigned>(p.np); };
   DEGPU_CUDA_TRY(cudaMemset(nan_count.ptr, 0, sizeof(unsigned long long)));
+  device_loop::Family family;
+  if (alg_state.shared_words) family.shared = alg_state.shared();
+  if (arc_cap) family.archive_size = [&] { return archive.size(stream); };
+  if (alg::reduces(p))
+    family.shrink = [&](const std::uint32_t* kept, int n, const alg::Sizes& z) {
+      compact<T>(p.D, m, kept, n, x, trial, f, ftrial, cv(), cvtrial(), &archive, z.archive, stream);
+      std::swap(x, trial);
+      std::swap(f, ftrial);
+      if (constrained) {
+        std::swap(constrained->cv.ptr, constrained->cvtrial.ptr);
+        constrained->np = n;
+      }
+    };
   return device_loop::run<T>(
       problem, r, o, p, stream, t0, nan_count.ptr,
       [&] {
-        init_population<T><<<grid, tpb, 0, stream>>>(p, x.ptr, box.lo.ptr, box.hi.ptr, initial.ptr, static_cast<int>(o.initial.size()),
-                                                     box.integers());
+        init_population<T><<<grid(), tpb, 0, stream>>>(p, x, box.lo.ptr, box.hi.ptr, initial.ptr, static_cast<int>(o.initial.size()),
+                                                       box.integers());
         DEGPU_CUDA_TRY(cudaGetLastError());
-        evaluate(x.ptr, f.ptr, cv);
+        evaluate(x, f, cv());
       },
       [&](long long g, const std::uint32_t* best, const std::uint32_t* ranking) {
-        make_trials<T><<<grid, tpb, 0, stream>>>(p, static_cast<std::uint32_t>(g), x.ptr, best, ranking, box.lo.ptr, box.hi.ptr,
-                                                 trial.ptr, alg_state.trials(), box.integers());
+        const std::uint32_t gen = static_cast<std::uint32_t>(g);
+        make_trials<T><<<grid(), tpb, 0, stream>>>(p, gen, x, best, ranking, box.lo.ptr, box.hi.ptr, trial, alg_state.trials(),
+                                                   box.integers(), archive.view());
         DEGPU_CUDA_TRY(cudaGetLastError());
-        evaluate(trial.ptr, ftrial.ptr, cvtrial);
-        select_survivors<T><<<grid, tpb, 0, stream>>>(p, static_cast<std::uint32_t>(g), x.ptr, f.ptr, trial.ptr, ftrial.ptr,
-                                                      nan_count.ptr, alg_state.trials(), cv, cvtrial, m);
+        evaluate(trial, ftrial, cvtrial());
+        // the parents that lose join the archive before the selection replaces them
+        archive.insert(p, gen, LostByValues<T>{f, ftrial, cv(), cvtrial(), m}, x, stream);
+        select_survivors<T><<<grid(), tpb, 0, stream>>>(p, gen, x, f, trial, ftrial, nan_count.ptr, alg_state.trials(), cv(),
+                                                        cvtrial(), m);
         DEGPU_CUDA_TRY(cudaGetLastError());
         if (alg_state.sum_words)  // the population-level update (core/algorithms): the sums, in the host driver's order
-          launch_end_generation(p, static_cast<std::uint32_t>(g), alg_state.shared(), alg_state.sums(), static_cast<std::uint32_t>(np), stream);
+          launch_end_generation(p, gen, alg_state.shared(), alg_state.sums(), static_cast<std::uint32_t>(p.np), np, stream);
       },
-      [&] { return device_loop::Rows<T>{x.ptr, f.ptr, cv}; },
-      device_loop::Constrained{m, constrained ? &constrained->infeasible : nullptr});
+      [&] { return device_loop::Rows<T>{x, f, cv()}; },
+      device_loop::Constrained{m, constrained ? &constrained->infeasible : nullptr}, family);
 }
 
 }  // namespace

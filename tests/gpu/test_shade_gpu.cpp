@@ -1,0 +1,208 @@
+// The SHADE family (SHADE, L-SHADE, jSO) and JADE's optional archive on gpu-kernels and gpu-fused: the
+// serial engine's decisions. gpu-kernels evaluates its rows with the kernels gpu-eval uses, so it must
+// give gpu-eval's (the host driver's decisions on the GPU's values) bits exactly: every individual, the
+// memories, the archive's size and the population's final size, over whole runs (L-SHADE and jSO down to
+// 4 individuals). Against the serial engine (and for gpu-fused, which evaluates inside its MCER kernel in
+// another order) the values differ by the evaluation's rounding, which the adaptation amplifies once a
+// run converges (a success's weight is a difference of two values, and near an optimum of Rastrigin the
+// value itself is a cancellation: seen, L-SHADE's memories apart by 0.2 after 20,000 evaluations on both
+// GPU engines alike); so those comparisons stop after 60 generations, with the population shrunk a few
+// times, the archive full and replacing members. What must agree: the archive's insertions (a prefix sum
+// over the parents that lost, the later index winning a member two replace), the population's reduction
+// (the worst removed, ties to the lowest index), jSO's weighted mutation and its p-best other than the
+// target.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "degpu/constraints.hpp"
+#include "degpu/problem.hpp"
+#include "degpu/run.hpp"
+#include "gpu_test_util.hpp"
+
+using namespace degpu;
+
+namespace {
+
+DEConfig family(Algorithm a) {
+  DEConfig de;
+  de.algorithm = a;
+  de.mutation = Mutation::current_to_pbest1;
+  de.repair = Repair::midpoint;
+  if (a == Algorithm::jade) {
+    de.jade.archive = 1;  // JADE's optional archive, |A| = NP
+    de.np = 50;
+  }
+  if (a == Algorithm::shade) de.np = 60;
+  return de;
+}
+
+const char* name(Algorithm a) { return a == Algorithm::jade ? "jade+archive" : algorithm_name(a).data(); }
+
+// b is a's run bit for bit, the algorithm's final state included.
+void expect_same_bits(const Result& a, const Result& b, const std::string& what) {
+  EXPECT_EQ(a.evals, b.evals) << what;
+  EXPECT_EQ(a.generations, b.generations) << what;
+  EXPECT_EQ(a.best_f, b.best_f) << what;
+  EXPECT_EQ(a.best_x, b.best_x) << what;
+  EXPECT_EQ(a.population, b.population) << what;
+  EXPECT_EQ(a.final_np, b.final_np) << what;
+  EXPECT_EQ(a.archive_size, b.archive_size) << what;
+  EXPECT_EQ(a.memory_F, b.memory_F) << what;
+  EXPECT_EQ(a.memory_CR, b.memory_CR) << what;
+}
+
+// b is a's run to the evaluation's rounding (tol relative), the final state too.
+void expect_same_state(const Result& a, const Result& b, double tol, const std::string& what) {
+  expect_same_run(a, b, tol, what);
+  EXPECT_EQ(a.final_np, b.final_np) << what;
+  EXPECT_EQ(a.archive_size, b.archive_size) << what;
+  ASSERT_EQ(a.memory_F.size(), b.memory_F.size()) << what;
+  for (std::size_t k = 0; k < a.memory_F.size(); ++k) {
+    EXPECT_NEAR(b.memory_F[k], a.memory_F[k], tol * (1 + std::fabs(a.memory_F[k]))) << what << " slot " << k;
+    EXPECT_NEAR(b.memory_CR[k], a.memory_CR[k], tol * (1 + std::fabs(a.memory_CR[k]))) << what << " slot " << k;
+  }
+}
+
+// A whole run: L-SHADE and jSO to their final population (their plans need the budget), the others gens
+// generations.
+StopCriteria whole_run(Algorithm a, long long evals, long long gens) {
+  StopCriteria stop;
+  if (a == Algorithm::lshade || a == Algorithm::jso) stop.max_evals = evals;
+  else stop.max_gens = gens;
+  return stop;
+}
+// Its first `gens` generations (the same plan).
+StopCriteria first_generations(Algorithm a, long long evals, long long gens) {
+  StopCriteria stop = whole_run(a, evals, gens);
+  stop.max_gens = gens;
+  return stop;
+}
+
+// The checks of both tests below: the whole run on gpu-kernels is gpu-eval's bit for bit (infeasible
+// points counted alike); its first generations on gpu-kernels and gpu-fused are the serial engine's.
+// Returns gpu-eval's whole run and the serial engine's first generations.
+std::pair<Result, Result> expect_engines_agree(const Problem& p, const DEConfig& de, const StopCriteria& whole,
+                                               const StopCriteria& first, const std::string& what) {
+  RunOptions o;
+  o.precision = Precision::f64;
+  o.keep_population = true;
+  o.engine = Engine::gpu_eval;
+  const Result eval = minimize(p, de, whole, o);
+  o.engine = Engine::gpu_kernels;
+  const Result kernels = minimize(p, de, whole, o);
+  expect_same_bits(eval, kernels, what + " gpu-kernels against gpu-eval");
+  EXPECT_EQ(kernels.infeasible, eval.infeasible) << what;
+  o.engine = Engine::serial;
+  const Result ref = minimize(p, de, first, o);
+  for (Engine e : {Engine::gpu_kernels, Engine::gpu_fused}) {
+    o.engine = e;
+    const Result r = minimize(p, de, first, o);
+    expect_same_state(ref, r, 1e-9, what + " " + std::string(engine_name(e)));
+    EXPECT_EQ(r.infeasible, ref.infeasible) << what << " " << engine_name(e);
+  }
+  return {eval, ref};
+}
+
+}  // namespace
+
+// Every algorithm of the family on a plain and a CEC function, D 10: L-SHADE and jSO down to their final
+// population (NP 180 and 182 to 4 in 20,000 evaluations), SHADE and JADE for 200 generations with their
+// archives full and replacing members; gpu-kernels against gpu-eval bit for bit, then the first 60
+// generations of both GPU engines against the serial engine.
+TEST(ShadeGpu, RunsMatchTheSerialEngine) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  for (const char* fname : {"rastrigin", "cec2017:f5"}) {
+    ProblemSpec spec;
+    spec.name = fname;
+    spec.dim = 10;
+    const Problem p = make_problem(spec);
+    for (Algorithm a : {Algorithm::shade, Algorithm::lshade, Algorithm::jso, Algorithm::jade}) {
+      const DEConfig de = family(a);
+      const std::string what = std::string(fname) + " " + name(a);
+      const bool shrinks = a == Algorithm::lshade || a == Algorithm::jso;
+      const auto [eval, ref] = expect_engines_agree(p, de, whole_run(a, 20000, 200), first_generations(a, 20000, shrinks ? 60 : 200), what);
+      if (shrinks) EXPECT_EQ(eval.final_np, 4) << what;
+      EXPECT_GT(eval.archive_size, 0) << what;
+      if (shrinks) EXPECT_TRUE(ref.final_np > 4 && ref.final_np < 150) << what << ": " << ref.final_np;  // shrinking
+    }
+  }
+}
+
+// Single precision: the evaluations' rounding differs more between the engines, and the runs part; the
+// schedule (evaluations, population sizes) is still the serial engine's, and the run converges alike.
+TEST(ShadeGpu, SinglePrecision) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  ProblemSpec spec;
+  spec.name = "sphere";
+  spec.dim = 16;
+  const Problem p = make_problem(spec);
+  for (Algorithm a : {Algorithm::lshade, Algorithm::jso}) {
+    const DEConfig de = family(a);
+    const StopCriteria stop = whole_run(a, 15000, 0);
+    RunOptions o;
+    o.precision = Precision::f32;
+    o.engine = Engine::serial;
+    const Result ref = minimize(p, de, stop, o);
+    for (Engine e : {Engine::gpu_kernels, Engine::gpu_fused}) {
+      o.engine = e;
+      const Result r = minimize(p, de, stop, o);
+      const std::string what = std::string(name(a)) + " f32 " + std::string(engine_name(e));
+      EXPECT_EQ(r.evals, ref.evals) << what;
+      EXPECT_EQ(r.final_np, ref.final_np) << what;
+      EXPECT_EQ(r.final_np, 4) << what;
+      EXPECT_LT(r.best_f, 100 * ref.best_f + 1e-12) << what;  // the run converges as the serial one does
+    }
+  }
+}
+
+// Linear constraints and integers with the family: Lampinen's rule decides the selection, and a parent
+// whose trial only tied it (the same value and violations) stays out of the archive, on every engine alike.
+TEST(ShadeGpu, ConstrainedAndInteger) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const int D = 8;
+  ProblemSpec spec;
+  spec.name = "sphere";
+  spec.dim = D;
+  const Problem base = make_problem(spec);
+  const Problem p = base.with_constraints(linear_constraints(std::vector<double>(D, 1.0), D, {2.0}, {INFINITY}))
+                        .with_integrality({1, 0, 0, 1, 0, 0, 0, 0});
+  for (Algorithm a : {Algorithm::shade, Algorithm::lshade, Algorithm::jso}) {
+    DEConfig de = family(a);
+    if (a != Algorithm::shade) de.np = 60;
+    const std::string what = std::string(name(a)) + " constrained";
+    const auto [eval, ref] = expect_engines_agree(p, de, whole_run(a, 6000, 100), first_generations(a, 6000, 40), what);
+    EXPECT_GT(eval.infeasible, 0) << what;  // the constraint binds
+    EXPECT_GT(ref.archive_size, 0) << what;
+  }
+}
+
+// A population past one CTA's chunk of the archive's plan (1024 threads, several individuals each) and
+// an archive that replaces members from the first generations (rate 0.3).
+TEST(ShadeGpu, LargePopulationSmallArchive) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  ProblemSpec spec;
+  spec.name = "ackley";
+  spec.dim = 12;
+  const Problem p = make_problem(spec);
+  DEConfig de = family(Algorithm::shade);
+  de.np = 2500;
+  de.shade.archive = 0.3;
+  StopCriteria stop;
+  stop.max_gens = 25;
+  RunOptions o;
+  o.precision = Precision::f64;
+  o.keep_population = true;
+  o.engine = Engine::gpu_eval;
+  const Result eval = minimize(p, de, stop, o);
+  EXPECT_EQ(eval.archive_size, 750);
+  o.engine = Engine::gpu_kernels;
+  expect_same_bits(eval, minimize(p, de, stop, o), "np 2500 gpu-kernels");
+  o.engine = Engine::serial;
+  const Result ref = minimize(p, de, stop, o);
+  o.engine = Engine::gpu_fused;
+  expect_same_state(ref, minimize(p, de, stop, o), 1e-9, "np 2500 gpu-fused");
+}
