@@ -5,7 +5,8 @@ Runs `degpu run --problem cec2017:fN --dim D --algorithm A --trials RUNS` for ev
 competition (f1, f3 .. f30: f2 was withdrawn), 10^4 D evaluations each, errors below 1e-8 counted as 0 as
 the competition defines, and sets each function's errors beside the authors' (--reference: a folder with
 the authors' raw results `jSO_F_D.txt`, 14 lines of 51 errors whose last line is the final error, and their
-summary `DD.rez`, "fNN best worst median mean sd", used where a raw file is missing). The authors print 6
+summary `DD.rez`, "fNN best worst median mean sd", used where a raw file is missing; or, with
+--reference-prefix LSHADE, the runs of L-SHADE's authors' code that bench/lshade_reference/ makes). The authors print 6
 significant digits; ours are rounded alike (--digits) before the comparison.
 
 Where both sides have every run, the two-sided Mann-Whitney U test (normal approximation with the tie
@@ -51,8 +52,8 @@ def significant(x, digits):
     return float(f"{x:.{digits}g}") if digits > 0 else x
 
 
-def reference(folder, f, dim):
-    raw = os.path.join(folder, f"jSO_{f}_{dim}.txt")
+def reference(folder, f, dim, prefix="jSO"):
+    raw = os.path.join(folder, f"{prefix}_{f}_{dim}.txt")
     if os.path.exists(raw):
         with open(raw) as fh:
             lines = [l.split() for l in fh if l.strip()]
@@ -110,6 +111,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--functions", default=",".join(map(str, FUNCTIONS)))
     ap.add_argument("--reference", help="folder of the authors' jSO_F_D.txt and DD.rez (none: our runs alone)")
+    ap.add_argument("--reference-prefix", default="jSO",
+                    help="the raw files' prefix: jSO (the jSO release's), LSHADE (bench/lshade_reference's runs)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
     ap.add_argument("--digits", type=int, default=6, help="significant digits kept of our errors (0: all), as the authors print theirs")
     ap.add_argument("--out", help="JSON of every error, ours and theirs")
@@ -122,7 +125,7 @@ def main():
     rows, tests = [], []
     for f in functions:
         ours, secs = done[f]
-        theirs, summary = reference(args.reference, f, args.dim) if args.reference else (None, None)
+        theirs, summary = reference(args.reference, f, args.dim, args.reference_prefix) if args.reference else (None, None)
         m, sd = mean_sd(ours)
         row = dict(function=f, ours=ours, mean=m, sd=sd, seconds=secs)
         if theirs is not None:
