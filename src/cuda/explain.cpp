@@ -20,7 +20,7 @@ std::string algorithm_state(const ops::Params& p) {
   const int words = alg::shared_words(p);
   if (words == 0) return {};
   const std::string name(algorithm_name(p.algorithm));
-  const alg::Sizes z = alg::sizes(p, alg::initial_shared(p).data());
+  const alg::Sizes z = alg::initial_sizes(p);
   std::string s = name + ": " + std::to_string(words) +
                   " words of population state (its memories) in device memory on gpu-kernels and gpu-fused, updated after "
                   "each selection by one warp, which sums the selections' contributions in the host driver's order";

@@ -288,6 +288,8 @@ inline std::vector<double> initial_shared(const ops::Params& p) {
   });
   return s;
 }
+// The first generation's sizes (the p-best count and the archive's capacity every engine starts from).
+inline Sizes initial_sizes(const ops::Params& p) { return sizes(p, initial_shared(p).data()); }
 #endif
 
 // The state of a population of n and of its trials, for an engine that keeps a trial's state until its

@@ -76,7 +76,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, ops::
            Generation generation, Population population, Constrained constrained = {}, Family family = {}) {
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np);
   const bool pbest = p.mutation == Mutation::current_to_pbest1;
-  if (family.shared) p.pbest_count = alg::sizes(p, alg::initial_shared(p).data()).pbest_count;  // as the host driver starts
+  if (family.shared) p.pbest_count = alg::initial_sizes(p).pbest_count;  // as the host driver starts
   DeviceArray<std::uint32_t> kept(family.shrink ? np : 0);
   DeviceArray<T> best_f(1);
   DeviceArray<std::uint32_t> best(1), ranking(pbest ? np : 0);

@@ -176,7 +176,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
   static_assert(on_fused<Fn>, "gpu-fused does not run this function (its kFused is false; the model's not_on says why)");
   ops::Params p = ops::make_params(problem, r, o);  // np and the p-best count follow a shrinking population (L-SHADE, jSO)
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np);
-  const int arc_cap = alg::sizes(p, alg::initial_shared(p).data()).archive;  // an archive's capacity (0: none)
+  const int arc_cap = alg::initial_sizes(p).archive;  // an archive's capacity (0: none)
   // a population-level update (JADE, the SHADE family): MCER makes every draw itself, and no P runs
   const bool own_draws = alg::shared_words(p) > 0;
   const void* const ie = ie_kernel<Fn, T>(fn);

@@ -56,7 +56,7 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
   const auto t0 = std::chrono::steady_clock::now();
   ops::Params p = ops::make_params(problem, r, o);  // np and the p-best count follow a shrinking population (L-SHADE, jSO)
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np);
-  const int arc_cap = alg::sizes(p, alg::initial_shared(p).data()).archive;  // an archive's capacity (0: none)
+  const int arc_cap = alg::initial_sizes(p).archive;  // an archive's capacity (0: none)
   use_device((2 * np * D + 2 * np + 1) * sizeof(T) + ProblemOnDevice<T>::bytes(problem) + 2 * np * sizeof(std::uint32_t) + 64 +
              AlgorithmState::bytes(p, np, true) + ConstrainedObjective<T>::bytes(problem, np) +
              DeviceArchive<T>::bytes(p.D, p.np, arc_cap));
