@@ -41,7 +41,14 @@ def test_the_shade_family_on_the_gpu(engine, algorithm):
     np.testing.assert_allclose(r.memory_F, ref.memory_F, rtol=1e-9)
     if algorithm != "shade":
         assert r.final_np < 20
-    # the gpu engine does not run it yet; auto takes gpu-fused in its place
+    if algorithm == "shade":  # the gpu engine runs SHADE, and auto takes it
+        g = degpu.minimize(p, engine="gpu", **kw)
+        close(g, ref)
+        assert g.archive_size == ref.archive_size and g.final_np == ref.final_np
+        np.testing.assert_allclose(g.memory_F, ref.memory_F, rtol=1e-9)
+        assert degpu.minimize(p, **kw).engine == "gpu"
+        return
+    # the gpu engine does not run a shrinking population yet; auto takes gpu-fused in its place
     with pytest.raises(ValueError, match="does not run on the gpu engine yet"):
         degpu.minimize(p, engine="gpu", **kw)
     assert degpu.minimize(p, **kw).engine == "gpu-fused"

@@ -24,9 +24,11 @@ std::string algorithm_state(const ops::Params& p) {
   std::string s = name + ": " + std::to_string(words) +
                   " words of population state (its memories) in device memory on gpu-kernels and gpu-fused, updated after "
                   "each selection by one warp, which sums the selections' contributions in the host driver's order";
+  if (!alg::reduces(p)) s += " (the gpu engine: a copy in each CTA's shared memory, each CTA making the update after the generation's barrier)";
   if (z.archive > 0)
     s += "; an archive of up to " + std::to_string(z.archive) + " rows in device memory, which the parents that lose join " +
-         "(one CTA gives each its member by a prefix sum; a CTA per row copies it)";
+         "(gpu-kernels, gpu-fused: one CTA gives each its member by a prefix sum, a CTA per row copies it; the gpu engine: " +
+         "every CTA computes every insertion at the start of the next generation and copies its own parents' rows)";
   if (alg::reduces(p)) {
     const int np_min = p.algorithm == Algorithm::jso ? p.jso.np_min : p.lshade.np_min;
     s += "; the population shrinks from " + std::to_string(p.np) + " to " + std::to_string(np_min) + " over " +

@@ -614,13 +614,14 @@ TEST_F(Cli, ShadeAlgorithm) {
   expect_invalid("run --problem sphere --dim 5 --algorithm jso --max-gens 10 --quiet",
                  "--max-gens 10: --algorithm jso plans its population's reduction over the evaluations: give --max-evals");
   const auto a = nlohmann::json::parse(run("run --problem sphere --dim 5 --np 40 --algorithm shade --max-gens 20 --json -").out);
-  EXPECT_EQ(a["engine"], auto_engine() == "gpu" ? "gpu-fused" : "threads");  // auto: the gpu engine does not run it yet
+  EXPECT_EQ(a["engine"], auto_engine() == "gpu" ? "gpu" : "threads");  // auto: the gpu engine runs SHADE
   if (a["engine"] == "threads") EXPECT_EQ(a["best_f"], j["best_f"]);
   expect_invalid(kRun + " --algorithm shade --p 0.1", "--p 0.1: --algorithm shade draws every trial's F and CR from its memories and sets p itself");
   expect_invalid(kRun + " --algorithm shade --F 0.7", "--F 0.7: --algorithm shade");
   expect_invalid(kRun + " --algorithm shade --strategy rand/1/exp",
                  "--strategy rand/1/exp: SHADE mutates with current-to-pbest/1 (--algorithm shade); use current-to-pbest/1/exp");
-  expect_invalid(kRun + " --algorithm shade --engine gpu", "--engine gpu: --algorithm shade does not run on the gpu engine yet");
+  expect_invalid("run --problem sphere --dim 5 --max-evals 2000 --quiet --algorithm lshade --engine gpu",
+                 "--engine gpu: --algorithm lshade does not run on the gpu engine yet (its population shrinks");
 }
 
 // --algorithm jade: JADE's own strategy and p unless given; --F, --CR and --dither refused (JADE draws

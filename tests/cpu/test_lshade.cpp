@@ -329,7 +329,7 @@ TEST(ShadeFamily, BadConfigurations) {
     c = de;
     c.mutation = Mutation::rand1;
     refused(c, evals, "mutates with current-to-pbest/1 (algorithm " + name + ")");
-    o.engine = Engine::gpu;  // until the SHADE family issue's step 7
+    o.engine = Engine::gpu;  // until the SHADE family issue's step 7b
     refused(de, evals, "engine gpu: algorithm " + name + " does not run on the gpu engine yet");
     o.engine = Engine::serial;
   }

@@ -386,12 +386,13 @@ TEST(Shade, BadConfigurations) {
   c.algorithm = Algorithm::jade;
   c.jade.archive = -1;
   refused(c, "algorithm jade: the archive rate");
-  // the gpu engine refuses SHADE, and JADE with an archive, until it runs them (gpu-kernels and gpu-fused do)
-  o.engine = Engine::gpu;
-  refused(shade, "engine gpu: algorithm shade does not run on the gpu engine yet (serial, threads, matrix, gpu-eval, gpu-kernels, "
-                 "gpu-fused run it)");
+  // the gpu engine runs SHADE and JADE's archive (step 7a); its refusals are L-SHADE's and jSO's (test_lshade.cpp)
+  EXPECT_TRUE(alg::gpu_engine_refusal(shade).empty());
   c = shade;
   c.algorithm = Algorithm::jade;
   c.jade.archive = 1;
-  refused(c, "engine gpu: algorithm jade with an archive does not run on the gpu engine yet");
+  EXPECT_TRUE(alg::gpu_engine_refusal(c).empty());
+  c.algorithm = Algorithm::lshade;
+  EXPECT_EQ(alg::gpu_engine_refusal(c), "{algorithm} lshade does not run on the gpu engine yet (its population shrinks; serial, "
+                                        "threads, matrix, gpu-eval, gpu-kernels, gpu-fused run it)");
 }

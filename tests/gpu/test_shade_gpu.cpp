@@ -206,3 +206,101 @@ TEST(ShadeGpu, LargePopulationSmallArchive) {
   o.engine = Engine::gpu_fused;
   expect_same_state(ref, minimize(p, de, stop, o), 1e-9, "np 2500 gpu-fused");
 }
+
+// The gpu engine (the SHADE family issue's step 7a: SHADE and JADE's archive; L-SHADE and jSO refused): the
+// archive in global memory, every CTA planning every insertion itself at the start of the next generation
+// (gpu_archive.cuh), the memories in each CTA's shared memory. Each path (resident: the population in a
+// cluster's shared memory; grid and wide: rows in global memory) takes the serial engine's decisions for
+// 200 generations with the archive full and replacing members: the same evaluations, the best to the
+// evaluation's rounding, the memories and the archive's size at the end.
+namespace {
+struct EnginePath {
+  const char* plan;  // DEGPU_GPU_PLAN, or nullptr: the engine's own plan
+  const char* name;
+};
+void expect_gpu_engine_agrees(const Problem& p, const DEConfig& de, const StopCriteria& stop, const EnginePath& path,
+                              const std::string& what) {
+  RunOptions o;
+  o.precision = Precision::f64;
+  o.engine = Engine::serial;
+  const Result ref = minimize(p, de, stop, o);
+  EXPECT_GT(ref.archive_size, 0) << what;
+  o.engine = Engine::gpu;
+  Result r;
+  if (path.plan) {
+    const PlanOverride plan(path.plan);
+    r = minimize(p, de, stop, o);
+  } else {
+    r = minimize(p, de, stop, o);
+  }
+  const std::string w = what + " gpu engine, " + path.name;
+  expect_same_state(ref, r, 1e-9, w);
+  EXPECT_EQ(r.infeasible, ref.infeasible) << w;
+  EXPECT_EQ(r.final_np, de.np) << w;
+}
+}  // namespace
+
+TEST(ShadeGpu, GpuEngineEveryPathMatchesTheSerialEngine) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  for (const char* fname : {"rastrigin", "cec2017:f5"}) {
+    ProblemSpec spec;
+    spec.name = fname;
+    spec.dim = 10;
+    const Problem p = make_problem(spec);
+    const bool terms = std::string(fname) == "rastrigin";  // the wide path takes functions of terms only
+    for (Algorithm a : {Algorithm::shade, Algorithm::jade}) {
+      const DEConfig de = family(a);
+      StopCriteria stop;
+      stop.max_gens = 200;
+      for (const EnginePath& path : {EnginePath{nullptr, "its plan (resident)"}, EnginePath{"resident,3,0,8", "resident, 3 CTAs"},
+                                     EnginePath{"grid,64", "grid"}, EnginePath{"wide,3,128", "wide"}}) {
+        if (!terms && std::string(path.name) == "wide") continue;
+        expect_gpu_engine_agrees(p, de, stop, path, std::string(fname) + " " + name(a));
+      }
+    }
+  }
+}
+
+// Under linear constraints and integrality (Lampinen's rule, a tie that keeps the parent out of the
+// archive), a population past one CTA's chunk of the plan with an archive replacing members from the first
+// generations (rate 0.3), and several trials side by side on the resident path, each with its archive.
+TEST(ShadeGpu, GpuEngineConstrainedLargeAndTrials) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const int D = 8;
+  ProblemSpec spec;
+  spec.name = "sphere";
+  spec.dim = D;
+  const Problem base = make_problem(spec);
+  const Problem c = base.with_constraints(linear_constraints(std::vector<double>(D, 1.0), D, {2.0}, {INFINITY}))
+                        .with_integrality({1, 0, 0, 1, 0, 0, 0, 0});
+  StopCriteria stop;
+  stop.max_gens = 100;
+  for (const EnginePath& path : {EnginePath{nullptr, "its plan"}, EnginePath{"grid,64", "grid"}})
+    expect_gpu_engine_agrees(c, family(Algorithm::shade), stop, path, "constrained shade");
+
+  spec.name = "ackley";
+  spec.dim = 12;
+  const Problem big = make_problem(spec);
+  DEConfig de = family(Algorithm::shade);
+  de.np = 2500;
+  de.shade.archive = 0.3;
+  stop.max_gens = 25;
+  for (const EnginePath& path : {EnginePath{nullptr, "its plan"}, EnginePath{"grid,256", "grid"}})
+    expect_gpu_engine_agrees(big, de, stop, path, "np 2500 archive 0.3");
+
+  de = family(Algorithm::shade);
+  stop.max_gens = 150;
+  RunOptions o;
+  o.precision = Precision::f64;
+  o.engine = Engine::gpu;
+  const TrialsResult all = minimize_trials(base, de, stop, o, 6);
+  for (int t : {0, 5}) {
+    RunOptions one = o;
+    one.trial = static_cast<std::uint32_t>(t);
+    one.engine = Engine::serial;
+    const Result ref = minimize(base, de, stop, one);
+    expect_same_state(ref, all.trials[static_cast<std::size_t>(t)], 1e-9, "trial " + std::to_string(t) + " of 6");
+    EXPECT_GT(ref.archive_size, 0);
+  }
+  EXPECT_NE(all.trials[0].memory_F, all.trials[1].memory_F);
+}

@@ -21,7 +21,7 @@
 // An algorithm that adapts from the whole population each generation (JADE, the SHADE family) also has a
 // population-level update; it then provides, beside the above:
 //
-//   static constexpr int kShared;              doubles of the population's state (memories, means), <= kMaxShared
+//   static constexpr int kShared;              doubles of the population's state (memories, means)
 //   static constexpr int kSums;                doubles each selection contributes, <= kMaxSums
 //   static void init_shared(const ops::Params&, double* shared);   before generation 1
 //   DEGPU_HD static Control draw(const ops::Params&, std::uint32_t g, std::uint32_t i, State s, const double* shared);
@@ -45,8 +45,9 @@
 
 namespace degpu::alg {
 
-// The most words of a population-level update that the engines make room for (fixed arrays on the device).
-inline constexpr int kMaxShared = 16, kMaxSums = 8;
+// The most words a selection contributes to a population-level update (fixed arrays on the device; the
+// population's state itself is sized at run time on every engine).
+inline constexpr int kMaxSums = 8;
 
 // A trial's control parameters.
 struct Control {

@@ -37,10 +37,9 @@ struct List {
 
 using All = List<De, Jde, Jade, Shade, LShade, Jso>;  // the registration: one entry per algorithm
 // The algorithms the gpu engine's kernel runs (gpu-kernels and gpu-fused run all of them, the host driver's
-// engines too). The SHADE family (SHADE, L-SHADE, jSO) reaches it with the SHADE family issue's step 7
-// (docs/SHADE_PLAN.md); validate.cpp refuses it there until then. Its memories have more words than the
-// gpu engine's CTAs keep (kMaxShared); gpu-kernels and gpu-fused keep them in device memory.
-using InGpuEngine = List<De, Jde, Jade>;
+// engines too). L-SHADE and jSO (their population shrinks) reach it with the SHADE family issue's step 7b
+// (docs/SHADE_PLAN.md); validate.cpp refuses them there until then.
+using InGpuEngine = List<De, Jde, Jade, Shade>;
 // The dispatch below: every algorithm, on the host and in the kernels of gpu-kernels and gpu-fused. A
 // translation unit of the gpu engine's kernels alone (DEGPU_GPU_ENGINE_UNIT: the built-in families' gpu
 // engine, families/builtin_gpu_f32.cu and _f64.cu) dispatches among InGpuEngine on the device, so that its
@@ -69,27 +68,20 @@ DEGPU_HD_INLINE constexpr bool drawn_ahead() {
 }
 
 template <class... A>
-constexpr bool fits(List<A...>) {
-  return ((shared_words_of<A>() <= kMaxShared && sum_words_of<A>() <= kMaxSums) && ...);
-}
-template <class... A>
 constexpr bool sums_fit(List<A...>) {
   return ((sum_words_of<A>() <= kMaxSums) && ...);
 }
-static_assert(fits(InGpuEngine{}), "an algorithm's population-level update has more words than kMaxShared or kMaxSums");
 static_assert(sums_fit(All{}), "an algorithm's selections contribute more words than kMaxSums");
 
 #if DEGPU_HOST_CODE
-// Why the gpu engine cannot run configuration `de` yet: its algorithm is not among InGpuEngine, or it keeps
-// an archive (until the SHADE family issue's step 7); empty where it can.
+// Why the gpu engine cannot run configuration `de` yet: its algorithm is not among InGpuEngine (its
+// population shrinks: until the SHADE family issue's step 7b); empty where it can.
 inline std::string gpu_engine_refusal(const DEConfig& de) {
   bool in = false;
   InGpuEngine::for_each([&](auto k) { in = in || decltype(k)::id == de.algorithm; });
-  const std::string name(algorithm_name(de.algorithm));
-  const char* others = " (serial, threads, matrix, gpu-eval, gpu-kernels, gpu-fused run it)";
-  if (!in) return "{algorithm} " + name + " does not run on the gpu engine yet" + others;
-  if (de.algorithm == Algorithm::jade && de.jade.archive > 0) return "{algorithm} jade with an archive does not run on the gpu engine yet" + std::string(others);
-  return {};
+  if (in) return {};
+  return "{algorithm} " + std::string(algorithm_name(de.algorithm)) +
+         " does not run on the gpu engine yet (its population shrinks; serial, threads, matrix, gpu-eval, gpu-kernels, gpu-fused run it)";
 }
 #endif
 
@@ -184,7 +176,8 @@ DEGPU_HD_INLINE bool pbest_excludes_self(const ops::Params& p, const double* sha
 DEGPU_HD_INLINE ops::Donors trial_donors(const ops::Params& p, std::uint32_t g, std::uint32_t i, std::uint32_t archive,
                                          const std::uint32_t* ranking, const double* shared) {
   ops::Donors d = ops::draw_donors(p, g, i, archive);
-  if (ranking && ranking[d.pbest_rank] == i && pbest_excludes_self(p, shared)) d.pbest_rank = ops::rank_other_than(p, g, i, d.pbest_rank);
+  // (the ranking read only where the algorithm asks: a GPU engine's ranking may sit in another SM's writes)
+  if (ranking && pbest_excludes_self(p, shared) && ranking[d.pbest_rank] == i) d.pbest_rank = ops::rank_other_than(p, g, i, d.pbest_rank);
   return d;
 }
 

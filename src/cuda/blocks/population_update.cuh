@@ -81,13 +81,9 @@ __device__ void warp_end_generation(const ops::Params& p, std::uint32_t g, doubl
   if (threadIdx.x % 32 == 0) alg::end_generation(p, g, shared, totals);
 }
 
-// The gpu engine's CTAs: each keeps the population's state in its own shared memory (`dst`: the resident
-// path's dynamic region, or cta_shared_state for the global paths), updated by every CTA alike after the
+// The gpu engine's CTAs: each keeps the population's state in its own shared memory (`dst`: in the resident
+// path's dynamic region, or the global paths': gpu_global.cuh), updated by every CTA alike after the
 // generation's barrier (so no other barrier is needed), starting from `initial`.
-__device__ __forceinline__ double* cta_shared_state() {
-  __shared__ double state[alg::kMaxShared];
-  return state;
-}
 __device__ __forceinline__ double* load_shared_state(const ops::Params& p, const double* initial, double* dst) {
   for (int w = threadIdx.x; w < alg::shared_words(p); w += blockDim.x) dst[w] = initial[w];
   return dst;  // read after the caller's next __syncthreads

@@ -104,7 +104,9 @@ bool fit_resident(const ops::Params& p, int n, int cluster, int group, const Dev
   int choices[4];
   const int nchoices = resident_choices(fn, choices);
   // DEGPU_GPU_WINDOW=N caps the window (for measurements; docs/GPU.md)
-  int wmax = group;
+  // an archive: every draw made at the trial (the donors may be its members), a window of one generation
+  const int arc_cap = alg::initial_sizes(p).archive;
+  int wmax = arc_cap ? 1 : group;
   if (const char* env = std::getenv("DEGPU_GPU_WINDOW"); env && *env) {
     char* end = nullptr;
     const long v = std::strtol(env, &end, 10);
@@ -117,10 +119,13 @@ bool fit_resident(const ops::Params& p, int n, int cluster, int group, const Dev
   for (int m = 0; m < nchoices && !w; ++m) {
     choice = choices[m];
     for (w = wmax; w >= 1; w /= 2)
-      if (resident_shape<T>(p.np, p.D, cluster, w, pbest, alg::stateful(p), alg::sum_words(p), fn, choice, ncons).bytes <= limit) break;
+      if (resident_shape<T>(p.np, p.D, cluster, w, pbest, alg::stateful(p), alg::sum_words(p), alg::shared_words(p), arc_cap, fn, choice,
+                            ncons).bytes <= limit)
+        break;
   }
   if (w >= 1) {
-    const ResidentShape sh = resident_shape<T>(p.np, p.D, cluster, w, pbest, alg::stateful(p), alg::sum_words(p), fn, choice, ncons);
+    const ResidentShape sh = resident_shape<T>(p.np, p.D, cluster, w, pbest, alg::stateful(p), alg::sum_words(p), alg::shared_words(p),
+                                               arc_cap, fn, choice, ncons);
     plan.path = GpuPlan::Path::resident;
     plan.cluster = cluster;
     plan.group = group;
@@ -160,9 +165,17 @@ void plan_global(const ops::Params& p, const DeviceLimits& dev, bool wide, int t
   plan.path = wide ? GpuPlan::Path::wide : GpuPlan::Path::grid;
   plan.group = 32;
   plan.threads = threads;
-  plan.smem_bytes = 0;
+  // the CTA's copy of the population's state and the archive's plan (gpu_global.cuh)
+  plan.smem_bytes = global_smem_bytes(alg::shared_words(p), alg::initial_sizes(p).archive);
+  cudaFuncAttributes attr{};
+  DEGPU_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
+  if (plan.smem_bytes + attr.sharedSizeBytes > static_cast<std::size_t>(dev.optin))
+    throw ConfigError("gpu engine: an archive of " + std::to_string(alg::initial_sizes(p).archive) +
+                      " members is planned in each CTA's shared memory, and this device's CTAs hold " + std::to_string(dev.optin) +
+                      " bytes: a smaller population or archive rate, or --engine gpu-fused");
+  DEGPU_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(plan.smem_bytes)));
   int per_sm = 0;
-  DEGPU_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
+  DEGPU_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, plan.smem_bytes));
   if (per_sm < 1) throw CudaError("gpu engine: " + std::to_string(threads) + " threads per CTA do not fit on this device");
   const long long capacity = static_cast<long long>(per_sm) * dev.sms;
   if (wide) {
@@ -304,7 +317,9 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const std::size_t kept_x = o.keep_population ? nt * np * D : 0, kept_f = o.keep_population ? nt * np : 0;
   use_device((2 * rows + 2 * fs + nt * (D + 2 + nhist + nhist_x * D) + 3 * Ds + kept_x + kept_f) * sizeof(T) + IntegersOnDevice<T>::bytes(problem) + 2 * fs + partials * sizeof(double) + AlgorithmState::bytes(p, nt * np, false, resident ? 0 : 2) +
              2 * ranks * sizeof(Slot<T>) + nt * (static_cast<std::size_t>(p.pbest_count) * 4 + 48) + 64 +
-             (resident ? 0 : 2 * np * static_cast<std::size_t>(ncons) * sizeof(double)) + LinearConstraintsOnDevice::bytes(linear));
+             (resident ? 0 : 2 * np * static_cast<std::size_t>(ncons) * sizeof(double)) + LinearConstraintsOnDevice::bytes(linear) +
+             nt * (static_cast<std::size_t>(alg::initial_sizes(p).archive) * Ds * sizeof(T) + alg::shared_words(p) * sizeof(double) + 4) +
+             2 * np);
   DeviceArray<T> x0(rows), x1(rows), f0(fs), f1(fs), best_f(nt), best_x(nt * D), history(nt * nhist);
   DeviceArray<unsigned long long> history_ns(nt * nhist);
   DeviceArray<T> history_x(nt * nhist_x * D);
@@ -326,6 +341,14 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   // trials x np individuals, as the host driver's Population's; a population-level update's contributions
   // in global memory on the global paths (two generations' sets), in the cluster's shared memory on the resident
   const AlgorithmState alg_state(p, nt * np, false, resident ? 0 : 2);
+  // an archive (gpu_archive.cuh): every trial's members, the global paths' "parent lost" flags by parity;
+  // the final members and population state of each trial
+  const int arc_cap = alg::initial_sizes(p).archive;
+  const std::size_t words = static_cast<std::size_t>(alg::shared_words(p));
+  DeviceArray<T> arc_rows(nt * static_cast<std::size_t>(arc_cap) * Ds);
+  DeviceArray<std::uint8_t> lost0(arc_cap && !resident ? np : 0), lost1(arc_cap && !resident ? np : 0);
+  DeviceArray<int> arc_size(nt);
+  DeviceArray<double> shared_out(nt * words);
   DEGPU_CUDA_TRY(cudaMemset(arrivals.ptr, 0, sizeof(unsigned long long)));
   DEGPU_CUDA_TRY(cudaMemset(nans.ptr, 0, nt * sizeof(unsigned long long)));
   DEGPU_CUDA_TRY(cudaMemset(infeasible.ptr, 0, nt * sizeof(unsigned long long)));
@@ -346,6 +369,10 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   s.algo = alg::State{alg_state.state(), nt * np};
   s.shared0 = alg_state.shared();
   s.sums = alg_state.sums();
+  s.archive = EngineArchive<T>{arc_cap ? arc_rows.ptr : nullptr, arc_cap, Ds};
+  s.lost[0] = lost0.ptr, s.lost[1] = lost1.ptr;
+  s.archive_size = arc_size.ptr;
+  s.shared_out = words ? shared_out.ptr : nullptr;
   s.bias = kernel_bias<Fn>(problem);
   const DeviceArray<T> initial = upload_initial<T>(o);
   s.initial = initial.ptr;
@@ -382,7 +409,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
       DEGPU_CUDA_TRY(cudaLaunchKernelExC(&cl.cfg, resident_kernel<Fn, T>(plan.group, fn), args));
     } else {
       const void* k = global_kernel<Fn, T>(plan.path == GpuPlan::Path::wide, fn);
-      DEGPU_CUDA_TRY(cudaLaunchCooperativeKernel(k, dim3(plan.blocks), dim3(plan.threads), args, 0, 0));
+      DEGPU_CUDA_TRY(cudaLaunchCooperativeKernel(k, dim3(plan.blocks), dim3(plan.threads), args, plan.smem_bytes, 0));
     }
   }
   DEGPU_CUDA_TRY(cudaGetLastError());
@@ -400,6 +427,10 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   DEGPU_CUDA_TRY(cudaMemcpy(infeasible_h.data(), infeasible.ptr, nt * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
   DEGPU_CUDA_TRY(cudaMemcpy(g.data(), gens.ptr, nt * sizeof(long long), cudaMemcpyDeviceToHost));
   DEGPU_CUDA_TRY(cudaMemcpy(why.data(), reason.ptr, nt * sizeof(int), cudaMemcpyDeviceToHost));
+  std::vector<int> arc_n(nt);
+  std::vector<double> shared_h(nt * words);
+  if (arc_cap) DEGPU_CUDA_TRY(cudaMemcpy(arc_n.data(), arc_size.ptr, nt * sizeof(int), cudaMemcpyDeviceToHost));
+  if (words) DEGPU_CUDA_TRY(cudaMemcpy(shared_h.data(), shared_out.ptr, shared_h.size() * sizeof(double), cudaMemcpyDeviceToHost));
   std::vector<T> pop_xh(kept_x), pop_fh(kept_f);
   if (o.keep_population) {
     DEGPU_CUDA_TRY(cudaMemcpy(pop_xh.data(), pop_x.ptr, pop_xh.size() * sizeof(T), cudaMemcpyDeviceToHost));
@@ -427,6 +458,9 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
     res.best_f = static_cast<double>(bf[t]);
     res.best_x.assign(bx.begin() + t * D, bx.begin() + (t + 1) * D);
     res.nan_evals = static_cast<long long>(nan_h[t]);
+    res.final_np = p.np;
+    res.archive_size = arc_n[t];
+    if (words) alg::memories(p, shared_h.data() + t * words, res.memory_F, res.memory_CR);
     res.infeasible = static_cast<long long>(infeasible_h[t]);
     if (o.keep_population) {
       res.population.assign(pop_xh.begin() + t * np * D, pop_xh.begin() + (t + 1) * np * D);

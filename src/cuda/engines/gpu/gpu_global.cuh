@@ -63,11 +63,22 @@ __device__ void write_result(const State<T>& s, unsigned t, const T* f, const do
   }
 }
 
+// The global paths' dynamic shared memory: the CTA's copy of the population's state (shared words; the
+// SHADE family's memories are 201), then the archive's plan (cap ints: gpu_archive.cuh).
+__host__ __device__ inline std::size_t global_smem_bytes(int shared_words, int archive_cap) {
+  return static_cast<std::size_t>(shared_words) * sizeof(double) + static_cast<std::size_t>(archive_cap) * sizeof(int);
+}
+__device__ __forceinline__ unsigned char* global_smem() {
+  extern __shared__ __align__(16) unsigned char dyn[];
+  return dyn;
+}
+
 // The start of generation g on the grid: the barrier (generation g - 1 written), the team's best and the
-// stop decision (StopReason + 1, or 0 to go on), current-to-pbest's ranking (with one more barrier).
-template <class T>
+// stop decision (StopReason + 1, or 0 to go on), generation g - 1's losers into the archive
+// (before_ranking), current-to-pbest's ranking, and one more barrier that publishes both.
+template <class T, class BeforeRanking>
 __device__ int begin_generation(const ops::Params& p, const State<T>& s, GridTeam& team, const T* f, long long g,
-                                std::uint32_t& best) {
+                                std::uint32_t& best, BeforeRanking before_ranking) {
   team.wait();
   const unsigned ranks = GridTeam::ranks(), rank = GridTeam::rank();
   const int why = decide_stop(s, 0, g, ranks, rank == 0,
@@ -76,11 +87,12 @@ __device__ int begin_generation(const ops::Params& p, const State<T>& s, GridTea
   const GlobalRows<T> rows{s.x[0], s.x[1], s.side[(g - 1) & 1], static_cast<std::size_t>(row_stride(p.D))};
   record_history_x(s, 0, g - 1, p.D, rank == 0, [&](int j) { return __ldcg(rows(best) + j); });
   if (why) return why;
-  if (p.mutation == Mutation::current_to_pbest1) {
+  const bool archive = before_ranking();
+  const bool pbest = p.mutation == Mutation::current_to_pbest1;
+  if (pbest)
     rank_pbest(p, [&](int j) { return __ldcg(f + j); }, s.ranking, static_cast<int>(rank * blockDim.x + threadIdx.x), p.np,
                static_cast<int>(ranks * blockDim.x));
-    team.sync();
-  }
+  if (pbest || archive) team.sync();
   return 0;
 }
 
@@ -89,11 +101,14 @@ __device__ int begin_generation(const ops::Params& p, const State<T>& s, GridTea
 //   Generations<T> gen(p, s);
 //   while (gen.next(team)) { ... generation gen.g: rows gen.rows (of parity gen.cur), best gen.best ... }
 //   gen.finish();
-// next() begins generation g (begin_generation: the barrier, the team's best, the stop decision, the p-best
-// ranking) and says whether to make it; finish() writes the result (CTA 0).
+// next() begins generation g (begin_generation: the barrier, the team's best, the stop decision, the
+// archive's insertions, the p-best ranking) and says whether to make it; finish() writes the result (CTA 0).
 // With a population-level update (core/algorithms), next() also makes generation g - 1's update into the
-// CTA's copy of the population's state (`shared`), from the contributions every CTA wrote before the
-// barrier (sums_at(i): where individual i's of generation g goes).
+// CTA's copy of the population's state (`shared`, in the dynamic shared memory), from the contributions
+// every CTA wrote before the barrier (sums_at(i): where individual i's of generation g goes). With an
+// archive, every CTA computes generation g - 1's insertions from the flags lost_at(i) of generation g - 1
+// (s.lost[cur]) and copies the parents' rows (still the other row of each: the trial of generation g
+// writes it after the ranking's barrier) of the insertions that fall to it (member at % ranks == rank).
 template <class T>
 struct Generations {
   const ops::Params& p;
@@ -105,35 +120,72 @@ struct Generations {
   GlobalRows<T> rows{};
   int sum_words;
   double* shared;
+  int* owner;         // the archive's plan (its cap ints of shared memory)
+  int arc_count = 0;  // the archive's members, every CTA alike
   __device__ Generations(const ops::Params& p_, const State<T>& s_)
       : p(p_),
         s(s_),
         Ds(static_cast<std::size_t>(row_stride(p_.D))),
         sum_words(alg::sum_words(p_)),
-        shared(sum_words ? load_shared_state(p_, s_.shared0, cta_shared_state()) : nullptr) {}  // read after next()'s barrier
+        shared(sum_words ? load_shared_state(p_, s_.shared0, reinterpret_cast<double*>(global_smem())) : nullptr),  // read after next()'s barrier
+        owner(reinterpret_cast<int*>(global_smem() + static_cast<std::size_t>(alg::shared_words(p_)) * sizeof(double))) {}
   __device__ __forceinline__ bool next(GridTeam& team) {
     ++g;
     cur = static_cast<int>((g - 1) & 1);
-    why = begin_generation(p, s, team, s.f[cur], g, best);
     rows = GlobalRows<T>{s.x[0], s.x[1], s.side[cur], Ds};
-    if (why == 0 && sum_words && g >= 2) {
-      if (threadIdx.x < 32) {
-        const double* sums = s.sums + static_cast<std::size_t>(cur) * sum_words * p.np;  // generation g - 1's
-        warp_end_generation(p, gen() - 1, shared, [&](int w, std::uint32_t i) { return __ldcg(sums + static_cast<std::size_t>(w) * p.np + i); },
-                            static_cast<std::uint32_t>(p.np));
+    why = begin_generation(p, s, team, s.f[cur], g, best, [&] {
+      if (!s.archive.cap) return false;
+      if (g >= 2) {
+        const std::uint8_t* lost = s.lost[cur];
+        const unsigned ranks = GridTeam::ranks(), rank = GridTeam::rank();
+        arc_count = cta_archive_insert(
+            p, gen() - 1, p.np, [&](int i) { return __ldcg(lost + i) != 0; }, s.archive.cap, arc_count, owner, [&](int i, int at) {
+              if (static_cast<unsigned>(at) % ranks == rank)
+                copy_row(s.archive.member(at), rows.other(static_cast<std::uint32_t>(i)), static_cast<int>(Ds),
+                         [](const T* q) { return load4<true>(q); });
+            });
       }
+      return true;
+    });
+    if (why == 0 && sum_words && g >= 2) {
+      if (threadIdx.x < 32) update_shared(gen() - 1);
       __syncthreads();
     }
     return why == 0;
   }
+  // generation `gen`'s population-level update into `shared`, by one warp
+  __device__ __forceinline__ void update_shared(std::uint32_t gen_done) const {
+    const double* sums = s.sums + static_cast<std::size_t>(gen_done & 1) * sum_words * p.np;  // generation gen_done's
+    warp_end_generation(p, gen_done, shared, [&](int w, std::uint32_t i) { return __ldcg(sums + static_cast<std::size_t>(w) * p.np + i); },
+                        static_cast<std::uint32_t>(p.np));
+  }
   __device__ __forceinline__ alg::Sums sums_at(std::uint32_t i) const {
     return alg::Sums{s.sums + static_cast<std::size_t>(cur ^ 1) * sum_words * p.np + i, static_cast<std::size_t>(p.np)};
   }
+  // where individual i's "parent lost" flag of this generation goes (an archive)
+  __device__ __forceinline__ std::uint8_t* lost_at(std::uint32_t i) const { return s.lost[cur ^ 1] + i; }
   __device__ __forceinline__ std::uint32_t gen() const { return static_cast<std::uint32_t>(g); }
-  __device__ __forceinline__ void finish() const {
+  // The donors' row lookup: individual k's current row, or member k - np of the archive.
+  __device__ __forceinline__ const T* donor(std::uint32_t k) const {
+    return k < static_cast<std::uint32_t>(p.np) ? rows(k) : s.archive.member(static_cast<int>(k) - p.np);
+  }
+  __device__ __forceinline__ void finish() {
     const long long done = g - 1;
     const GlobalRows<T> last{s.x[0], s.x[1], s.side[done & 1], Ds};
-    if (GridTeam::rank() == 0) write_result(s, 0, s.f[done & 1], s.cv[done & 1], last, p.np, p.D, done, why);
+    if (GridTeam::rank() == 0) {
+      write_result(s, 0, s.f[done & 1], s.cv[done & 1], last, p.np, p.D, done, why);
+      // the algorithm's final state (the host driver's: generation done's update made, its losers counted in)
+      if (sum_words && done >= 1) {
+        if (threadIdx.x < 32) update_shared(static_cast<std::uint32_t>(done));
+        __syncthreads();
+      }
+      for (int w = threadIdx.x; w < alg::shared_words(p); w += blockDim.x) s.shared_out[w] = shared[w];
+      if (s.archive.cap) {
+        const std::uint8_t* lost = s.lost[done & 1];
+        const int n = done >= 1 ? cta_archive_count(p.np, [&](int i) { return __ldcg(lost + i) != 0; }, s.archive.cap, arc_count) : 0;
+        if (threadIdx.x == 0) s.archive_size[0] = n;
+      }
+    }
     if (s.pop_x) {  // RunOptions::keep_population: every CTA copies a share of the rows (generation `done` is written)
       const std::size_t D = static_cast<std::size_t>(p.D);
       const std::size_t stride = static_cast<std::size_t>(GridTeam::ranks()) * blockDim.x;
@@ -158,14 +210,15 @@ __device__ void init_blocks(const ops::Params& p, const State<T>& s, T* x0, T* x
     }
 }
 
-template <class F, class T>
+// donor(k): donor k's row (an individual's, or an archive's member: Generations::donor)
+template <class F, class T, class Donor>
 __device__ TrialIn<T> trial_in(const ops::Params& p, const State<T>& s, const GlobalRows<T>& rows, const WinDraw<T>& w,
-                               std::uint32_t g, std::uint32_t i, std::uint32_t best, const std::uint32_t* ranking) {
+                               std::uint32_t g, std::uint32_t i, std::uint32_t best, const std::uint32_t* ranking, Donor donor) {
   const Mutation m = p.mutation;
   const T* xi = rows(i);
   const T* xb = uses_best(m) ? rows(best) : nullptr;
   const T* xpb = m == Mutation::current_to_pbest1 ? rows(__ldcg(ranking + w.pbest_rank)) : nullptr;
-  return make_trial<T>(p, mutation_form<T>(m, w.r, xi, xb, xpb, rows), xi, rows.other(i), s.lo, s.hi, s.shift, s.ints, w, g, i);
+  return make_trial<T>(p, mutation_form<T>(m, w.r, xi, xb, xpb, donor), xi, rows.other(i), s.lo, s.hi, s.shift, s.ints, w, g, i);
 }
 
 // Grid path: a group of G lanes per individual.
@@ -219,7 +272,10 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
   }
 
   const bool stateful = alg::stateful(p);
+  // an archive: the donors drawn at the trial (family_donors), r2 among its members too
+  const bool redraw = s.archive.cap > 0;
   Generations<T> gen(p, s);
+  const auto donor = [&](std::uint32_t k) { return gen.donor(k); };
   while (gen.next(team)) {
     const std::uint32_t gu = gen.gen(), best = gen.best;
     const int cur = gen.cur, nxt = cur ^ 1;
@@ -227,8 +283,11 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
     bf = nan, bi = 0xffffffffu, bv = static_cast<double>(INFINITY);
     for (std::uint32_t i = group; i < np; i += groups) {
       WinDraw<T> w = single ? wa : make_win<T>(p, gu, i);
-      if (stateful) stateful_trial(p, gu, i, s.algo + i, gen.shared, w);
-      const TrialIn<T> a = trial_in<F>(p, s, rows, w, gu, i, best, s.ranking);
+      if (stateful) {
+        const alg::Control c = stateful_trial(p, gu, i, s.algo + i, gen.shared, w);
+        if (redraw) family_donors(p, gu, i, static_cast<std::uint32_t>(gen.arc_count), s.ranking, gen.shared, c.F, w);
+      }
+      const TrialIn<T> a = trial_in<F>(p, s, rows, w, gu, i, best, s.ranking, donor);
       Partial acc = trial_blocks<F, T, true>(a, s.rk, grp.lane, G, single && bin, ahead);
       double* cvt = s.cv[nxt] + static_cast<std::size_t>(i) * mc;  // (each individual's rows: always this group's)
       const double* cvi = s.cv[cur] + static_cast<std::size_t>(i) * mc;
@@ -256,6 +315,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
       if (grp.lane == 0) {
         record_selection(s, cur, i, take, ft, fi);
         if (stateful) alg::selected(p, gu, i, s.algo + i, gen.shared, take, fi, ft, gen.sums_at(i));
+        if (redraw) *gen.lost_at(i) = ops::parent_lost(take, ft, fi, cvt, cvi, mc);
       }
       if (s.need_best) {
         if (mc) keep_best(bv, bf, bi, take ? vt : vi, take ? ft : fi, i);
@@ -298,33 +358,6 @@ __device__ Partial cta_partial(Partial a) {
   a.p = cta_reduce(a.p, [](double x, double y) { return x * y; }, 1.0);
   return a;
 }
-// The sum of v over the threads before this one in the CTA.
-__device__ double cta_exclusive_scan(double v) {
-  __shared__ double tot[32];
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
-  double incl = v;
-  for (int off = 1; off < 32; off *= 2) {
-    const double y = __shfl_up_sync(0xffffffffu, incl, off);
-    if (lane >= off) incl += y;
-  }
-  if (lane == 31) tot[warp] = incl;
-  __syncthreads();
-  if (warp == 0) {
-    double w = lane < warps ? tot[lane] : 0.0;
-    for (int off = 1; off < 32; off *= 2) {
-      const double y = __shfl_up_sync(0xffffffffu, w, off);
-      if (lane >= off) w += y;
-    }
-    if (lane < warps) tot[lane] = w;  // inclusive over warps
-  }
-  __syncthreads();
-  double ex = __shfl_up_sync(0xffffffffu, incl, 1);
-  if (lane == 0) ex = 0;
-  if (warp > 0) ex += tot[warp - 1];
-  __syncthreads();
-  return ex;
-}
-
 // The terms of the blocks b, b + step, ... of row u (not prefix functions); u is read through L2, since
 // other CTAs wrote parts of it.
 template <class F, class T>
@@ -424,15 +457,20 @@ __global__ void __launch_bounds__(kMaxThreads) run_wide(ops::Params p, const __g
   team.arrive();
 
   const bool stateful = alg::stateful(p);
+  const bool redraw = s.archive.cap > 0;  // as run_grid
   Generations<T> gen(p, s);
+  const auto donor = [&](std::uint32_t k) { return gen.donor(k); };
   while (gen.next(team)) {
     const std::uint32_t gu = gen.gen(), best = gen.best;
     const int cur = gen.cur, nxt = cur ^ 1;
     const GlobalRows<T>& rows = gen.rows;
     for (int i = first; i < p.np; i += stride) {
       WinDraw<T> w = make_win<T>(p, gu, static_cast<std::uint32_t>(i));
-      if (stateful) stateful_trial(p, gu, static_cast<std::uint32_t>(i), s.algo + i, gen.shared, w);
-      const TrialIn<T> a = trial_in<F>(p, s, rows, w, gu, static_cast<std::uint32_t>(i), best, s.ranking);
+      if (stateful) {
+        const alg::Control c = stateful_trial(p, gu, static_cast<std::uint32_t>(i), s.algo + i, gen.shared, w);
+        if (redraw) family_donors(p, gu, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(gen.arc_count), s.ranking, gen.shared, c.F, w);
+      }
+      const TrialIn<T> a = trial_in<F>(p, s, rows, w, gu, static_cast<std::uint32_t>(i), best, s.ranking, donor);
       const Partial acc = trial_blocks<F, T, true>(a, s.rk, b0, bstep, false, rng::Block{});
       if constexpr (kElementwise) put(i, cta_partial(acc));
     }
@@ -445,6 +483,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_wide(ops::Params p, const __g
         const bool take = ops::no_worse(ft, fi);
         record_selection(s, cur, static_cast<std::uint32_t>(i), take, ft, fi);
         if (stateful) alg::selected(p, gu, static_cast<std::uint32_t>(i), s.algo + i, gen.shared, take, fi, ft, gen.sums_at(static_cast<std::uint32_t>(i)));
+        if (redraw) *gen.lost_at(static_cast<std::uint32_t>(i)) = ops::parent_lost(take, ft, fi, nullptr, nullptr, 0);
         keep_best(bf, bi, take ? ft : fi, static_cast<std::uint32_t>(i));
       }
     if (s.need_best) publish_best(bf, bi, &s.slots[nxt * ranks + rank], rank == 0 && time_up());

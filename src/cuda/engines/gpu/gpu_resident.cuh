@@ -34,18 +34,20 @@ struct ResidentShape {
   int P;   // individuals per CTA (the last CTAs may hold fewer)
   int Ds;  // row stride
   int W;   // generations of draws made at a time (a power of two)
-  std::size_t off_f, off_box, off_win, off_fall, off_slots, off_sums, off_draws, off_cv, off_fn, bytes;
+  std::size_t off_f, off_box, off_win, off_fall, off_slots, off_sums, off_draws, off_cv, off_arc, off_fn, bytes;
 };
 // off_sums: a population-level update's contributions of the CTA's individuals (core/algorithms), by
 // generation parity: word w of individual k of generation g at [((g & 1) sum_words + w) P + k]; then the
-// CTA's copy of the population's state (kMaxShared words). off_draws: a stateful algorithm's draws of the
+// CTA's copy of the population's state (shared_words). off_draws: a stateful algorithm's draws of the
 // generation, one StatefulDraw per individual of the CTA. off_cv: under m linear constraints, the
-// violations of the CTA's individuals by generation parity, [2][P][m] doubles.
+// violations of the CTA's individuals by generation parity, [2][P][m] doubles. off_arc: with an archive of
+// arc_cap members (in global memory), the plan's owners (arc_cap ints: gpu_archive.cuh), then the "parent
+// lost" flags of the CTA's individuals by generation parity ([2][P] bytes).
 // off_fn: the kernel function's region (kernel_function.cuh's kResident: a CEC function's data and its
 // generation's rotations), sized by the function for the plan's `choice`; none for the other functions.
 template <class T, class F>
 __host__ __device__ ResidentShape resident_shape(int np, int D, int cluster, int window, bool gather_f, bool stateful,
-                                                 int sum_words, const F& fn, int choice, int m) {
+                                                 int sum_words, int shared_words, int arc_cap, const F& fn, int choice, int m) {
   auto align = [](std::size_t v) { return (v + 15) / 16 * 16; };
   ResidentShape s{};
   s.P = (np + cluster - 1) / cluster;
@@ -63,11 +65,13 @@ __host__ __device__ ResidentShape resident_shape(int np, int D, int cluster, int
   s.off_slots = at;
   at += align(3 * sizeof(Slot<T>));
   s.off_sums = at;
-  at += sum_words ? align((2 * static_cast<std::size_t>(sum_words) * s.P + alg::kMaxShared) * sizeof(double)) : 0;
+  at += sum_words ? align((2 * static_cast<std::size_t>(sum_words) * s.P + shared_words) * sizeof(double)) : 0;
   s.off_draws = at;
   at += stateful ? align(static_cast<std::size_t>(s.P) * sizeof(StatefulDraw)) : 0;
   s.off_cv = at;
   at += align(2 * static_cast<std::size_t>(s.P) * static_cast<std::size_t>(m) * sizeof(double));
+  s.off_arc = at;
+  at += arc_cap ? align(static_cast<std::size_t>(arc_cap) * sizeof(int) + 2 * static_cast<std::size_t>(s.P)) : 0;
   s.off_fn = at;
   at += resident_bytes(fn, s.P, s.Ds, D, choice);
   s.bytes = at;
@@ -106,8 +110,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   const int sum_words = alg::sum_words(p);
   const bool stateful = alg::stateful(p);
   const int mc = s.lin.m;  // linear constraints (the plan takes this path under them only without resident hooks)
-  const ResidentShape sh =
-      resident_shape<T>(p.np, p.D, static_cast<int>(C), s.window, pbest, stateful, sum_words, fn, s.fn_choice, mc);
+  const ResidentShape sh = resident_shape<T>(p.np, p.D, static_cast<int>(C), s.window, pbest, stateful, sum_words,
+                                             alg::shared_words(p), s.archive.cap, fn, s.fn_choice, mc);
   const int P = sh.P, Ds = sh.Ds, W = sh.W, D = p.D;
   T* rows = reinterpret_cast<T*>(smem);  // [2][P][Ds]: the even and odd generations' rows
   T* fv = reinterpret_cast<T*>(smem + sh.off_f);  // [2][P]
@@ -124,6 +128,14 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   StatefulDraw* sdraw = reinterpret_cast<StatefulDraw*>(smem + sh.off_draws);  // [P]
   double* cvs = reinterpret_cast<double*>(smem + sh.off_cv);                   // [2][P][mc]
   auto cv_at = [&](int buf, int kl) { return cvs + (static_cast<std::size_t>(buf) * P + kl) * mc; };
+  // An archive (gpu_archive.cuh): its members in global memory, trial t's; the plan's owners and the CTA's
+  // "parent lost" flags ([2][P], by generation parity) in shared memory; the donors drawn at the trial
+  const bool redraw = s.archive.cap > 0;
+  const EngineArchive<T> arc{s.archive.rows + static_cast<std::size_t>(t) * s.archive.cap * s.archive.stride, s.archive.cap,
+                             s.archive.stride};
+  int* owner = reinterpret_cast<int*>(smem + sh.off_arc);
+  std::uint8_t* lost = reinterpret_cast<std::uint8_t*>(owner + arc.cap);
+  int arc_count = 0;  // the archive's members, every CTA alike
   const Group<G> grp;
   const int gid = static_cast<int>(threadIdx.x) / G, ngroups = static_cast<int>(blockDim.x) / G;
   const int base = static_cast<int>(rank) * P;
@@ -143,6 +155,20 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   };
   // this CTA's individual kl
   auto own = [&](int buf, int kl) -> T* { return rows + (static_cast<std::size_t>(buf) * P + kl) * Ds; };
+  // whether individual i's parent lost in the generation of parity buf, wherever in the cluster it lives
+  auto lost_in = [&](int buf, std::uint32_t i) {
+    const std::uint32_t ref = pack_ref(i, P);
+    return *cluster.map_shared_rank(lost + buf * P + (ref & 0xfffffu), ref >> 20) != 0;
+  };
+  // generation gd's population-level update into this CTA's copy, by one warp (the contributions of the
+  // generation's parity, wherever in the cluster)
+  auto update_shared = [&](std::uint32_t gd) {
+    const double* from = sums + static_cast<std::size_t>(gd & 1) * sum_words * P;
+    warp_end_generation(p, gd, shared_state, [&](int w, std::uint32_t i) {
+      const std::uint32_t ref = pack_ref(i, P);
+      return *cluster.map_shared_rank(from + static_cast<std::size_t>(w) * P + (ref & 0xfffffu), ref >> 20);
+    }, static_cast<std::uint32_t>(p.np));
+  };
 
   for (int j = threadIdx.x; j < Ds; j += blockDim.x) {
     lo[j] = j < D ? s.lo[j] : T(0);
@@ -202,15 +228,18 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
                      [&](int j) { return own(cur, static_cast<int>(best) - base)[j]; });
     if (why) break;
     if (sum_words && g >= 2) {  // generation g - 1's population-level update, made by every CTA alike
-      if (threadIdx.x < 32) {
-        const double* from = sums + static_cast<std::size_t>(cur) * sum_words * P;  // parity of g - 1
-        warp_end_generation(p, gu - 1, shared_state, [&](int w, std::uint32_t i) {
-          const std::uint32_t ref = pack_ref(i, P);
-          return *cluster.map_shared_rank(from + static_cast<std::size_t>(w) * P + (ref & 0xfffffu), ref >> 20);
-        }, static_cast<std::uint32_t>(p.np));
-      }
+      if (threadIdx.x < 32) update_shared(gu - 1);
       __syncthreads();
     }
+    // generation g - 1's losers into the archive: every CTA computes every insertion and copies its own
+    // parents' rows (buffer nxt: the trials of generation g overwrite them after the barrier below)
+    if (redraw && g >= 2)
+      arc_count = cta_archive_insert(p, gu - 1, p.np, [&](int i) { return lost_in(cur, static_cast<std::uint32_t>(i)); }, arc.cap,
+                                     arc_count, owner, [&](int i, int at) {
+                                       if (i >= base && i < base + mine)
+                                         copy_row(arc.member(at), static_cast<const T*>(own(nxt, i - base)), Ds,
+                                                  [](const T* q) { return load4<false>(q); });
+                                     });
     if (pbest) {  // every f gathered here, this CTA's individuals ranked, the best pbest_count written out
       for (int k = threadIdx.x; k < p.np; k += blockDim.x) {
         const std::uint32_t ref = pack_ref(static_cast<std::uint32_t>(k), P);
@@ -219,9 +248,9 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       __syncthreads();
       rank_pbest(p, [&](int j) { return fall[j]; }, ranking, base + static_cast<int>(threadIdx.x), base + mine,
                  static_cast<int>(blockDim.x));
-      cluster.sync();
     }
-    if (((gu - 1) & wmask) == 0) {  // the next W generations' draws, a lane each
+    if (pbest || redraw) cluster.sync();  // the ranking and the archive's rows published
+    if (!redraw && ((gu - 1) & wmask) == 0) {  // the next W generations' draws, a lane each
       for (int k = gid; k < mine; k += ngroups) {
         if (grp.lane < W) {
           const std::uint32_t gl = gu + static_cast<std::uint32_t>(grp.lane);
@@ -244,6 +273,18 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
         const alg::Control c = alg::draw_stateful(p, gu, i, s.algo + (jslot0 + k), shared_state);
         const ops::CrossoverDraw x = ops::draw_crossover(p, ops::Stream(p.seed, p.trial, ops::Purpose::crossover, gu, i), c.CR);
         sdraw[k] = StatefulDraw{c, x.threshold, x.length};
+        if (redraw) {  // every draw made now (the window holds one generation): r2 may be an archive's member
+          ResidentDraw<T> d{};
+          d.w.F = static_cast<T>(c.F);
+          d.w.first = x.first;
+          d.w.length = x.length;
+          d.w.threshold = x.threshold;
+          family_donors(p, gu, i, static_cast<std::uint32_t>(arc_count), ranking, shared_state, c.F, d.w);
+#pragma unroll
+          for (int q = 0; q < 5; ++q)
+            d.rows[q] = d.w.r[q] < static_cast<std::uint32_t>(p.np) ? row_at(cur, d.w.r[q]) : arc.member(static_cast<int>(d.w.r[q]) - p.np);
+          win[k * W + static_cast<int>((gu - 1) & wmask)] = d;
+        }
       }
       __syncthreads();
     }
@@ -258,6 +299,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       if (stateful) {
         const StatefulDraw& sd = sdraw[k];
         w.F = static_cast<T>(sd.c.F);
+        if (!redraw) w.Fp = w.F;  // (redrawn: the window's entry has the p-best factor)
         w.threshold = sd.threshold;
         w.length = sd.length;
       }
@@ -293,6 +335,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
         for (int j0 = kBlock * grp.lane; j0 < D; j0 += kBlock * G) store4(ui + j0, load4<false>(xi + j0));
       if (grp.lane == 0) {
         fv[nxt * P + k] = take ? ft : fi;
+        if (redraw) lost[nxt * P + k] = ops::parent_lost(take, ft, fi, cv_at(nxt, k), cv_at(cur, k), mc);
         if (ft != ft) atomicAdd(nans, 1ull);
         if (stateful)
           alg::after_selection(p, sdraw[k].c, s.algo + (jslot0 + k), take, fi, ft,
@@ -345,6 +388,18 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     const std::size_t first = static_cast<std::size_t>(t) * p.np + base;
     for (int e = threadIdx.x; e < mine * D; e += blockDim.x) s.pop_x[first * D + e] = own(last, e / D)[e % D];
     for (int k = threadIdx.x; k < mine; k += blockDim.x) s.pop_f[first + k] = fv[last * P + k];
+  }
+  if (rank == 0) {  // the algorithm's final state (the host driver's: generation done's update made, its losers counted in)
+    if (sum_words && done >= 1) {
+      if (threadIdx.x < 32) update_shared(static_cast<std::uint32_t>(done));
+      __syncthreads();
+    }
+    const int words = alg::shared_words(p);
+    for (int w = threadIdx.x; w < words; w += blockDim.x) s.shared_out[static_cast<std::size_t>(t) * words + w] = shared_state[w];
+    if (redraw) {
+      const int n = done >= 1 ? cta_archive_count(p.np, [&](int i) { return lost_in(last, static_cast<std::uint32_t>(i)); }, arc.cap, arc_count) : 0;
+      if (threadIdx.x == 0) s.archive_size[t] = n;
+    }
   }
   if (rank == 0 && threadIdx.x == 0) {
     s.best[t] = b.idx;

@@ -16,6 +16,7 @@
 #include "cuda/blocks/population_update.cuh"
 #include "cuda/blocks/teams.cuh"
 #include "cuda/blocks/vec4.cuh"
+#include "cuda/engines/gpu/gpu_archive.cuh"
 #include "degpu/feasibility.hpp"
 #include "degpu/functions/classic.hpp"
 #include "degpu/stop.hpp"
@@ -117,6 +118,14 @@ struct State {
   // the resident path keeps them in the cluster's shared memory)
   const double* shared0;
   double* sums;
+  // an archive (JADE's optional one, SHADE's; archive.cap 0: none): trial t's members from archive.rows +
+  // t cap stride (gpu_archive.cuh); the parents that lost (the global paths': np flags by generation parity;
+  // the resident path keeps its own in shared memory); at the end, each trial's members (archive_size) and
+  // population state (shared_out: shared words a trial), the result's
+  EngineArchive<T> archive;
+  std::uint8_t* lost[2];
+  int* archive_size;
+  double* shared_out;
   const T* initial;        // RunOptions::initial: the first rows of generation 0 (ninitial x D), every trial's
   int ninitial;
   T* pop_x;  // RunOptions::keep_population: the last generation's rows (trials x np x D, unpadded); else nullptr
