@@ -59,8 +59,10 @@ struct EngineArchive {
 // CTA: lost(i) says whether individual i's parent lost (i < np); copy(i, at) is called, by one thread, for
 // each insertion that stands (no later parent replaced member `at`), and copies the row where the CTA
 // is the one to copy it. owner: cap ints of the CTA's shared memory. Returns the members after.
+// (Inlined: a call would take the addresses of the caller's locals its lambdas capture, and keep them in
+// local memory through every algorithm's generations.)
 template <class Lost, class Copy>
-__device__ int cta_archive_insert(const ops::Params& p, std::uint32_t g, int np, Lost lost, int cap, int count, int* owner,
+__device__ __forceinline__ int cta_archive_insert(const ops::Params& p, std::uint32_t g, int np, Lost lost, int cap, int count, int* owner,
                                   Copy copy) {
   const int nt = static_cast<int>(blockDim.x);
   for (int k = threadIdx.x; k < cap; k += nt) owner[k] = -1;
@@ -92,7 +94,7 @@ __device__ int cta_archive_insert(const ops::Params& p, std::uint32_t g, int np,
 
 // The members the archive holds after generation g's losers joined it, without their rows (the result).
 template <class Lost>
-__device__ int cta_archive_count(int np, Lost lost, int cap, int count) {
+__device__ __forceinline__ int cta_archive_count(int np, Lost lost, int cap, int count) {
   const int nt = static_cast<int>(blockDim.x);
   int mine = 0;
   for (int i = threadIdx.x; i < np; i += nt) mine += lost(i) ? 1 : 0;

@@ -74,11 +74,11 @@ __device__ __forceinline__ unsigned char* global_smem() {
 }
 
 // The start of generation g on the grid: the barrier (generation g - 1 written), the team's best and the
-// stop decision (StopReason + 1, or 0 to go on), generation g - 1's losers into the archive
-// (before_ranking), current-to-pbest's ranking, and one more barrier that publishes both.
-template <class T, class BeforeRanking>
+// stop decision (StopReason + 1, or 0 to go on). Generations::next goes on with the archive's insertions
+// and current-to-pbest's ranking.
+template <class T>
 __device__ int begin_generation(const ops::Params& p, const State<T>& s, GridTeam& team, const T* f, long long g,
-                                std::uint32_t& best, BeforeRanking before_ranking) {
+                                std::uint32_t& best) {
   team.wait();
   const unsigned ranks = GridTeam::ranks(), rank = GridTeam::rank();
   const int why = decide_stop(s, 0, g, ranks, rank == 0,
@@ -86,15 +86,19 @@ __device__ int begin_generation(const ops::Params& p, const State<T>& s, GridTea
                               [&] { return global_converged<T>(s.tol, s.atol, f, static_cast<std::uint32_t>(p.np)); }, best);
   const GlobalRows<T> rows{s.x[0], s.x[1], s.side[(g - 1) & 1], static_cast<std::size_t>(row_stride(p.D))};
   record_history_x(s, 0, g - 1, p.D, rank == 0, [&](int j) { return __ldcg(rows(best) + j); });
-  if (why) return why;
-  const bool archive = before_ranking();
-  const bool pbest = p.mutation == Mutation::current_to_pbest1;
-  if (pbest)
-    rank_pbest(p, [&](int j) { return __ldcg(f + j); }, s.ranking, static_cast<int>(rank * blockDim.x + threadIdx.x), p.np,
-               static_cast<int>(ranks * blockDim.x));
-  if (pbest || archive) team.sync();
-  return 0;
+  return why;
 }
+
+// Donor k's row: individual k's current row, or member k - np of the archive.
+template <class T>
+struct DonorRows {
+  GlobalRows<T> rows;
+  EngineArchive<T> archive;
+  std::uint32_t np;
+  __device__ __forceinline__ const T* operator()(std::uint32_t k) const {
+    return k < np ? rows(k) : archive.member(static_cast<int>(k - np));
+  }
+};
 
 // The global paths' generations, written once for the grid and the wide path (a loop the kernel writes
 // around its step, so that the step stays in the kernel's body: no callback, nothing in local memory):
@@ -120,34 +124,39 @@ struct Generations {
   GlobalRows<T> rows{};
   int sum_words;
   double* shared;
-  int* owner;         // the archive's plan (its cap ints of shared memory)
   int arc_count = 0;  // the archive's members, every CTA alike
   __device__ Generations(const ops::Params& p_, const State<T>& s_)
       : p(p_),
         s(s_),
         Ds(static_cast<std::size_t>(row_stride(p_.D))),
         sum_words(alg::sum_words(p_)),
-        shared(sum_words ? load_shared_state(p_, s_.shared0, reinterpret_cast<double*>(global_smem())) : nullptr),  // read after next()'s barrier
-        owner(reinterpret_cast<int*>(global_smem() + static_cast<std::size_t>(alg::shared_words(p_)) * sizeof(double))) {}
+        shared(sum_words ? load_shared_state(p_, s_.shared0, reinterpret_cast<double*>(global_smem())) : nullptr) {}  // read after next()'s barrier
+  // the archive's plan: its cap ints of shared memory, after the population's state
+  __device__ __forceinline__ int* owner() const {
+    return reinterpret_cast<int*>(global_smem() + static_cast<std::size_t>(alg::shared_words(p)) * sizeof(double));
+  }
   __device__ __forceinline__ bool next(GridTeam& team) {
     ++g;
     cur = static_cast<int>((g - 1) & 1);
     rows = GlobalRows<T>{s.x[0], s.x[1], s.side[cur], Ds};
-    why = begin_generation(p, s, team, s.f[cur], g, best, [&] {
-      if (!s.archive.cap) return false;
-      if (g >= 2) {
-        const std::uint8_t* lost = s.lost[cur];
-        const unsigned ranks = GridTeam::ranks(), rank = GridTeam::rank();
-        arc_count = cta_archive_insert(
-            p, gen() - 1, p.np, [&](int i) { return __ldcg(lost + i) != 0; }, s.archive.cap, arc_count, owner, [&](int i, int at) {
-              if (static_cast<unsigned>(at) % ranks == rank)
-                copy_row(s.archive.member(at), rows.other(static_cast<std::uint32_t>(i)), static_cast<int>(Ds),
-                         [](const T* q) { return load4<true>(q); });
-            });
-      }
-      return true;
-    });
-    if (why == 0 && sum_words && g >= 2) {
+    why = begin_generation(p, s, team, s.f[cur], g, best);
+    if (why) return false;
+    const unsigned ranks = GridTeam::ranks(), rank = GridTeam::rank();
+    if (s.archive.cap && g >= 2) {  // generation g - 1's losers
+      const std::uint8_t* lost = s.lost[cur];
+      arc_count = cta_archive_insert(
+          p, gen() - 1, p.np, [&](int i) { return __ldcg(lost + i) != 0; }, s.archive.cap, arc_count, owner(), [&](int i, int at) {
+            if (static_cast<unsigned>(at) % ranks == rank)
+              copy_row(s.archive.member(at), rows.other(static_cast<std::uint32_t>(i)), static_cast<int>(Ds),
+                       [](const T* q) { return load4<true>(q); });
+          });
+    }
+    const bool pbest = p.mutation == Mutation::current_to_pbest1;
+    if (pbest)
+      rank_pbest(p, [&](int j) { return __ldcg(s.f[cur] + j); }, s.ranking, static_cast<int>(rank * blockDim.x + threadIdx.x), p.np,
+                 static_cast<int>(ranks * blockDim.x));
+    if (pbest || s.archive.cap) team.sync();  // the ranking and the archive's rows published
+    if (sum_words && g >= 2) {
       if (threadIdx.x < 32) update_shared(gen() - 1);
       __syncthreads();
     }
@@ -165,10 +174,8 @@ struct Generations {
   // where individual i's "parent lost" flag of this generation goes (an archive)
   __device__ __forceinline__ std::uint8_t* lost_at(std::uint32_t i) const { return s.lost[cur ^ 1] + i; }
   __device__ __forceinline__ std::uint32_t gen() const { return static_cast<std::uint32_t>(g); }
-  // The donors' row lookup: individual k's current row, or member k - np of the archive.
-  __device__ __forceinline__ const T* donor(std::uint32_t k) const {
-    return k < static_cast<std::uint32_t>(p.np) ? rows(k) : s.archive.member(static_cast<int>(k) - p.np);
-  }
+  // The donors' rows this generation (DonorRows: by value, so that no call keeps the generation in memory).
+  __device__ __forceinline__ DonorRows<T> donors() const { return DonorRows<T>{rows, s.archive, static_cast<std::uint32_t>(p.np)}; }
   __device__ __forceinline__ void finish() {
     const long long done = g - 1;
     const GlobalRows<T> last{s.x[0], s.x[1], s.side[done & 1], Ds};
@@ -210,9 +217,9 @@ __device__ void init_blocks(const ops::Params& p, const State<T>& s, T* x0, T* x
     }
 }
 
-// donor(k): donor k's row (an individual's, or an archive's member: Generations::donor)
+// donor(k): donor k's row (an individual's, or an archive's member: DonorRows)
 template <class F, class T, class Donor>
-__device__ TrialIn<T> trial_in(const ops::Params& p, const State<T>& s, const GlobalRows<T>& rows, const WinDraw<T>& w,
+__device__ __forceinline__ TrialIn<T> trial_in(const ops::Params& p, const State<T>& s, const GlobalRows<T>& rows, const WinDraw<T>& w,
                                std::uint32_t g, std::uint32_t i, std::uint32_t best, const std::uint32_t* ranking, Donor donor) {
   const Mutation m = p.mutation;
   const T* xi = rows(i);
@@ -275,7 +282,6 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
   // an archive: the donors drawn at the trial (family_donors), r2 among its members too
   const bool redraw = s.archive.cap > 0;
   Generations<T> gen(p, s);
-  const auto donor = [&](std::uint32_t k) { return gen.donor(k); };
   while (gen.next(team)) {
     const std::uint32_t gu = gen.gen(), best = gen.best;
     const int cur = gen.cur, nxt = cur ^ 1;
@@ -284,10 +290,10 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
     for (std::uint32_t i = group; i < np; i += groups) {
       WinDraw<T> w = single ? wa : make_win<T>(p, gu, i);
       if (stateful) {
-        const alg::Control c = stateful_trial(p, gu, i, s.algo + i, gen.shared, w);
-        if (redraw) family_donors(p, gu, i, static_cast<std::uint32_t>(gen.arc_count), s.ranking, gen.shared, c.F, w);
+        stateful_trial(p, gu, i, s.algo + i, gen.shared, w);
+        if (redraw) family_donors(p, gu, i, static_cast<std::uint32_t>(gen.arc_count), s.ranking, gen.shared, w);
       }
-      const TrialIn<T> a = trial_in<F>(p, s, rows, w, gu, i, best, s.ranking, donor);
+      const TrialIn<T> a = trial_in<F>(p, s, rows, w, gu, i, best, s.ranking, gen.donors());
       Partial acc = trial_blocks<F, T, true>(a, s.rk, grp.lane, G, single && bin, ahead);
       double* cvt = s.cv[nxt] + static_cast<std::size_t>(i) * mc;  // (each individual's rows: always this group's)
       const double* cvi = s.cv[cur] + static_cast<std::size_t>(i) * mc;
@@ -459,7 +465,6 @@ __global__ void __launch_bounds__(kMaxThreads) run_wide(ops::Params p, const __g
   const bool stateful = alg::stateful(p);
   const bool redraw = s.archive.cap > 0;  // as run_grid
   Generations<T> gen(p, s);
-  const auto donor = [&](std::uint32_t k) { return gen.donor(k); };
   while (gen.next(team)) {
     const std::uint32_t gu = gen.gen(), best = gen.best;
     const int cur = gen.cur, nxt = cur ^ 1;
@@ -467,10 +472,10 @@ __global__ void __launch_bounds__(kMaxThreads) run_wide(ops::Params p, const __g
     for (int i = first; i < p.np; i += stride) {
       WinDraw<T> w = make_win<T>(p, gu, static_cast<std::uint32_t>(i));
       if (stateful) {
-        const alg::Control c = stateful_trial(p, gu, static_cast<std::uint32_t>(i), s.algo + i, gen.shared, w);
-        if (redraw) family_donors(p, gu, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(gen.arc_count), s.ranking, gen.shared, c.F, w);
+        stateful_trial(p, gu, static_cast<std::uint32_t>(i), s.algo + i, gen.shared, w);
+        if (redraw) family_donors(p, gu, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(gen.arc_count), s.ranking, gen.shared, w);
       }
-      const TrialIn<T> a = trial_in<F>(p, s, rows, w, gu, static_cast<std::uint32_t>(i), best, s.ranking, donor);
+      const TrialIn<T> a = trial_in<F>(p, s, rows, w, gu, static_cast<std::uint32_t>(i), best, s.ranking, gen.donors());
       const Partial acc = trial_blocks<F, T, true>(a, s.rk, b0, bstep, false, rng::Block{});
       if constexpr (kElementwise) put(i, cta_partial(acc));
     }

@@ -34,15 +34,17 @@ struct ResidentShape {
   int P;   // individuals per CTA (the last CTAs may hold fewer)
   int Ds;  // row stride
   int W;   // generations of draws made at a time (a power of two)
-  std::size_t off_f, off_box, off_win, off_fall, off_slots, off_sums, off_draws, off_cv, off_arc, off_fn, bytes;
+  std::size_t off_f, off_box, off_win, off_fall, off_slots, off_sums, off_draws, off_cv, off_fn, bytes;
 };
 // off_sums: a population-level update's contributions of the CTA's individuals (core/algorithms), by
 // generation parity: word w of individual k of generation g at [((g & 1) sum_words + w) P + k]; then the
 // CTA's copy of the population's state (shared_words). off_draws: a stateful algorithm's draws of the
 // generation, one StatefulDraw per individual of the CTA. off_cv: under m linear constraints, the
-// violations of the CTA's individuals by generation parity, [2][P][m] doubles. off_arc: with an archive of
-// arc_cap members (in global memory), the plan's owners (arc_cap ints: gpu_archive.cuh), then the "parent
-// lost" flags of the CTA's individuals by generation parity ([2][P] bytes).
+// violations of the CTA's individuals by generation parity, [2][P][m] doubles. off_f: the values [2][P],
+// then, with an archive of arc_cap members (in global memory), the "parent lost" flags of the CTA's
+// individuals by generation parity ([2][P] bytes), the archive's members now (an int) and the plan's
+// owners (arc_cap ints: gpu_archive.cuh), all found from the values' address (ResidentArchive), so that no
+// other pointer stays live through every algorithm's generations.
 // off_fn: the kernel function's region (kernel_function.cuh's kResident: a CEC function's data and its
 // generation's rotations), sized by the function for the plan's `choice`; none for the other functions.
 template <class T, class F>
@@ -55,7 +57,8 @@ __host__ __device__ ResidentShape resident_shape(int np, int D, int cluster, int
   s.W = window;
   std::size_t at = align(2 * static_cast<std::size_t>(s.P) * s.Ds * sizeof(T));
   s.off_f = at;
-  at += align(2 * static_cast<std::size_t>(s.P) * sizeof(T));
+  at += align(2 * static_cast<std::size_t>(s.P) * sizeof(T) +
+              (arc_cap ? (2 * static_cast<std::size_t>(s.P) + 3) / 4 * 4 + (1 + static_cast<std::size_t>(arc_cap)) * sizeof(int) : 0));
   s.off_box = at;
   at += align(3 * static_cast<std::size_t>(s.Ds) * sizeof(T));
   s.off_win = at;
@@ -70,13 +73,21 @@ __host__ __device__ ResidentShape resident_shape(int np, int D, int cluster, int
   at += stateful ? align(static_cast<std::size_t>(s.P) * sizeof(StatefulDraw)) : 0;
   s.off_cv = at;
   at += align(2 * static_cast<std::size_t>(s.P) * static_cast<std::size_t>(m) * sizeof(double));
-  s.off_arc = at;
-  at += arc_cap ? align(static_cast<std::size_t>(arc_cap) * sizeof(int) + 2 * static_cast<std::size_t>(s.P)) : 0;
   s.off_fn = at;
   at += resident_bytes(fn, s.P, s.Ds, D, choice);
   s.bytes = at;
   return s;
 }
+
+// The resident path's archive beside the values fv ([2][P] T: ResidentShape's off_f region).
+template <class T>
+struct ResidentArchive {
+  T* fv;
+  int P;
+  __device__ __forceinline__ std::uint8_t* lost() const { return reinterpret_cast<std::uint8_t*>(fv + 2 * P); }
+  __device__ __forceinline__ int* count() const { return reinterpret_cast<int*>(fv + 2 * P) + (2 * P + 3) / 4; }
+  __device__ __forceinline__ int* owner() const { return count() + 1; }
+};
 
 // A donor reference in the window: the CTA that holds the row and the row's index there.
 __device__ __forceinline__ std::uint32_t pack_ref(std::uint32_t k, int P) {
@@ -128,14 +139,16 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   StatefulDraw* sdraw = reinterpret_cast<StatefulDraw*>(smem + sh.off_draws);  // [P]
   double* cvs = reinterpret_cast<double*>(smem + sh.off_cv);                   // [2][P][mc]
   auto cv_at = [&](int buf, int kl) { return cvs + (static_cast<std::size_t>(buf) * P + kl) * mc; };
-  // An archive (gpu_archive.cuh): its members in global memory, trial t's; the plan's owners and the CTA's
-  // "parent lost" flags ([2][P], by generation parity) in shared memory; the donors drawn at the trial
+  // An archive (gpu_archive.cuh): its members in global memory, trial t's (arc()); the CTA's "parent lost"
+  // flags, the members now (every CTA alike) and the plan's owners in shared memory (ResidentArchive); the
+  // donors drawn at the trial. (Each found where used, not held through the generations.)
   const bool redraw = s.archive.cap > 0;
-  const EngineArchive<T> arc{s.archive.rows + static_cast<std::size_t>(t) * s.archive.cap * s.archive.stride, s.archive.cap,
-                             s.archive.stride};
-  int* owner = reinterpret_cast<int*>(smem + sh.off_arc);
-  std::uint8_t* lost = reinterpret_cast<std::uint8_t*>(owner + arc.cap);
-  int arc_count = 0;  // the archive's members, every CTA alike
+  auto arc = [&] {
+    return EngineArchive<T>{s.archive.rows + static_cast<std::size_t>(t) * s.archive.cap * s.archive.stride, s.archive.cap,
+                            s.archive.stride};
+  };
+  const ResidentArchive<T> ra{fv, P};
+  if (redraw && threadIdx.x == 0) *ra.count() = 0;  // (read after generation 1's barriers)
   const Group<G> grp;
   const int gid = static_cast<int>(threadIdx.x) / G, ngroups = static_cast<int>(blockDim.x) / G;
   const int base = static_cast<int>(rank) * P;
@@ -158,13 +171,13 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   // whether individual i's parent lost in the generation of parity buf, wherever in the cluster it lives
   auto lost_in = [&](int buf, std::uint32_t i) {
     const std::uint32_t ref = pack_ref(i, P);
-    return *cluster.map_shared_rank(lost + buf * P + (ref & 0xfffffu), ref >> 20) != 0;
+    return *cluster.map_shared_rank(ra.lost() + buf * P + (ref & 0xfffffu), ref >> 20) != 0;
   };
   // generation gd's population-level update into this CTA's copy, by one warp (the contributions of the
   // generation's parity, wherever in the cluster)
   auto update_shared = [&](std::uint32_t gd) {
     const double* from = sums + static_cast<std::size_t>(gd & 1) * sum_words * P;
-    warp_end_generation(p, gd, shared_state, [&](int w, std::uint32_t i) {
+    warp_end_generation(p, gd, shared_state, [from, P, cluster](int w, std::uint32_t i) {
       const std::uint32_t ref = pack_ref(i, P);
       return *cluster.map_shared_rank(from + static_cast<std::size_t>(w) * P + (ref & 0xfffffu), ref >> 20);
     }, static_cast<std::uint32_t>(p.np));
@@ -233,13 +246,16 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     }
     // generation g - 1's losers into the archive: every CTA computes every insertion and copies its own
     // parents' rows (buffer nxt: the trials of generation g overwrite them after the barrier below)
-    if (redraw && g >= 2)
-      arc_count = cta_archive_insert(p, gu - 1, p.np, [&](int i) { return lost_in(cur, static_cast<std::uint32_t>(i)); }, arc.cap,
-                                     arc_count, owner, [&](int i, int at) {
-                                       if (i >= base && i < base + mine)
-                                         copy_row(arc.member(at), static_cast<const T*>(own(nxt, i - base)), Ds,
-                                                  [](const T* q) { return load4<false>(q); });
-                                     });
+    if (redraw && g >= 2) {
+      const EngineArchive<T> a = arc();
+      const int n = cta_archive_insert(p, gu - 1, p.np, [&](int i) { return lost_in(cur, static_cast<std::uint32_t>(i)); }, a.cap,
+                                       *ra.count(), ra.owner(), [&](int i, int at) {
+                                         if (i >= base && i < base + mine)
+                                           copy_row(a.member(at), static_cast<const T*>(own(nxt, i - base)), Ds,
+                                                    [](const T* q) { return load4<false>(q); });
+                                       });
+      if (threadIdx.x == 0) *ra.count() = n;  // (read after the barrier below)
+    }
     if (pbest) {  // every f gathered here, this CTA's individuals ranked, the best pbest_count written out
       for (int k = threadIdx.x; k < p.np; k += blockDim.x) {
         const std::uint32_t ref = pack_ref(static_cast<std::uint32_t>(k), P);
@@ -279,10 +295,10 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
           d.w.first = x.first;
           d.w.length = x.length;
           d.w.threshold = x.threshold;
-          family_donors(p, gu, i, static_cast<std::uint32_t>(arc_count), ranking, shared_state, c.F, d.w);
+          family_donors(p, gu, i, static_cast<std::uint32_t>(*ra.count()), ranking, shared_state, d.w);
 #pragma unroll
           for (int q = 0; q < 5; ++q)
-            d.rows[q] = d.w.r[q] < static_cast<std::uint32_t>(p.np) ? row_at(cur, d.w.r[q]) : arc.member(static_cast<int>(d.w.r[q]) - p.np);
+            d.rows[q] = d.w.r[q] < static_cast<std::uint32_t>(p.np) ? row_at(cur, d.w.r[q]) : arc().member(static_cast<int>(d.w.r[q]) - p.np);
           win[k * W + static_cast<int>((gu - 1) & wmask)] = d;
         }
       }
@@ -299,7 +315,6 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       if (stateful) {
         const StatefulDraw& sd = sdraw[k];
         w.F = static_cast<T>(sd.c.F);
-        if (!redraw) w.Fp = w.F;  // (redrawn: the window's entry has the p-best factor)
         w.threshold = sd.threshold;
         w.length = sd.length;
       }
@@ -335,7 +350,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
         for (int j0 = kBlock * grp.lane; j0 < D; j0 += kBlock * G) store4(ui + j0, load4<false>(xi + j0));
       if (grp.lane == 0) {
         fv[nxt * P + k] = take ? ft : fi;
-        if (redraw) lost[nxt * P + k] = ops::parent_lost(take, ft, fi, cv_at(nxt, k), cv_at(cur, k), mc);
+        if (redraw) ra.lost()[nxt * P + k] = ops::parent_lost(take, ft, fi, cv_at(nxt, k), cv_at(cur, k), mc);
         if (ft != ft) atomicAdd(nans, 1ull);
         if (stateful)
           alg::after_selection(p, sdraw[k].c, s.algo + (jslot0 + k), take, fi, ft,
@@ -397,7 +412,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     const int words = alg::shared_words(p);
     for (int w = threadIdx.x; w < words; w += blockDim.x) s.shared_out[static_cast<std::size_t>(t) * words + w] = shared_state[w];
     if (redraw) {
-      const int n = done >= 1 ? cta_archive_count(p.np, [&](int i) { return lost_in(last, static_cast<std::uint32_t>(i)); }, arc.cap, arc_count) : 0;
+      const int n = done >= 1 ? cta_archive_count(p.np, [&](int i) { return lost_in(last, static_cast<std::uint32_t>(i)); }, s.archive.cap, *ra.count())
+                              : 0;
       if (threadIdx.x == 0) s.archive_size[t] = n;
     }
   }

@@ -21,7 +21,7 @@ struct WinDraw {
   std::uint32_t pbest_rank;
   std::uint32_t first, length;  // bin: first = jrand; exp, nec: the crossed run
   std::uint64_t threshold;      // bin: crossed where word < threshold
-  T F, Fp;                      // Fp: current-to-pbest's factor of the p-best difference (jSO's F_w), else F
+  T F;
 };
 template <class T>
 __device__ WinDraw<T> make_win(const ops::Params& p, std::uint32_t g, std::uint32_t i) {
@@ -37,7 +37,7 @@ __device__ WinDraw<T> make_win(const ops::Params& p, std::uint32_t g, std::uint3
   w.first = c.first;
   w.length = c.length;
   w.threshold = c.threshold;
-  w.F = w.Fp = static_cast<T>(F);
+  w.F = static_cast<T>(F);
   return w;
 }
 
@@ -47,32 +47,31 @@ __device__ WinDraw<T> make_win(const ops::Params& p, std::uint32_t g, std::uint3
 // that CR replaces the window's (which was drawn for the initial CR: its first coordinate is the same, its
 // threshold or length not). After the selection, alg::selected draws the same again.
 template <class T>
-__device__ __forceinline__ alg::Control stateful_trial(const ops::Params& p, std::uint32_t g, std::uint32_t i, alg::State st,
-                                                       const double* shared, WinDraw<T>& w) {
+__device__ __forceinline__ void stateful_trial(const ops::Params& p, std::uint32_t g, std::uint32_t i, alg::State st,
+                                               const double* shared, WinDraw<T>& w) {
   const alg::Control c = alg::draw_stateful(p, g, i, st, shared);
   const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, i);
   const ops::CrossoverDraw x = ops::draw_crossover(p, cs, c.CR);
-  w.F = w.Fp = static_cast<T>(c.F);
+  w.F = static_cast<T>(c.F);
   w.first = x.first;
   w.length = x.length;
   w.threshold = x.threshold;
-  return c;
 }
-// An algorithm with a population-level update (JADE, SHADE) draws its donors at the trial too, as every
-// engine does (alg::trial_donors): r2 from the population and the archive's `archive` members as they
-// are now, the p-best factor from the population's state and the trial's F (c.F, in double).
+// An algorithm with a population-level update and an archive (JADE's optional one, SHADE's) draws its
+// donors at the trial too, as every engine does (alg::trial_donors): r2 from the population and the
+// archive's `archive` members as they are now.
 template <class T>
 __device__ __forceinline__ void family_donors(const ops::Params& p, std::uint32_t g, std::uint32_t i, std::uint32_t archive,
-                                              const std::uint32_t* ranking, const double* shared, double F, WinDraw<T>& w) {
+                                              const std::uint32_t* ranking, const double* shared, WinDraw<T>& w) {
   const ops::Donors d = alg::trial_donors(p, g, i, archive, ranking, shared);
 #pragma unroll
   for (int k = 0; k < 5; ++k) w.r[k] = d.r[k];
   w.pbest_rank = d.pbest_rank;
-  w.Fp = static_cast<T>(alg::pbest_factor(p, shared, F));
 }
 
-// Every mutation is base + F (a - b) [+ F (c - d)], evaluated in that order, as ops::mutate does (with
-// current-to-pbest's own factor Fp for its first difference, which is F but for jSO).
+// Every mutation is base + F (a - b) [+ F (c - d)], evaluated in that order, as ops::mutate does. (jSO's
+// own factor for current-to-pbest's first difference, F_w, waits for jSO on this engine: step 7b; for
+// every algorithm it runs, that factor is F, alg::pbest_factor.)
 template <class T>
 struct Form {
   const T *base, *a, *b, *c, *d;
@@ -101,7 +100,7 @@ struct TrialIn {
   T* ui;        // where the trial goes
   const T *lo, *hi, *o;  // box and shift (o: nullptr when unshifted), padded to whole blocks
   ops::Integers<T> ints;  // integrality: the integer coordinates rounded (constraints.hpp); integer nullptr: none
-  T F, Fp;
+  T F;
   std::uint32_t first, length;
   std::uint64_t threshold;
   Crossover crossover;
@@ -121,7 +120,7 @@ template <class T>
 __device__ __forceinline__ TrialIn<T> make_trial(const ops::Params& p, const Form<T>& form, const T* xi, T* ui, const T* lo,
                                                  const T* hi, const T* o, const ops::Integers<T>& ints, const WinDraw<T>& w,
                                                  std::uint32_t g, std::uint32_t i) {
-  return TrialIn<T>{form, xi, ui, lo, hi, o, ints, w.F, w.Fp, w.first, w.length, w.threshold, p.crossover, p.repair, p.D, i, g,
+  return TrialIn<T>{form, xi, ui, lo, hi, o, ints, w.F, w.first, w.length, w.threshold, p.crossover, p.repair, p.D, i, g,
                     stream_tag(rng::Purpose::crossover, p.trial), ops::Stream(p.seed, p.trial, ops::Purpose::repair, g, i)};
 }
 
@@ -173,7 +172,7 @@ __device__ __forceinline__ Partial trial_blocks(const TrialIn<T>& a, const Round
     bool out = false;
 #pragma unroll
     for (int k = 0; k < kBlock; ++k) {
-      v[k] = vb.v[k] + a.Fp * (va.v[k] - vd1.v[k]);
+      v[k] = vb.v[k] + a.F * (va.v[k] - vd1.v[k]);
       if (a.form.two) v[k] = v[k] + a.F * (vc.v[k] - vd2.v[k]);
       out |= crossed[k] && !(v[k] >= lo.v[k] && v[k] <= hi.v[k]);
       u.v[k] = crossed[k] ? v[k] : xv.v[k];
