@@ -38,4 +38,6 @@ done <<'JOBS'
 500 --problem rosenbrock --dim 1000 --np 1000 --max-gens 6000 --engine gpu
 100 --problem ackley --dim 10000 --np 64 --max-gens 1000 --engine gpu
 1000 --problem rastrigin --dim 100 --np 250 --max-gens 20000 --engine gpu --algorithm shade
+50 --problem rastrigin --dim 30 --max-evals 300000 --engine gpu --algorithm lshade
+50 --problem rastrigin --dim 30 --max-evals 300000 --engine gpu --algorithm jso
 JOBS

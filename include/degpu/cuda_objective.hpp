@@ -25,8 +25,9 @@
 // that a second compile of the same source loads it (cached() says so) instead of compiling.
 //
 // Where it runs: the gpu engine (engine auto) and gpu-fused, their kernels compiled by NVRTC from the
-// engines' own headers with the functor in place of a built-in's (at the first run on each, per precision:
-// some seconds, then cached; compile_kernels does it beforehand), every path of the gpu engine; gpu-kernels
+// engines' own headers with the functor in place of a built-in's (at the first run on each, per precision
+// and, on the gpu engine, per kind of algorithm: DE and jDE, JADE and SHADE, L-SHADE and jSO; some seconds,
+// then cached; compile_kernels does it beforehand), every path of the gpu engine; gpu-kernels
 // and gpu-eval, a thread per row. The CPU engines refuse it: its code is the device's only.
 #pragma once
 #include <memory>
@@ -80,8 +81,9 @@ class CudaObjective {
   // loaded from the cache) at the objective's first run on that engine, per precision; 0 before, or where
   // loaded.
   double kernels_compile_s() const;
-  // Compiles the kernels of `engine` (gpu or gpu-fused; ConfigError for another) for `precision` now, or
-  // loads them from the cache, as the first run on it would: without a GPU too, so that a machine without
+  // Compiles the kernels of `engine` (gpu or gpu-fused; ConfigError for another) for `precision` now (the gpu
+  // engine's for every kind of algorithm), or loads them from the cache, as the first run on it would:
+  // without a GPU too, so that a machine without
   // one can fill the cache, and so that the time of a first run is the run's. CompileError where they do
   // not compile.
   void compile_kernels(Engine engine, Precision precision) const;

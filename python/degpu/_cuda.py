@@ -85,8 +85,9 @@ class CudaObjective:
                                      "loaded from the cache)")
 
     def compile_kernels(self, engine: str = "gpu", precision: str = "f64") -> None:
-        """Compiles the kernels of `engine` ('gpu' or 'gpu-fused') for `precision` ('f64' or 'f32') now, or
-        loads them from the cache, as the first run on that engine would (some seconds): without a GPU too, to
+        """Compiles the kernels of `engine` ('gpu' or 'gpu-fused') for `precision` ('f64' or 'f32') now (the
+        gpu engine's for every kind of algorithm: DE and jDE, JADE and SHADE, L-SHADE and jSO), or loads them
+        from the cache, as the first run on that engine would (some seconds each): without a GPU too, to
         fill the cache, or to keep the compilation out of a timed run."""
         if engine not in ("gpu", "gpu-fused"):
             raise ValueError(f"engine {engine!r}: expected 'gpu' or 'gpu-fused' (gpu-kernels and gpu-eval take the "

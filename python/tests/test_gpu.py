@@ -48,9 +48,11 @@ def test_the_shade_family_on_the_gpu(engine, algorithm):
         np.testing.assert_allclose(g.memory_F, ref.memory_F, rtol=1e-9)
         assert degpu.minimize(p, **kw).engine == "gpu"
         return
-    # the gpu engine does not run a shrinking population yet; auto takes gpu-fused in its place
-    with pytest.raises(ValueError, match="does not run on the gpu engine yet"):
-        degpu.minimize(p, engine="gpu", **kw)
+    # the gpu engine runs a shrinking population on its resident path (step 7b); auto keeps gpu-fused for it
+    g = degpu.minimize(p, engine="gpu", **kw)
+    close(g, ref)
+    assert g.final_np == ref.final_np and g.archive_size == ref.archive_size and g.nfev == ref.nfev and g.nit == ref.nit
+    np.testing.assert_allclose(g.memory_F, ref.memory_F, rtol=1e-9)
     assert degpu.minimize(p, **kw).engine == "gpu-fused"
 
 

@@ -155,9 +155,11 @@ Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de) {
 Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de, const RunOptions& options) {
   if (e != Engine::auto_) return e;
   const Engine chosen = detail::auto_engine(problem, resolve_engine(e) == Engine::gpu, static_cast<bool>(options.observe));
-  // an algorithm the gpu engine does not run yet (registry.hpp): gpu-fused, else gpu-kernels, where the
+  // an algorithm the gpu engine does not run (registry.hpp), or one whose population shrinks (the gpu engine
+  // runs L-SHADE and jSO only where the population fits a cluster's shared memory, which the device decides:
+  // until its global paths run them, SHADE_PLAN.md's step 7b): gpu-fused, else gpu-kernels, where the
   // problem runs there (the next fastest, PERFORMANCE.md), else threads or gpu-eval
-  if (chosen == Engine::gpu && !alg::gpu_engine_refusal(de).empty()) {
+  if (chosen == Engine::gpu && (!alg::gpu_engine_refusal(de).empty() || alg::reduces(de))) {
     for (Engine e : {Engine::gpu_fused, Engine::gpu_kernels})
       if (problem.model()->not_on(e).empty()) return e;
     return problem.model()->not_on_cpu().empty() ? Engine::threads : Engine::gpu_eval;

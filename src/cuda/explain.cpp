@@ -24,7 +24,7 @@ std::string algorithm_state(const ops::Params& p) {
   std::string s = name + ": " + std::to_string(words) +
                   " words of population state (its memories) in device memory on gpu-kernels and gpu-fused, updated after "
                   "each selection by one warp, which sums the selections' contributions in the host driver's order";
-  if (!alg::reduces(p)) s += " (the gpu engine: a copy in each CTA's shared memory, each CTA making the update after the generation's barrier)";
+  s += " (the gpu engine: a copy in each CTA's shared memory, each CTA making the update after the generation's barrier)";
   if (z.archive > 0)
     s += "; an archive of up to " + std::to_string(z.archive) + " rows in device memory, which the parents that lose join " +
          "(gpu-kernels, gpu-fused: one CTA gives each its member by a prefix sum, a CTA per row copies it; the gpu engine: " +
@@ -33,7 +33,10 @@ std::string algorithm_state(const ops::Params& p) {
     const int np_min = p.algorithm == Algorithm::jso ? p.jso.np_min : p.lshade.np_min;
     s += "; the population shrinks from " + std::to_string(p.np) + " to " + std::to_string(np_min) + " over " +
          std::to_string(p.max_evals) +
-         " evaluations (the host picks the worst from the values it reads for the p-best ranking, the device gathers the rest)";
+         " evaluations (gpu-kernels, gpu-fused: the host picks the worst from the values it reads for the p-best ranking, the "
+         "device gathers the rest; the gpu engine, on its resident path only: every CTA of the cluster picks the same worst from "
+         "the values it gathers, a live table maps the live indices to the CTAs' slots, each CTA moves its survivors to its "
+         "first slots, no host round trip)";
   }
   return s + ".";
 }

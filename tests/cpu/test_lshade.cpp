@@ -99,6 +99,41 @@ TEST(ShadeFamily, PopulationShrinksOnSchedule) {
   }
 }
 
+// The gpu engine counts generations, not evaluations: alg::SizeReplay replays the schedule on the host. Its
+// generations, evaluations and final sizes are the serial engine's run's (a budget that ends mid-schedule,
+// one the generations cap first, jSO's and L-SHADE's plans), its history's evaluations too.
+TEST(ShadeFamily, SizeReplayIsTheRunsSchedule) {
+  const Problem prob = classic("sphere", 6);
+  for (Algorithm a : {Algorithm::lshade, Algorithm::jso})
+    for (long long evals : {3000LL, 7777LL})
+      for (long long gens : {1000000LL, 17LL}) {
+        StopCriteria stop;
+        stop.max_evals = evals;
+        if (gens < 1000) stop.max_gens = gens;
+        RunOptions o;
+        o.engine = Engine::serial;
+        o.history_every = 3;
+        const Result r = minimize(prob, family(a), stop, o);
+        const alg::SizeReplay z(params(a, static_cast<int>(r.history.front().evals), evals), gens, evals);  // (generation 0's: NP)
+        const std::string what = std::string(algorithm_name(a)) + " " + std::to_string(evals) + " " + std::to_string(gens);
+        EXPECT_EQ(z.generations(), r.generations) << what;
+        EXPECT_EQ(z.evals(z.generations()), r.evals) << what;
+        EXPECT_EQ(z.np(z.generations()), r.final_np) << what;
+        for (const HistoryPoint& h : r.history) EXPECT_EQ(z.evals(h.generation), h.evals) << what << " generation " << h.generation;
+        if (gens == 17) {
+          EXPECT_EQ(r.generations, 17) << what;
+        } else {
+          EXPECT_LE(r.evals, evals) << what;
+          EXPECT_GT(r.evals + r.final_np, evals) << what;  // the next generation would pass the budget
+          EXPECT_LE(r.final_np, 6) << what;
+        }
+      }
+  // no budget on evaluations: max_gens alone bounds the replay
+  const alg::SizeReplay free(params(Algorithm::lshade, 50, 100000), 5, -1);
+  EXPECT_EQ(free.generations(), 5);
+  EXPECT_EQ(free.evals(5), 50 * 6);
+}
+
 // The reduction removes the worst, the first of equals first, keeps the others in order with their rows;
 // the archive, cut to a smaller capacity, keeps its first members.
 TEST(ShadeFamily, ReductionRemovesTheWorst) {
@@ -329,9 +364,7 @@ TEST(ShadeFamily, BadConfigurations) {
     c = de;
     c.mutation = Mutation::rand1;
     refused(c, evals, "mutates with current-to-pbest/1 (algorithm " + name + ")");
-    o.engine = Engine::gpu;  // until the SHADE family issue's step 7b
-    refused(de, evals, "engine gpu: algorithm " + name + " does not run on the gpu engine yet");
-    o.engine = Engine::serial;
+    EXPECT_TRUE(alg::gpu_engine_refusal(de).empty()) << name;  // the gpu engine runs it (its resident path)
   }
   DEConfig c = family(Algorithm::lshade);
   c.lshade.H = 0;

@@ -386,13 +386,14 @@ TEST(Shade, BadConfigurations) {
   c.algorithm = Algorithm::jade;
   c.jade.archive = -1;
   refused(c, "algorithm jade: the archive rate");
-  // the gpu engine runs SHADE and JADE's archive (step 7a); its refusals are L-SHADE's and jSO's (test_lshade.cpp)
+  // the gpu engine runs every algorithm (SHADE and JADE's archive: step 7a; L-SHADE and jSO: 7b, resident path)
   EXPECT_TRUE(alg::gpu_engine_refusal(shade).empty());
   c = shade;
   c.algorithm = Algorithm::jade;
   c.jade.archive = 1;
   EXPECT_TRUE(alg::gpu_engine_refusal(c).empty());
+  EXPECT_FALSE(alg::reduces(c));
   c.algorithm = Algorithm::lshade;
-  EXPECT_EQ(alg::gpu_engine_refusal(c), "{algorithm} lshade does not run on the gpu engine yet (its population shrinks; serial, "
-                                        "threads, matrix, gpu-eval, gpu-kernels, gpu-fused run it)");
+  EXPECT_TRUE(alg::gpu_engine_refusal(c).empty());
+  EXPECT_TRUE(alg::reduces(c));
 }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "degpu/constraints.hpp"
+#include "degpu/errors.hpp"
 #include "degpu/problem.hpp"
 #include "degpu/run.hpp"
 #include "gpu_test_util.hpp"
@@ -41,6 +42,20 @@ DEConfig family(Algorithm a) {
 }
 
 const char* name(Algorithm a) { return a == Algorithm::jade ? "jade+archive" : algorithm_name(a).data(); }
+
+// Built-in problem `name` at D dim.
+Problem named(const char* name, int dim) {
+  ProblemSpec spec;
+  spec.name = name;
+  spec.dim = dim;
+  return make_problem(spec);
+}
+// base (D 8) under one linear constraint (the coordinates' sum at least 2), two coordinates integer.
+Problem constrained(const Problem& base) {
+  const int D = base.dim();
+  return base.with_constraints(linear_constraints(std::vector<double>(D, 1.0), D, {2.0}, {INFINITY}))
+      .with_integrality({1, 0, 0, 1, 0, 0, 0, 0});
+}
 
 // b is a's run bit for bit, the algorithm's final state included.
 void expect_same_bits(const Result& a, const Result& b, const std::string& what) {
@@ -116,10 +131,7 @@ std::pair<Result, Result> expect_engines_agree(const Problem& p, const DEConfig&
 TEST(ShadeGpu, RunsMatchTheSerialEngine) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
   for (const char* fname : {"rastrigin", "cec2017:f5"}) {
-    ProblemSpec spec;
-    spec.name = fname;
-    spec.dim = 10;
-    const Problem p = make_problem(spec);
+    const Problem p = named(fname, 10);
     for (Algorithm a : {Algorithm::shade, Algorithm::lshade, Algorithm::jso, Algorithm::jade}) {
       const DEConfig de = family(a);
       const std::string what = std::string(fname) + " " + name(a);
@@ -136,10 +148,7 @@ TEST(ShadeGpu, RunsMatchTheSerialEngine) {
 // schedule (evaluations, population sizes) is still the serial engine's, and the run converges alike.
 TEST(ShadeGpu, SinglePrecision) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
-  ProblemSpec spec;
-  spec.name = "sphere";
-  spec.dim = 16;
-  const Problem p = make_problem(spec);
+  const Problem p = named("sphere", 16);
   for (Algorithm a : {Algorithm::lshade, Algorithm::jso}) {
     const DEConfig de = family(a);
     const StopCriteria stop = whole_run(a, 15000, 0);
@@ -163,13 +172,8 @@ TEST(ShadeGpu, SinglePrecision) {
 // whose trial only tied it (the same value and violations) stays out of the archive, on every engine alike.
 TEST(ShadeGpu, ConstrainedAndInteger) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
-  const int D = 8;
-  ProblemSpec spec;
-  spec.name = "sphere";
-  spec.dim = D;
-  const Problem base = make_problem(spec);
-  const Problem p = base.with_constraints(linear_constraints(std::vector<double>(D, 1.0), D, {2.0}, {INFINITY}))
-                        .with_integrality({1, 0, 0, 1, 0, 0, 0, 0});
+  const Problem base = named("sphere", 8);
+  const Problem p = constrained(base);
   for (Algorithm a : {Algorithm::shade, Algorithm::lshade, Algorithm::jso}) {
     DEConfig de = family(a);
     if (a != Algorithm::shade) de.np = 60;
@@ -184,10 +188,7 @@ TEST(ShadeGpu, ConstrainedAndInteger) {
 // an archive that replaces members from the first generations (rate 0.3).
 TEST(ShadeGpu, LargePopulationSmallArchive) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
-  ProblemSpec spec;
-  spec.name = "ackley";
-  spec.dim = 12;
-  const Problem p = make_problem(spec);
+  const Problem p = named("ackley", 12);
   DEConfig de = family(Algorithm::shade);
   de.np = 2500;
   de.shade.archive = 0.3;
@@ -218,6 +219,12 @@ struct EnginePath {
   const char* plan;  // DEGPU_GPU_PLAN, or nullptr: the engine's own plan
   const char* name;
 };
+// The run on the path's plan.
+Result run_path(const Problem& p, const DEConfig& de, const StopCriteria& stop, const RunOptions& o, const EnginePath& path) {
+  if (!path.plan) return minimize(p, de, stop, o);
+  const PlanOverride plan(path.plan);
+  return minimize(p, de, stop, o);
+}
 void expect_gpu_engine_agrees(const Problem& p, const DEConfig& de, const StopCriteria& stop, const EnginePath& path,
                               const std::string& what) {
   RunOptions o;
@@ -226,13 +233,7 @@ void expect_gpu_engine_agrees(const Problem& p, const DEConfig& de, const StopCr
   const Result ref = minimize(p, de, stop, o);
   EXPECT_GT(ref.archive_size, 0) << what;
   o.engine = Engine::gpu;
-  Result r;
-  if (path.plan) {
-    const PlanOverride plan(path.plan);
-    r = minimize(p, de, stop, o);
-  } else {
-    r = minimize(p, de, stop, o);
-  }
+  const Result r = run_path(p, de, stop, o, path);
   const std::string w = what + " gpu engine, " + path.name;
   expect_same_state(ref, r, 1e-9, w);
   EXPECT_EQ(r.infeasible, ref.infeasible) << w;
@@ -243,10 +244,7 @@ void expect_gpu_engine_agrees(const Problem& p, const DEConfig& de, const StopCr
 TEST(ShadeGpu, GpuEngineEveryPathMatchesTheSerialEngine) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
   for (const char* fname : {"rastrigin", "cec2017:f5"}) {
-    ProblemSpec spec;
-    spec.name = fname;
-    spec.dim = 10;
-    const Problem p = make_problem(spec);
+    const Problem p = named(fname, 10);
     const bool terms = std::string(fname) == "rastrigin";  // the wide path takes functions of terms only
     for (Algorithm a : {Algorithm::shade, Algorithm::jade}) {
       const DEConfig de = family(a);
@@ -266,21 +264,14 @@ TEST(ShadeGpu, GpuEngineEveryPathMatchesTheSerialEngine) {
 // generations (rate 0.3), and several trials side by side on the resident path, each with its archive.
 TEST(ShadeGpu, GpuEngineConstrainedLargeAndTrials) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
-  const int D = 8;
-  ProblemSpec spec;
-  spec.name = "sphere";
-  spec.dim = D;
-  const Problem base = make_problem(spec);
-  const Problem c = base.with_constraints(linear_constraints(std::vector<double>(D, 1.0), D, {2.0}, {INFINITY}))
-                        .with_integrality({1, 0, 0, 1, 0, 0, 0, 0});
+  const Problem base = named("sphere", 8);
+  const Problem c = constrained(base);
   StopCriteria stop;
   stop.max_gens = 100;
   for (const EnginePath& path : {EnginePath{nullptr, "its plan"}, EnginePath{"grid,64", "grid"}})
     expect_gpu_engine_agrees(c, family(Algorithm::shade), stop, path, "constrained shade");
 
-  spec.name = "ackley";
-  spec.dim = 12;
-  const Problem big = make_problem(spec);
+  const Problem big = named("ackley", 12);
   DEConfig de = family(Algorithm::shade);
   de.np = 2500;
   de.shade.archive = 0.3;
@@ -303,4 +294,128 @@ TEST(ShadeGpu, GpuEngineConstrainedLargeAndTrials) {
     EXPECT_GT(ref.archive_size, 0);
   }
   EXPECT_NE(all.trials[0].memory_F, all.trials[1].memory_F);
+}
+
+// The gpu engine with a shrinking population (step 7b, resident path): L-SHADE and jSO on a plain and a
+// CEC function, D 10 (NP 180 and 182 planned down to 4 over 20,000 evaluations): every CTA removes the same
+// worst individuals (ties to the lowest index), the CTAs move their survivors to their first slots and a
+// live table maps the live indices, the archive is cut to its new capacity, jSO's F_w weighs the p-best
+// difference. The first 60 generations (the population shrunk every generation, the archive full) take the
+// serial engine's decisions on the engine's own plan and on clusters of 1 and 3 CTAs, the kept population
+// (the survivors, in the serial engine's order) included; the whole run ends where the serial engine's does
+// (the same generations, evaluations and final NP from the replayed schedule), with its history's
+// evaluations.
+TEST(ShadeGpu, GpuEngineShrinkingPopulation) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  for (const char* fname : {"rastrigin", "cec2017:f5"}) {
+    const Problem p = named(fname, 10);
+    for (Algorithm a : {Algorithm::lshade, Algorithm::jso}) {
+      const DEConfig de = family(a);
+      const std::string what = std::string(fname) + " " + name(a);
+      RunOptions o;
+      o.precision = Precision::f64;
+      o.keep_population = true;
+      o.engine = Engine::serial;
+      const StopCriteria first = first_generations(a, 20000, 60);
+      const Result ref = minimize(p, de, first, o);
+      ASSERT_LT(ref.final_np, 150) << what;
+      EXPECT_GT(ref.archive_size, 0) << what;
+      o.engine = Engine::gpu;
+      for (const EnginePath& path : {EnginePath{nullptr, "its plan"}, EnginePath{"resident,1,0,8", "resident, 1 CTA"},
+                                     EnginePath{"resident,3,0,8", "resident, 3 CTAs"}}) {
+        const Result r = run_path(p, de, first, o, path);
+        const std::string w = what + " gpu engine, " + path.name;
+        expect_same_state(ref, r, 1e-9, w);
+        ASSERT_EQ(r.population_f.size(), ref.population_f.size()) << w;
+        ASSERT_EQ(r.population.size(), ref.population.size()) << w;
+        for (std::size_t i = 0; i < ref.population_f.size(); ++i)
+          EXPECT_NEAR(r.population_f[i], ref.population_f[i], 1e-9 * (1 + std::fabs(ref.population_f[i]))) << w << " individual " << i;
+      }
+      // the whole run: its stop, evaluations and final NP; the history's evaluations
+      StopCriteria whole = whole_run(a, 20000, 0);
+      RunOptions h;
+      h.precision = Precision::f64;
+      h.history_every = 25;
+      h.engine = Engine::serial;
+      const Result full = minimize(p, de, whole, h);
+      h.engine = Engine::gpu;
+      const Result g = minimize(p, de, whole, h);
+      EXPECT_EQ(g.generations, full.generations) << what;
+      EXPECT_EQ(g.evals, full.evals) << what;
+      EXPECT_EQ(g.stop_reason, full.stop_reason) << what;
+      EXPECT_EQ(g.final_np, full.final_np) << what;
+      EXPECT_EQ(g.final_np, 4) << what;
+      ASSERT_EQ(g.history.size(), full.history.size()) << what;
+      for (std::size_t k = 0; k < g.history.size(); ++k) {
+        EXPECT_EQ(g.history[k].generation, full.history[k].generation) << what;
+        EXPECT_EQ(g.history[k].evals, full.history[k].evals) << what;
+      }
+      EXPECT_TRUE(std::isfinite(g.best_f)) << what;
+    }
+  }
+}
+
+// The reduction under linear constraints and integrality, in single precision, and over several trials side
+// by side (each cluster its own schedule and table); a population the resident path cannot hold is refused
+// with one line naming gpu-fused, as is a global path asked for.
+TEST(ShadeGpu, GpuEngineShrinkingConstrainedTrialsAndRefusals) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const Problem base = named("sphere", 8);
+  const Problem c = constrained(base);
+  const StopCriteria first = first_generations(Algorithm::lshade, 8000, 50);
+  RunOptions o;
+  o.precision = Precision::f64;
+  o.engine = Engine::serial;
+  const DEConfig ls = family(Algorithm::lshade);
+  const Result ref = minimize(c, ls, first, o);
+  o.engine = Engine::gpu;
+  const Result r = minimize(c, ls, first, o);
+  expect_same_state(ref, r, 1e-9, "constrained lshade");
+  EXPECT_EQ(r.infeasible, ref.infeasible);
+
+  // six trials of jSO together on the resident path
+  const DEConfig js = family(Algorithm::jso);
+  const StopCriteria jfirst = first_generations(Algorithm::jso, 8000, 40);
+  const TrialsResult all = minimize_trials(base, js, jfirst, o, 6);
+  for (int t : {0, 5}) {
+    RunOptions one = o;
+    one.trial = static_cast<std::uint32_t>(t);
+    one.engine = Engine::serial;
+    expect_same_state(minimize(base, js, jfirst, one), all.trials[static_cast<std::size_t>(t)], 1e-9,
+                      "jso trial " + std::to_string(t) + " of 6");
+  }
+
+  // single precision: the serial engine's decisions on its own f32 values
+  RunOptions f = o;
+  f.precision = Precision::f32;
+  f.engine = Engine::serial;
+  const Result ref32 = minimize(base, js, jfirst, f);
+  f.engine = Engine::gpu;
+  const Result r32 = minimize(base, js, jfirst, f);
+  EXPECT_EQ(r32.evals, ref32.evals);
+  EXPECT_EQ(r32.final_np, ref32.final_np);
+  EXPECT_EQ(r32.archive_size, ref32.archive_size);
+  EXPECT_NEAR(r32.best_f, ref32.best_f, 1e-4 * (1 + std::fabs(ref32.best_f)));
+
+  // refusals
+  {
+    const PlanOverride plan("grid,64");
+    try {
+      (void)minimize(base, js, jfirst, o);
+      ADD_FAILURE() << "a global path ran jSO";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("shrinks its population"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("use --engine gpu-fused"), std::string::npos) << e.what();
+    }
+  }
+  const Problem huge = named("sphere", 3000);  // NP 18 D = 54,000 rows of 3,000: no cluster holds them
+  StopCriteria few;
+  few.max_evals = 200000;
+  few.max_gens = 1;
+  try {
+    (void)minimize(huge, ls, few, o);
+    ADD_FAILURE() << "L-SHADE NP 54000 D 3000 ran on the gpu engine";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("does not fit it on this device: use --engine gpu-fused"), std::string::npos) << e.what();
+  }
 }

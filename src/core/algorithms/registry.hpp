@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "core/algorithms/algorithm.hpp"
 #include "core/algorithms/de.hpp"
@@ -36,20 +37,22 @@ struct List {
 };
 
 using All = List<De, Jde, Jade, Shade, LShade, Jso>;  // the registration: one entry per algorithm
-// The algorithms the gpu engine's kernel runs (gpu-kernels and gpu-fused run all of them, the host driver's
-// engines too). L-SHADE and jSO (their population shrinks) reach it with the SHADE family issue's step 7b
-// (docs/SHADE_PLAN.md); validate.cpp refuses them there until then.
-using InGpuEngine = List<De, Jde, Jade, Shade>;
-// The dispatch below: every algorithm, on the host and in the kernels of gpu-kernels and gpu-fused. A
-// translation unit of the gpu engine's kernels alone (DEGPU_GPU_ENGINE_UNIT: the built-in families' gpu
-// engine, families/builtin_gpu_f32.cu and _f64.cu) dispatches among InGpuEngine on the device, so that its
-// kernels carry no algorithm the engine refuses (the family was 10-14% of their code). Each translation
-// unit's device code is its own (no relocatable device code), so the two lists never meet.
-#if defined(__CUDA_ARCH__) && defined(DEGPU_GPU_ENGINE_UNIT)
-using Dispatch = InGpuEngine;
-#else
+// The algorithms the gpu engine's kernels run: every one (L-SHADE and jSO on its resident path only, until
+// the SHADE family issue's step 7b reaches the global paths: docs/SHADE_PLAN.md; gpu_engine.cuh's plan
+// refuses them there).
+using InGpuEngine = All;
+// The dispatch below: every algorithm, on the host and in every engine's kernels.
 using Dispatch = All;
-#endif
+// The gpu engine's resident path has a kernel for each kind of algorithm, which carries only its kind's
+// code (gpu_resident.cuh's kKind; the functions below that take a list dispatch among its algorithms only):
+// kind 0, no population-level update (DE, jDE); 1, an update of a population of fixed size (JADE, SHADE:
+// the memories, an archive); 2, a shrinking population (L-SHADE, jSO: the reduction, jSO's F_w). Checked
+// below against each algorithm's kShared and kReduces.
+using NoUpdate = List<De, Jde>;
+using FixedSizeUpdate = List<Jade, Shade>;
+using Shrinking = List<LShade, Jso>;
+template <int K>
+using OfKind = std::conditional_t<K == 0, NoUpdate, std::conditional_t<K == 1, FixedSizeUpdate, Shrinking>>;
 // An algorithm's population-level update (algorithm.hpp): its words, 0 where it has none.
 template <class A>
 DEGPU_HD_INLINE constexpr int shared_words_of() {
@@ -72,16 +75,20 @@ constexpr bool sums_fit(List<A...>) {
   return ((sum_words_of<A>() <= kMaxSums) && ...);
 }
 static_assert(sums_fit(All{}), "an algorithm's selections contribute more words than kMaxSums");
+template <class B, class... A>
+constexpr bool listed(List<A...>) {
+  return (std::is_same_v<A, B> || ...);
+}
+
 
 #if DEGPU_HOST_CODE
-// Why the gpu engine cannot run configuration `de` yet: its algorithm is not among InGpuEngine (its
-// population shrinks: until the SHADE family issue's step 7b); empty where it can.
+// Why the gpu engine cannot run configuration `de`: its algorithm is not among InGpuEngine; empty where it can
+// (every algorithm now; kept for an algorithm that reaches the engines one at a time).
 inline std::string gpu_engine_refusal(const DEConfig& de) {
   bool in = false;
   InGpuEngine::for_each([&](auto k) { in = in || decltype(k)::id == de.algorithm; });
   if (in) return {};
-  return "{algorithm} " + std::string(algorithm_name(de.algorithm)) +
-         " does not run on the gpu engine yet (its population shrinks; serial, threads, matrix, gpu-eval, gpu-kernels, gpu-fused run it)";
+  return "{algorithm} " + std::string(algorithm_name(de.algorithm)) + " does not run on the gpu engine yet";
 }
 #endif
 
@@ -104,9 +111,10 @@ DEGPU_HD_INLINE int sum_words(const ops::Params& p) {
 }
 // Whether trials' draws depend on state, their individual's or the population's (otherwise they may be
 // made ahead).
+template <class L = Dispatch>
 DEGPU_HD_INLINE bool stateful(const ops::Params& p) {
   bool r = false;
-  Dispatch::visit(p.algorithm, [&](auto a) { r = !drawn_ahead<decltype(a)>(); });
+  L::visit(p.algorithm, [&](auto a) { r = !drawn_ahead<decltype(a)>(); });
   return r;
 }
 
@@ -135,6 +143,26 @@ DEGPU_HD_INLINE bool reduces(const ops::Params& p) {
   Dispatch::visit(p.algorithm, [&](auto a) { r = reduces_of<decltype(a)>(); });
   return r;
 }
+// An algorithm's kind (NoUpdate, FixedSizeUpdate, Shrinking above): which of the resident path's kernels runs it.
+template <class A>
+DEGPU_HD_INLINE constexpr int kind_of() {
+  return shared_words_of<A>() == 0 ? 0 : reduces_of<A>() ? 2 : 1;
+}
+template <int K, class... A>
+constexpr bool all_of_kind(List<A...>) {
+  return ((kind_of<A>() == K) && ...);
+}
+template <class... A>
+constexpr bool each_in_its_kind(List<A...>) {
+  return (listed<A>(OfKind<kind_of<A>()>{}) && ...);
+}
+static_assert(each_in_its_kind(All{}) && all_of_kind<0>(NoUpdate{}) && all_of_kind<1>(FixedSizeUpdate{}) && all_of_kind<2>(Shrinking{}),
+              "NoUpdate, FixedSizeUpdate and Shrinking must list every algorithm of All in its kind");
+DEGPU_HD_INLINE int kernel_kind(Algorithm a) {
+  int k = 0;
+  All::visit(a, [&](auto x) { k = kind_of<decltype(x)>(); });
+  return k;
+}
 // The sizes of the next generation: the live NP, the p-best count and the archive's capacity; p's own (and
 // archive_capacity) for an algorithm whose population does not shrink, else its population state's.
 struct Sizes {
@@ -152,9 +180,10 @@ DEGPU_HD_INLINE Sizes sizes(const ops::Params& p, const double* shared) {
   return z;
 }
 // The factor of current-to-pbest's p-best difference for a trial drawn with F: jSO's F_w, else F.
+template <class L = Dispatch>
 DEGPU_HD_INLINE double pbest_factor(const ops::Params& p, const double* shared, double F) {
   double r = F;
-  Dispatch::visit(p.algorithm, [&](auto a) {
+  L::visit(p.algorithm, [&](auto a) {
     using A = decltype(a);
     if constexpr (requires { A::pbest_factor(p, shared, F); }) r = A::pbest_factor(p, shared, F);
   });
@@ -203,10 +232,11 @@ DEGPU_HD_INLINE Control draw_ahead(const ops::Params& p, std::uint32_t g, std::u
   });
   return c;
 }
-// draw() for a stateful algorithm (an engine that has asked stateful(p)).
+// draw() for a stateful algorithm (an engine that has asked stateful(p)); L: the algorithms it may be.
+template <class L = Dispatch>
 DEGPU_HD_INLINE Control draw_stateful(const ops::Params& p, std::uint32_t g, std::uint32_t i, State s, const double* shared = nullptr) {
   Control c{p.F.lo, p.CR.lo};
-  Dispatch::visit(p.algorithm, [&](auto a) {
+  L::visit(p.algorithm, [&](auto a) {
     using A = decltype(a);
     if constexpr (shared_words_of<A>() > 0) c = A::draw(p, g, i, s, shared);
     else if constexpr (A::kState > 0) c = A::draw(p, g, i, s);
@@ -221,9 +251,10 @@ DEGPU_HD_INLINE void keep(const ops::Params& p, const Control& c, State s) {
 // individual's state s, not yet changed by this selection): where the trial replaced it (took), the state
 // takes c; with a population-level update, the selection's contribution to `sums` (word w at
 // sums.at[w sums.stride]). f_parent, f_trial: the two values compared.
+template <class L = Dispatch>
 DEGPU_HD_INLINE void after_selection(const ops::Params& p, const Control& c, State s, bool took, double f_parent, double f_trial,
                                      Sums sums) {
-  Dispatch::visit(p.algorithm, [&](auto a) {
+  L::visit(p.algorithm, [&](auto a) {
     using A = decltype(a);
     if constexpr (!drawn_ahead<A>()) {
       if constexpr (A::kState > 0)
@@ -283,6 +314,41 @@ inline std::vector<double> initial_shared(const ops::Params& p) {
 }
 // The first generation's sizes (the p-best count and the archive's capacity every engine starts from).
 inline Sizes initial_sizes(const ops::Params& p) { return sizes(p, initial_shared(p).data()); }
+// Whether configuration de's algorithm shrinks its population (L-SHADE, jSO).
+inline bool reduces(const DEConfig& de) {
+  bool r = false;
+  All::visit(de.algorithm, [&](auto a) { r = reduces_of<decltype(a)>(); });
+  return r;
+}
+
+// Where the population shrinks, its size follows the evaluations alone (lshade.hpp's Reduction::schedule:
+// the memories' update reads the selections, the sizes do not), so an engine that counts generations, not
+// evaluations (the gpu engine's kernel), replays the schedule on the host: the evaluations after generation g
+// (generation 0's: the initial NP) and the live NP after it, for the generations the run may make (at most
+// max_gens, and while check_stop's max_evals test lets the next one run; max_evals < 0: none).
+class SizeReplay {
+ public:
+  SizeReplay(const ops::Params& p, long long max_gens, long long max_evals) {
+    std::vector<double> s = initial_shared(p);
+    const double none[kMaxSums] = {};  // a generation without a success: only the schedule moves
+    evals_.push_back(p.np);
+    np_.push_back(p.np);
+    for (long long g = 1; g <= max_gens; ++g) {
+      const long long e = evals_.back() + np_.back();
+      if (max_evals >= 0 && e > max_evals) break;
+      end_generation(p, static_cast<std::uint32_t>(g), s.data(), none);
+      evals_.push_back(e);
+      np_.push_back(sizes(p, s.data()).np);
+    }
+  }
+  long long generations() const { return static_cast<long long>(evals_.size()) - 1; }
+  long long evals(long long g) const { return evals_[static_cast<std::size_t>(g)]; }
+  int np(long long g) const { return np_[static_cast<std::size_t>(g)]; }
+
+ private:
+  std::vector<long long> evals_;
+  std::vector<int> np_;
+};
 #endif
 
 // The state of a population of n and of its trials, for an engine that keeps a trial's state until its

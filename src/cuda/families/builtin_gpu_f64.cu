@@ -1,7 +1,6 @@
 // The gpu engine (gpu_engine.cuh) for the built-in problems in double, a translation unit of its own so that the
 // two precisions compile in parallel.
-// Its kernels run the algorithms the gpu engine takes, no other (registry.hpp's Dispatch).
-#define DEGPU_GPU_ENGINE_UNIT 1
+// Its resident kernels come in three kinds, each running one kind of algorithm (registry.hpp's alg::OfKind).
 #include "cuda/families/builtin.cuh"
 #include "cuda/families/builtin.hpp"
 

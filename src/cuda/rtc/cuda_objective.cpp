@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/algorithms/registry.hpp"
 #include "cuda/rtc/functor_name.hpp"
 #include "cuda/rtc/kernel_cache.hpp"
 #include "degpu/devices.hpp"
@@ -69,10 +70,11 @@ struct CudaObjective::Impl {
 #if DEGPU_HAVE_CUDA
   mutable std::mutex mu;
   mutable Loaded rows_loaded;
-  // the engines' kernels ([0]: the gpu engine's, [1]: gpu-fused's) for float and double, compiled (or
-  // loaded from the cache) on first use, and loaded on the device
-  mutable std::optional<rtc::CompiledKernels> engine_kernels[2][2];
-  mutable std::unique_ptr<Loaded> engine[2][2];
+  // the engines' kernels ([0]: the gpu engine's, [1]: gpu-fused's) for float and double and (the gpu
+  // engine's) each kind of algorithm (registry.hpp's alg::kernel_kind: its resident kernels carry only their
+  // kind's code), compiled (or loaded from the cache) on first use, and loaded on the device
+  mutable std::optional<rtc::CompiledKernels> engine_kernels[2][2][3];
+  mutable std::unique_ptr<Loaded> engine[2][2][3];
   mutable double kernels_compile_s = 0;
 
   cudaKernel_t row_kernel(bool f64) const {
@@ -80,8 +82,8 @@ struct CudaObjective::Impl {
     if (!rows_loaded.library) rows_loaded.load(rows);
     return rows_loaded.kernels[f64 ? 1 : 0];
   }
-  const rtc::CompiledKernels& engine_code(bool fused, bool f64) const;
-  cuda::CompiledGpuKernels handles(bool fused, bool f64) const;
+  const rtc::CompiledKernels& engine_code(bool fused, bool f64, int kind) const;
+  cuda::CompiledGpuKernels handles(bool fused, bool f64, int kind) const;
 #endif
 };
 
@@ -318,7 +320,8 @@ class CudaObjectiveModel final : public ProblemModel {
   template <class T>
   std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOptions& o, int trials) const {
     if (o.engine == Engine::gpu || o.engine == Engine::gpu_fused)
-      return cuda::run_compiled<T>(problem, r, o, trials, impl_->handles(o.engine == Engine::gpu_fused, std::is_same_v<T, double>));
+      return cuda::run_compiled<T>(problem, r, o, trials,
+                                   impl_->handles(o.engine == Engine::gpu_fused, std::is_same_v<T, double>, alg::kernel_kind(r.de.algorithm)));
     return cuda::minimize_rows_trials<T>(problem, r, o, trials, std::make_shared<const CompiledRows<T>>(impl_, problem.dim()));
   }
 #endif
@@ -384,9 +387,10 @@ Compiled compile_or_load(const CudaObjective::Impl& impl, const std::vector<std:
 }  // namespace
 
 #if DEGPU_HAVE_CUDA
-const rtc::CompiledKernels& CudaObjective::Impl::engine_code(bool fused, bool f64) const {
+const rtc::CompiledKernels& CudaObjective::Impl::engine_code(bool fused, bool f64, int kind) const {
+  if (fused) kind = 0;  // (gpu-fused's kernels serve every algorithm)
   std::lock_guard<std::mutex> lock(mu);
-  std::optional<rtc::CompiledKernels>& code = engine_kernels[fused ? 1 : 0][f64 ? 1 : 0];
+  std::optional<rtc::CompiledKernels>& code = engine_kernels[fused ? 1 : 0][f64 ? 1 : 0][kind];
   if (!code) {
     // the kernels' function type: the functor itself in the term form (as a built-in's), else its adapter
     const std::string Fn = terms ? functor_of(*this) : "degpu::cuda::RowFunction<degpu_rtc::Objective>";
@@ -398,8 +402,9 @@ const rtc::CompiledKernels& CudaObjective::Impl::engine_code(bool fused, bool f6
     } else {
       headers.push_back("cuda/engines/gpu/gpu_global.cuh");
       headers.push_back("cuda/engines/gpu/gpu_resident.cuh");
-      expressions = {"degpu::cuda::run_resident<" + Fn + ", " + T + ", 8>", "degpu::cuda::run_resident<" + Fn + ", " + T + ", 32>",
-                     "degpu::cuda::run_grid<" + Fn + ", " + T + ", 32>"};
+      const std::string K = std::to_string(kind);
+      expressions = {"degpu::cuda::run_resident<" + Fn + ", " + T + ", 8, " + K + ">",
+                     "degpu::cuda::run_resident<" + Fn + ", " + T + ", 32, " + K + ">", "degpu::cuda::run_grid<" + Fn + ", " + T + ", 32>"};
       if (terms) expressions.push_back("degpu::cuda::run_wide<" + Fn + ", " + T + ">");
     }
     const Compiled c = compile_or_load(*this, headers, expressions);
@@ -409,10 +414,11 @@ const rtc::CompiledKernels& CudaObjective::Impl::engine_code(bool fused, bool f6
   return *code;
 }
 
-cuda::CompiledGpuKernels CudaObjective::Impl::handles(bool fused, bool f64) const {
-  const rtc::CompiledKernels& code = engine_code(fused, f64);
+cuda::CompiledGpuKernels CudaObjective::Impl::handles(bool fused, bool f64, int kind) const {
+  if (fused) kind = 0;
+  const rtc::CompiledKernels& code = engine_code(fused, f64, kind);
   std::lock_guard<std::mutex> lock(mu);
-  std::unique_ptr<Loaded>& loaded = engine[fused ? 1 : 0][f64 ? 1 : 0];
+  std::unique_ptr<Loaded>& loaded = engine[fused ? 1 : 0][f64 ? 1 : 0][kind];
   if (!loaded) {
     auto l = std::make_unique<Loaded>();
     l->load(code);
@@ -441,7 +447,8 @@ void CudaObjective::compile_kernels(Engine engine, Precision precision) const {
                       ": a CudaObjective's kernels are compiled for gpu and gpu-fused (gpu-kernels and gpu-eval take the "
                       "row kernel compiled with it)");
 #if DEGPU_HAVE_CUDA
-  impl_->engine_code(engine == Engine::gpu_fused, precision == Precision::f64);
+  // the gpu engine's: every kind of algorithm's (what a run of any algorithm will ask for)
+  for (int kind = 0; kind < (engine == Engine::gpu ? 3 : 1); ++kind) impl_->engine_code(engine == Engine::gpu_fused, precision == Precision::f64, kind);
 #else
   (void)precision;
 #endif

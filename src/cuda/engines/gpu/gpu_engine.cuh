@@ -55,12 +55,20 @@ struct ClusterLaunch {
   ClusterLaunch& operator=(const ClusterLaunch&) = delete;
 };
 
+// The resident path's kernel for groups of `group` lanes and algorithms of `kind` (registry.hpp's
+// alg::kernel_kind; gpu_resident.cuh's kKind). A compiled functor's handles are its run's kind's.
+template <class Fn, class T, int K>
+const void* resident_kernel_of(int group) {
+  return group == 8 ? reinterpret_cast<const void*>(run_resident<Fn, T, 8, K>) : reinterpret_cast<const void*>(run_resident<Fn, T, 32, K>);
+}
 template <class Fn, class T>
-const void* resident_kernel(int group, const Fn& fn) {
-  if constexpr (compiled_elsewhere<Fn>) return group == 8 ? compiled_kernels(fn).resident8 : compiled_kernels(fn).resident32;
-  else
-    return group == 8 ? reinterpret_cast<const void*>(run_resident<Fn, T, 8>)
-                      : reinterpret_cast<const void*>(run_resident<Fn, T, 32>);
+const void* resident_kernel(int group, int kind, const Fn& fn) {
+  if constexpr (compiled_elsewhere<Fn>) {
+    (void)kind;
+    return group == 8 ? compiled_kernels(fn).resident8 : compiled_kernels(fn).resident32;
+  } else {
+    return kind == 0 ? resident_kernel_of<Fn, T, 0>(group) : kind == 1 ? resident_kernel_of<Fn, T, 1>(group) : resident_kernel_of<Fn, T, 2>(group);
+  }
 }
 // The global paths' kernel: the grid path's, or the wide path's (a function in the term form only).
 template <class Fn, class T>
@@ -96,7 +104,7 @@ DeviceLimits device_limits() {
 template <class Fn, class T>
 bool fit_resident(const ops::Params& p, int n, int cluster, int group, const DeviceLimits& dev, const Fn& fn, int ncons, GpuPlan& plan) {
   if (cluster > p.np) return false;
-  const void* kernel = resident_kernel<Fn, T>(group, fn);
+  const void* kernel = resident_kernel<Fn, T>(group, alg::kernel_kind(p.algorithm), fn);
   cudaFuncAttributes attr{};
   DEGPU_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
   const std::size_t limit = static_cast<std::size_t>(dev.optin) - attr.sharedSizeBytes;
@@ -104,9 +112,11 @@ bool fit_resident(const ops::Params& p, int n, int cluster, int group, const Dev
   int choices[4];
   const int nchoices = resident_choices(fn, choices);
   // DEGPU_GPU_WINDOW=N caps the window (for measurements; docs/GPU.md)
-  // an archive: every draw made at the trial (the donors may be its members), a window of one generation
+  // an archive or a shrinking population: every draw made at the trial (the donors may be the archive's
+  // members; the live indices change), a window of one generation
   const int arc_cap = alg::initial_sizes(p).archive;
-  int wmax = arc_cap ? 1 : group;
+  const bool reduces = alg::reduces(p);
+  int wmax = arc_cap || reduces ? 1 : group;
   if (const char* env = std::getenv("DEGPU_GPU_WINDOW"); env && *env) {
     char* end = nullptr;
     const long v = std::strtol(env, &end, 10);
@@ -119,13 +129,13 @@ bool fit_resident(const ops::Params& p, int n, int cluster, int group, const Dev
   for (int m = 0; m < nchoices && !w; ++m) {
     choice = choices[m];
     for (w = wmax; w >= 1; w /= 2)
-      if (resident_shape<T>(p.np, p.D, cluster, w, pbest, alg::stateful(p), alg::sum_words(p), alg::shared_words(p), arc_cap, fn, choice,
-                            ncons).bytes <= limit)
+      if (resident_shape<T>(p.np, p.D, cluster, w, pbest, alg::stateful(p), alg::sum_words(p), alg::shared_words(p), arc_cap, reduces, fn,
+                            choice, ncons).bytes <= limit)
         break;
   }
   if (w >= 1) {
     const ResidentShape sh = resident_shape<T>(p.np, p.D, cluster, w, pbest, alg::stateful(p), alg::sum_words(p), alg::shared_words(p),
-                                               arc_cap, fn, choice, ncons);
+                                               arc_cap, reduces, fn, choice, ncons);
     plan.path = GpuPlan::Path::resident;
     plan.cluster = cluster;
     plan.group = group;
@@ -161,6 +171,13 @@ void plan_global(const ops::Params& p, const DeviceLimits& dev, bool wide, int t
   // a function of whole rows (a group's or a row function's) takes the grid path
   if (!has_terms<Fn> && wide)
     throw ConfigError("gpu engine: CEC functions, schedules and a user's row functions do not take the wide path (use grid,B)");
+  // (the global paths' reduction and jSO's F_w: the SHADE family issue's step 7b, docs/SHADE_PLAN.md)
+  if (alg::reduces(p))
+    throw ConfigError("gpu engine: {algorithm} " + std::string(algorithm_name(p.algorithm)) +
+                      " shrinks its population, which the gpu engine runs where the population fits a cluster's shared memory "
+                      "(its resident path), and NP " + std::to_string(p.np) + " at D " + std::to_string(p.D) +
+                      (wide || std::getenv("DEGPU_GPU_PLAN") ? " takes a global path here" : " does not fit it on this device") +
+                      ": use --engine gpu-fused");
   const void* kernel = global_kernel<Fn, T>(wide, fn);
   plan.path = wide ? GpuPlan::Path::wide : GpuPlan::Path::grid;
   plan.group = 32;
@@ -290,7 +307,8 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   if (!problem.on_gpu())
     throw ConfigError("problem " + problem.name() + ": user objectives run on the CPU engines (serial, threads, matrix)");
   use_device(0);
-  const ops::Params p = ops::make_params(problem, r, o);
+  ops::Params p = ops::make_params(problem, r, o);
+  if (alg::shared_words(p)) p.pbest_count = alg::initial_sizes(p).pbest_count;  // as the host driver starts
   const LinearForm* const linear = LinearConstraintsOnDevice::only_linear(problem, "gpu");
   const int ncons = linear ? linear->count() : 0;
   const GpuPlan plan = make_plan<Fn, T>(p, n, fn, ncons);
@@ -300,7 +318,16 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np), nt = static_cast<std::size_t>(n);
   const std::size_t Ds = static_cast<std::size_t>(row_stride(p.D));
   long long max_gens = r.stop.max_gens ? *r.stop.max_gens : (1LL << 62);
-  if (r.stop.max_evals) max_gens = std::min(max_gens, (*r.stop.max_evals - p.np) / p.np);
+  // where the population shrinks, the evaluations of each generation from the schedule (alg::SizeReplay;
+  // validate requires max_evals then), which the device's generation count stops at
+  std::unique_ptr<alg::SizeReplay> sizes;
+  if (alg::reduces(p)) {
+    sizes = std::make_unique<alg::SizeReplay>(p, max_gens, r.stop.max_evals ? *r.stop.max_evals : -1);
+    max_gens = sizes->generations();
+  } else if (r.stop.max_evals) {
+    max_gens = std::min(max_gens, (*r.stop.max_evals - p.np) / p.np);
+  }
+  const auto evals_after = [&](long long g) { return sizes ? sizes->evals(g) : static_cast<long long>(p.np) * (g + 1); };
   // History samples kept on the device per trial: at most kMaxHistory (the first ones; the last point is
   // always added), so a run bounded only by time does not reserve memory for 2^62 generations.
   constexpr long long kMaxHistory = 1 << 20;
@@ -313,10 +340,12 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const std::size_t rows = resident ? 0 : np * Ds;
   const std::size_t fs = resident ? 0 : np, ranks = resident ? 0 : plan.blocks;
   const std::size_t partials = plan.path == GpuPlan::Path::wide ? np * plan.per_individual * 3 : 0;
+  // a trial's p-best ranking: pbest_count entries, at least 2 (L-SHADE's and jSO's count after a reduction)
+  const int rstride = std::max(p.pbest_count, 2);
   // RunOptions::keep_population: every trial's last rows and values
   const std::size_t kept_x = o.keep_population ? nt * np * D : 0, kept_f = o.keep_population ? nt * np : 0;
   use_device((2 * rows + 2 * fs + nt * (D + 2 + nhist + nhist_x * D) + 3 * Ds + kept_x + kept_f) * sizeof(T) + IntegersOnDevice<T>::bytes(problem) + 2 * fs + partials * sizeof(double) + AlgorithmState::bytes(p, nt * np, false, resident ? 0 : 2) +
-             2 * ranks * sizeof(Slot<T>) + nt * (static_cast<std::size_t>(p.pbest_count) * 4 + 48) + 64 +
+             2 * ranks * sizeof(Slot<T>) + nt * (static_cast<std::size_t>(rstride) * 4 + 48) + 64 +
              (resident ? 0 : 2 * np * static_cast<std::size_t>(ncons) * sizeof(double)) + LinearConstraintsOnDevice::bytes(linear) +
              nt * (static_cast<std::size_t>(alg::initial_sizes(p).archive) * Ds * sizeof(T) + alg::shared_words(p) * sizeof(double) + 4) +
              2 * np);
@@ -330,7 +359,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   // linear constraints: the populations' violations (global paths; the resident path's are in shared memory)
   const LinearConstraintsOnDevice lin(linear, p.D);
   DeviceArray<double> cv0(resident ? 0 : np * static_cast<std::size_t>(ncons)), cv1(resident ? 0 : np * static_cast<std::size_t>(ncons));
-  DeviceArray<std::uint32_t> ranking(nt * static_cast<std::size_t>(p.pbest_count)), best(nt);
+  DeviceArray<std::uint32_t> ranking(nt * static_cast<std::size_t>(rstride)), best(nt);
   DeviceArray<long long> gens(nt);
   DeviceArray<int> reason(nt);
   DeviceArray<T> pop_x(kept_x), pop_f(kept_f);
@@ -406,7 +435,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
     void* args[] = {&pp, &s, &fv};
     if (resident) {  // attributes set by the plan
       const ClusterLaunch cl(plan, n);
-      DEGPU_CUDA_TRY(cudaLaunchKernelExC(&cl.cfg, resident_kernel<Fn, T>(plan.group, fn), args));
+      DEGPU_CUDA_TRY(cudaLaunchKernelExC(&cl.cfg, resident_kernel<Fn, T>(plan.group, alg::kernel_kind(p.algorithm), fn), args));
     } else {
       const void* k = global_kernel<Fn, T>(plan.path == GpuPlan::Path::wide, fn);
       DEGPU_CUDA_TRY(cudaLaunchCooperativeKernel(k, dim3(plan.blocks), dim3(plan.threads), args, plan.smem_bytes, 0));
@@ -449,22 +478,23 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   for (std::size_t t = 0; t < nt; ++t) {
     Result& res = out[t];
     res.generations = g[t];
-    res.evals = static_cast<long long>(p.np) * (g[t] + 1);
+    res.evals = evals_after(g[t]);
     res.stop_reason = static_cast<StopReason>(why[t] - 1);
     // the device merges max-gens and max-evals into one generation count; name the one the other
     // engines would (check_stop's order: max_evals first)
-    if (res.stop_reason == StopReason::max_gens && r.stop.max_evals && res.evals + p.np > *r.stop.max_evals)
+    res.final_np = sizes ? sizes->np(g[t]) : p.np;
+    if (res.stop_reason == StopReason::max_gens && r.stop.max_evals && res.evals + res.final_np > *r.stop.max_evals)
       res.stop_reason = StopReason::max_evals;
     res.best_f = static_cast<double>(bf[t]);
     res.best_x.assign(bx.begin() + t * D, bx.begin() + (t + 1) * D);
     res.nan_evals = static_cast<long long>(nan_h[t]);
-    res.final_np = p.np;
     res.archive_size = arc_n[t];
     if (words) alg::memories(p, shared_h.data() + t * words, res.memory_F, res.memory_CR);
     res.infeasible = static_cast<long long>(infeasible_h[t]);
     if (o.keep_population) {
-      res.population.assign(pop_xh.begin() + t * np * D, pop_xh.begin() + (t + 1) * np * D);
-      res.population_f.assign(pop_fh.begin() + t * np, pop_fh.begin() + (t + 1) * np);
+      const std::size_t live = static_cast<std::size_t>(res.final_np);  // (a shrinking population's first rows)
+      res.population.assign(pop_xh.begin() + t * np * D, pop_xh.begin() + (t * np + live) * D);
+      res.population_f.assign(pop_fh.begin() + t * np, pop_fh.begin() + t * np + live);
     }
     if (problem.optimum_f()) res.best_error = res.best_f - *problem.optimum_f();
     res.wall_s = wall;  // the trials run together
@@ -478,7 +508,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
       if (used_x)
         DEGPU_CUDA_TRY(cudaMemcpy(hist_x.data(), history_x.ptr + t * nhist_x * D, hist_x.size() * sizeof(T), cudaMemcpyDeviceToHost));
       for (long long k = 0; k * o.history_every <= g[t] && k < static_cast<long long>(nhist); ++k) {
-        res.history.push_back({k * o.history_every, p.np * (k * o.history_every + 1), static_cast<double>(h[k]),
+        res.history.push_back({k * o.history_every, evals_after(k * o.history_every), static_cast<double>(h[k]),
                                launched + static_cast<double>(ns[k] - ns[0]) * 1e-9});
         if (k < static_cast<long long>(used_x)) {
           const T* xk = hist_x.data() + static_cast<std::size_t>(k) * D;

@@ -225,7 +225,8 @@ __device__ __forceinline__ TrialIn<T> trial_in(const ops::Params& p, const State
   const T* xi = rows(i);
   const T* xb = uses_best(m) ? rows(best) : nullptr;
   const T* xpb = m == Mutation::current_to_pbest1 ? rows(__ldcg(ranking + w.pbest_rank)) : nullptr;
-  return make_trial<T>(p, mutation_form<T>(m, w.r, xi, xb, xpb, donor), xi, rows.other(i), s.lo, s.hi, s.shift, s.ints, w, g, i);
+  // (jSO, whose F_w differs from F, does not take the global paths yet: gpu_engine.cuh's plan)
+  return make_trial<T>(p, mutation_form<T>(m, w.r, xi, xb, xpb, donor), xi, rows.other(i), s.lo, s.hi, s.shift, s.ints, w, g, i, w.F);
 }
 
 // Grid path: a group of G lanes per individual.

@@ -7,6 +7,7 @@
 // the crossover words (one Philox block per four coordinates), the mutation, the evaluation and the
 // selection. Chosen by the plan where the population fits (gpu_engine.cuh); docs/GPU.md.
 #pragma once
+#include "cuda/engines/gpu/gpu_reduction.cuh"
 #include "cuda/engines/gpu/gpu_trial.cuh"
 
 namespace degpu::cuda {
@@ -25,6 +26,7 @@ struct ResidentDraw {
 // and again by the selection (which keeps or contributes the trial's F and CR).
 struct StatefulDraw {
   alg::Control c;
+  double Fp;  // current-to-pbest's factor of the p-best difference (jSO's F_w; F for the others)
   std::uint64_t threshold;  // the crossover drawn for c.CR (its first coordinate is the window's)
   std::uint32_t length;
 };
@@ -34,7 +36,7 @@ struct ResidentShape {
   int P;   // individuals per CTA (the last CTAs may hold fewer)
   int Ds;  // row stride
   int W;   // generations of draws made at a time (a power of two)
-  std::size_t off_f, off_box, off_win, off_fall, off_slots, off_sums, off_draws, off_cv, off_fn, bytes;
+  std::size_t off_f, off_box, off_win, off_fall, off_slots, off_sums, off_draws, off_cv, off_live, off_fn, bytes;
 };
 // off_sums: a population-level update's contributions of the CTA's individuals (core/algorithms), by
 // generation parity: word w of individual k of generation g at [((g & 1) sum_words + w) P + k]; then the
@@ -45,11 +47,13 @@ struct ResidentShape {
 // individuals by generation parity ([2][P] bytes), the archive's members now (an int) and the plan's
 // owners (arc_cap ints: gpu_archive.cuh), all found from the values' address (ResidentArchive), so that no
 // other pointer stays live through every algorithm's generations.
+// off_live: where the population shrinks (L-SHADE, jSO: `reduces`), the live table (gpu_reduction.cuh).
 // off_fn: the kernel function's region (kernel_function.cuh's kResident: a CEC function's data and its
 // generation's rotations), sized by the function for the plan's `choice`; none for the other functions.
 template <class T, class F>
 __host__ __device__ ResidentShape resident_shape(int np, int D, int cluster, int window, bool gather_f, bool stateful,
-                                                 int sum_words, int shared_words, int arc_cap, const F& fn, int choice, int m) {
+                                                 int sum_words, int shared_words, int arc_cap, bool reduces, const F& fn, int choice,
+                                                 int m) {
   auto align = [](std::size_t v) { return (v + 15) / 16 * 16; };
   ResidentShape s{};
   s.P = (np + cluster - 1) / cluster;
@@ -73,6 +77,8 @@ __host__ __device__ ResidentShape resident_shape(int np, int D, int cluster, int
   at += stateful ? align(static_cast<std::size_t>(s.P) * sizeof(StatefulDraw)) : 0;
   s.off_cv = at;
   at += align(2 * static_cast<std::size_t>(s.P) * static_cast<std::size_t>(m) * sizeof(double));
+  s.off_live = at;
+  at += reduces ? LiveTable::bytes(np, cluster, s.P) : 0;
   s.off_fn = at;
   at += resident_bytes(fn, s.P, s.Ds, D, choice);
   s.bytes = at;
@@ -96,12 +102,13 @@ __device__ __forceinline__ std::uint32_t pack_ref(std::uint32_t k, int P) {
 }
 
 // The convergence test of the resident path (population_converged): the values of the generation, fv_cur
-// [P] in each CTA of the cluster, read through DSMEM. Out of line, with plain values.
+// [P] in each CTA of the cluster, read through DSMEM; live: the live table's refs where the population
+// shrinks, else nullptr. Out of line, with plain values.
 template <class T>
-__device__ __noinline__ bool cluster_converged(double tol, double atol, const T* fv_cur, int P, std::uint32_t np) {
+__device__ __noinline__ bool cluster_converged(double tol, double atol, const T* fv_cur, int P, std::uint32_t np, const std::uint32_t* live) {
   const cg::cluster_group cluster = cg::this_cluster();
   return population_converged(tol, atol, [&](std::uint32_t i) {
-    const std::uint32_t ref = pack_ref(i, P);
+    const std::uint32_t ref = live ? live[i] : pack_ref(i, P);
     return static_cast<double>(*cluster.map_shared_rank(fv_cur + (ref & 0xfffffu), ref >> 20));
   }, np);
 }
@@ -109,20 +116,31 @@ __device__ __noinline__ bool cluster_converged(double tol, double atol, const T*
 // (kMaxThreads, 1): one CTA per SM, so ptxas may use 128 registers; without the 1 it held the CEC kernel
 // (calls into the math library's slow paths, a large body) to 64 with 1.3 KB of spills a thread, and the
 // H100 spent most of the run on local memory (ncu: 81% of local requests were spill overhead).
-template <class F, class T, int G>
+// kKind: the kind of algorithm the kernel runs (registry.hpp's alg::OfKind), each kernel carrying only its
+// kind's code: 0, DE and jDE; 1, JADE and SHADE (the memories, the archive); 2, L-SHADE and jSO (also the
+// reduction and jSO's F_w). Measured: every algorithm's generation 5-9% slower in a kernel that carried the
+// others' code (PERFORMANCE.md, "L-SHADE and jSO on the gpu engine").
+template <class F, class T, int G, int kKind>
 __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, const __grid_constant__ State<T> s,
                                                              const __grid_constant__ F fn) {
+  using Algs = alg::OfKind<kKind>;  // the algorithms this kernel runs
+  constexpr bool kFamily = kKind != 0, kShrinking = kKind == 2;
   extern __shared__ __align__(16) unsigned char smem[];
   const cg::cluster_group cluster = cg::this_cluster();
   const unsigned C = cluster.num_blocks(), rank = cluster.block_rank(), t = blockIdx.x / C;
   p.trial += t;
   const bool pbest = p.mutation == Mutation::current_to_pbest1;
   const Mutation m = p.mutation;
-  const int sum_words = alg::sum_words(p);
-  const bool stateful = alg::stateful(p);
+  const int sum_words = kFamily ? alg::sum_words(p) : 0;
+  const bool stateful = alg::stateful<Algs>(p);
   const int mc = s.lin.m;  // linear constraints (the plan takes this path under them only without resident hooks)
-  const ResidentShape sh = resident_shape<T>(p.np, p.D, static_cast<int>(C), s.window, pbest, stateful, sum_words,
-                                             alg::shared_words(p), s.archive.cap, fn, s.fn_choice, mc);
+  // The population shrinks (L-SHADE, jSO: gpu_reduction.cuh): p.np and p.pbest_count follow the live NP, as
+  // the host driver's do; np0, the initial NP, sizes the layout.
+  constexpr bool reduces = kShrinking;
+  const int np0 = p.np;
+  const int rstride = p.pbest_count > 2 ? p.pbest_count : 2;  // a trial's ranking (gpu_engine.cuh allocates it so)
+  const ResidentShape sh = resident_shape<T>(np0, p.D, static_cast<int>(C), s.window, pbest, stateful, sum_words,
+                                             kFamily ? alg::shared_words(p) : 0, s.archive.cap, reduces, fn, s.fn_choice, mc);
   const int P = sh.P, Ds = sh.Ds, W = sh.W, D = p.D;
   T* rows = reinterpret_cast<T*>(smem);  // [2][P][Ds]: the even and odd generations' rows
   T* fv = reinterpret_cast<T*>(smem + sh.off_f);  // [2][P]
@@ -142,19 +160,31 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   // An archive (gpu_archive.cuh): its members in global memory, trial t's (arc()); the CTA's "parent lost"
   // flags, the members now (every CTA alike) and the plan's owners in shared memory (ResidentArchive); the
   // donors drawn at the trial. (Each found where used, not held through the generations.)
-  const bool redraw = s.archive.cap > 0;
+  const bool redraw = kFamily && s.archive.cap > 0;
   auto arc = [&] {
     return EngineArchive<T>{s.archive.rows + static_cast<std::size_t>(t) * s.archive.cap * s.archive.stride, s.archive.cap,
                             s.archive.stride};
   };
   const ResidentArchive<T> ra{fv, P};
   if (redraw && threadIdx.x == 0) *ra.count() = 0;  // (read after generation 1's barriers)
+  int acap = s.archive.cap;  // the archive's capacity now (it shrinks with the population)
+  // every draw made at the trial (a window of one generation): an archive's donors may be its members, and a
+  // shrinking population's live indices change
+  const bool at_trial = redraw || reduces;
   const Group<G> grp;
   const int gid = static_cast<int>(threadIdx.x) / G, ngroups = static_cast<int>(blockDim.x) / G;
-  const int base = static_cast<int>(rank) * P;
-  const int mine = p.np - base < P ? (p.np - base > 0 ? p.np - base : 0) : P;
-  const std::size_t jslot0 = static_cast<std::size_t>(t) * p.np + base;  // this CTA's first individual's algorithm state
-  std::uint32_t* ranking = s.ranking + static_cast<std::size_t>(t) * p.pbest_count;
+  const int base = static_cast<int>(rank) * P;  // this CTA's first slot's individual in generation 0
+  int mine = np0 - base < P ? (np0 - base > 0 ? np0 - base : 0) : P;  // its live individuals: its first slots
+  int lbase = base;  // the live index of its first slot
+  const LiveTable live = reduces ? LiveTable::at(smem + sh.off_live, np0, static_cast<int>(C), P) : LiveTable{};
+  if (reduces) {
+    for (int i = threadIdx.x; i < np0; i += blockDim.x) live.ref[i] = pack_ref(static_cast<std::uint32_t>(i), P);
+    for (int r = threadIdx.x; r <= static_cast<int>(C); r += blockDim.x) live.first[r] = r * P < np0 ? r * P : np0;
+  }
+  // live individual k's CTA and slot (pack_ref's form)
+  auto ref = [&](std::uint32_t k) { return reduces ? live.ref[k] : pack_ref(k, P); };
+  const std::size_t jslot0 = static_cast<std::size_t>(t) * np0 + base;  // this CTA's first slot's algorithm state (a stateful algorithm does not shrink)
+  std::uint32_t* ranking = s.ranking + static_cast<std::size_t>(t) * rstride;
   unsigned long long* nans = s.nans + t;
   const unsigned long long start = global_ns();
   const std::uint32_t tag = stream_tag(rng::Purpose::crossover, p.trial);
@@ -163,23 +193,24 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   auto time_up = [&] { return s.max_time_ns && global_ns() - start >= s.max_time_ns; };
   // individual k's row in buffer `buf`, wherever in the cluster it lives
   auto row_at = [&](int buf, std::uint32_t k) -> const T* {
-    const std::uint32_t ref = pack_ref(k, P);
-    return cluster.map_shared_rank(rows + (static_cast<std::size_t>(buf) * P + (ref & 0xfffffu)) * Ds, ref >> 20);
+    const std::uint32_t r = ref(k);
+    return cluster.map_shared_rank(rows + (static_cast<std::size_t>(buf) * P + (r & 0xfffffu)) * Ds, r >> 20);
   };
-  // this CTA's individual kl
+  // this CTA's slot kl
   auto own = [&](int buf, int kl) -> T* { return rows + (static_cast<std::size_t>(buf) * P + kl) * Ds; };
   // whether individual i's parent lost in the generation of parity buf, wherever in the cluster it lives
   auto lost_in = [&](int buf, std::uint32_t i) {
-    const std::uint32_t ref = pack_ref(i, P);
-    return *cluster.map_shared_rank(ra.lost() + buf * P + (ref & 0xfffffu), ref >> 20) != 0;
+    const std::uint32_t r = ref(i);
+    return *cluster.map_shared_rank(ra.lost() + buf * P + (r & 0xfffffu), r >> 20) != 0;
   };
   // generation gd's population-level update into this CTA's copy, by one warp (the contributions of the
   // generation's parity, wherever in the cluster)
   auto update_shared = [&](std::uint32_t gd) {
     const double* from = sums + static_cast<std::size_t>(gd & 1) * sum_words * P;
-    warp_end_generation(p, gd, shared_state, [from, P, cluster](int w, std::uint32_t i) {
-      const std::uint32_t ref = pack_ref(i, P);
-      return *cluster.map_shared_rank(from + static_cast<std::size_t>(w) * P + (ref & 0xfffffu), ref >> 20);
+    const std::uint32_t* lref = reduces ? live.ref : nullptr;
+    warp_end_generation(p, gd, shared_state, [from, P, cluster, lref](int w, std::uint32_t i) {
+      const std::uint32_t r = lref ? lref[i] : pack_ref(i, P);
+      return *cluster.map_shared_rank(from + static_cast<std::size_t>(w) * P + (r & 0xfffffu), r >> 20);
     }, static_cast<std::uint32_t>(p.np));
   };
 
@@ -209,7 +240,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     }
     grp.sync();
     const double v = group_violations(s.lin, x0, D, cv_at(0, k), grp);
-    const T fi = v == 0 ? static_cast<T>(group_value<F, T, G>(s, fn, static_cast<std::size_t>(t) * p.np + i, x0, o, D, grp) + s.bias)
+    const T fi = v == 0 ? static_cast<T>(group_value<F, T, G>(s, fn, static_cast<std::size_t>(t) * np0 + i, x0, o, D, grp) + s.bias)
                         : inf;
     if (grp.lane == 0) {
       fv[k] = fi;
@@ -223,9 +254,61 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
 
   // A group with one individual makes the crossover words of its first block while the others finish.
   const bool single = gid < mine && gid + ngroups >= mine;
-  const bool ahead_ok = single && p.crossover == Crossover::bin;
+  const bool ahead_ok = single && p.crossover == Crossover::bin && !reduces;
   rng::Block ahead{};
   if (ahead_ok) ahead = philox_block(s.rk, 1u + grp.lane, static_cast<std::uint32_t>(base + gid), 1u, tag);
+
+  // The population shrinks to n after the update of generation gd (the values of buffer cur; gpu_reduction.cuh):
+  // every CTA marks the same individuals, the CTAs' first live indices and the live table follow, and each
+  // CTA moves its survivors to its first slots (through the other buffer, free now: the archive took its
+  // rows). Two cluster barriers: every CTA has read the others' values before one moves its own, and has
+  // moved its own before another reads them.
+  auto shrink = [&](int cur, int n) {
+    const int nxt = cur ^ 1;
+    for (int k = threadIdx.x; k < p.np; k += blockDim.x) {
+      const std::uint32_t r = ref(static_cast<std::uint32_t>(k));
+      fall[k] = *cluster.map_shared_rank(fv + cur * P + (r & 0xfffffu), r >> 20);
+    }
+    __syncthreads();
+    cta_mark_removed([&](int j) { return fall[j]; }, p.np, p.np - n, live.gone);
+    int* next = live.next_first(static_cast<int>(C));
+    for (int r = static_cast<int>(threadIdx.x) / 32; r <= static_cast<int>(C); r += static_cast<int>(blockDim.x) / 32) {
+      const int c = warp_count_gone(live.gone, live.first[r]);
+      if (threadIdx.x % 32 == 0) next[r] = live.first[r] - c;
+    }
+    // this CTA's survivors, in order: slot q takes slot from[q]
+    int kept = 0;
+    for (int c0 = 0; c0 < mine; c0 += static_cast<int>(blockDim.x)) {
+      const int k = c0 + static_cast<int>(threadIdx.x);
+      const int keep = k < mine && !live.gone[lbase + k] ? 1 : 0;
+      int total = 0;
+      const int at = cta_exclusive_scan(keep, &total);  // (its barriers also publish next[])
+      if (keep) live.from[kept + at] = k;
+      kept += total;
+    }
+    __syncthreads();
+    for (int e = threadIdx.x; e < kept * Ds; e += blockDim.x) own(nxt, e / Ds)[e % Ds] = own(cur, live.from[e / Ds])[e % Ds];
+    for (int q = threadIdx.x; q < kept; q += blockDim.x) {
+      fv[nxt * P + q] = fv[cur * P + live.from[q]];
+      for (int c = 0; c < mc; ++c) cv_at(nxt, q)[c] = cv_at(cur, live.from[q])[c];
+    }
+    cluster.sync();  // every CTA has gathered the values it needed from the others
+    for (int e = threadIdx.x; e < kept * Ds; e += blockDim.x) own(cur, e / Ds)[e % Ds] = own(nxt, e / Ds)[e % Ds];
+    for (int q = threadIdx.x; q < kept; q += blockDim.x) {
+      fv[cur * P + q] = fv[nxt * P + q];
+      for (int c = 0; c < mc; ++c) cv_at(cur, q)[c] = cv_at(nxt, q)[c];
+    }
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+      int r = 0;
+      while (i >= next[r + 1]) ++r;
+      live.ref[i] = (static_cast<std::uint32_t>(r) << 20) | static_cast<std::uint32_t>(i - next[r]);
+    }
+    __syncthreads();
+    for (int r = threadIdx.x; r <= static_cast<int>(C); r += blockDim.x) live.first[r] = next[r];
+    mine = kept;
+    lbase = next[rank];
+    cluster.sync();  // every CTA's survivors in place
+  };
 
   long long g = 1;
   int why = 0;
@@ -234,39 +317,73 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     cluster_wait();  // generation g - 1 is written everywhere in the cluster
     const std::uint32_t gu = static_cast<std::uint32_t>(g);
     const int cur = static_cast<int>((g - 1) & 1), nxt = cur ^ 1;
-    why = decide_stop(
-        s, t, g, C, rank == 0, [&](unsigned r) { return *cluster.map_shared_rank(&slot[cur], r); },
-        [&] { return cluster_converged<T>(s.tol, s.atol, fv + cur * P, P, static_cast<std::uint32_t>(p.np)); }, best);
-    record_history_x(s, t, g - 1, D, static_cast<int>(best) >= base && static_cast<int>(best) < base + mine,
-                     [&](int j) { return own(cur, static_cast<int>(best) - base)[j]; });
-    if (why) break;
-    if (sum_words && g >= 2) {  // generation g - 1's population-level update, made by every CTA alike
+    // Generation g - 1's end, as the host driver makes it after its selections (before the stop test):
+    // the population-level update, made by every CTA alike
+    if (sum_words && g >= 2) {
       if (threadIdx.x < 32) update_shared(gu - 1);
       __syncthreads();
     }
-    // generation g - 1's losers into the archive: every CTA computes every insertion and copies its own
-    // parents' rows (buffer nxt: the trials of generation g overwrite them after the barrier below)
+    // its losers into the archive: every CTA computes every insertion and copies its own parents' rows
+    // (buffer nxt: the trials of generation g overwrite them after the barrier below)
+    int arc_n = 0;
+    const bool inserts = redraw && g >= 2 && acap > 0;  // (its barriers order the count's reads before the write below)
     if (redraw && g >= 2) {
       const EngineArchive<T> a = arc();
-      const int n = cta_archive_insert(p, gu - 1, p.np, [&](int i) { return lost_in(cur, static_cast<std::uint32_t>(i)); }, a.cap,
-                                       *ra.count(), ra.owner(), [&](int i, int at) {
-                                         if (i >= base && i < base + mine)
-                                           copy_row(a.member(at), static_cast<const T*>(own(nxt, i - base)), Ds,
-                                                    [](const T* q) { return load4<false>(q); });
-                                       });
-      if (threadIdx.x == 0) *ra.count() = n;  // (read after the barrier below)
+      arc_n = *ra.count();
+      if (inserts)
+        arc_n = cta_archive_insert(p, gu - 1, p.np, [&](int i) { return lost_in(cur, static_cast<std::uint32_t>(i)); }, acap, arc_n,
+                                   ra.owner(), [&](int i, int at) {
+                                     const std::uint32_t r = ref(static_cast<std::uint32_t>(i));
+                                     if ((r >> 20) == rank)
+                                       copy_row(a.member(at), static_cast<const T*>(own(nxt, static_cast<int>(r & 0xfffffu))), Ds,
+                                                [](const T* q) { return load4<false>(q); });
+                                   });
     }
-    if (pbest) {  // every f gathered here, this CTA's individuals ranked, the best pbest_count written out
-      for (int k = threadIdx.x; k < p.np; k += blockDim.x) {
-        const std::uint32_t ref = pack_ref(static_cast<std::uint32_t>(k), P);
-        fall[k] = *cluster.map_shared_rank(fv + cur * P + (ref & 0xfffffu), ref >> 20);
+    // the next generation's sizes: the worst removed, the archive cut to its new capacity
+    bool shrunk = false;
+    if (reduces && g >= 2) {
+      const alg::Sizes z = alg::sizes(p, shared_state);
+      acap = z.archive < s.archive.cap ? z.archive : s.archive.cap;
+      arc_n = arc_n < acap ? arc_n : acap;
+      if (z.np < p.np) {
+        shrink(cur, z.np);
+        shrunk = true;
+      }
+      p.np = z.np;
+      p.pbest_count = z.pbest_count < z.np ? z.pbest_count : z.np;
+    }
+    if (redraw && g >= 2) {
+      if (!inserts) __syncthreads();  // every thread has read the count
+      if (threadIdx.x == 0) *ra.count() = arc_n;  // (read after the barriers below)
+    }
+    why = decide_stop(
+        s, t, g, C, rank == 0, [&](unsigned r) { return *cluster.map_shared_rank(&slot[cur], r); },
+        [&] { return cluster_converged<T>(s.tol, s.atol, fv + cur * P, P, static_cast<std::uint32_t>(p.np), reduces ? live.ref : nullptr); },
+        best);
+    if (shrunk && s.need_best) {  // the best's live index after the reduction (the first where it went: all were equal)
+      __shared__ int before;
+      if (threadIdx.x < 32) {
+        const int c = warp_count_gone(live.gone, static_cast<int>(best));
+        if (threadIdx.x == 0) before = c;
       }
       __syncthreads();
-      rank_pbest(p, [&](int j) { return fall[j]; }, ranking, base + static_cast<int>(threadIdx.x), base + mine,
+      best = live.gone[best] ? 0u : best - static_cast<std::uint32_t>(before);
+      __syncthreads();
+    }
+    record_history_x(s, t, g - 1, D, static_cast<int>(best) >= lbase && static_cast<int>(best) < lbase + mine,
+                     [&](int j) { return own(cur, static_cast<int>(best) - lbase)[j]; });
+    if (why) break;
+    if (pbest) {  // every f gathered here, this CTA's individuals ranked, the best pbest_count written out
+      for (int k = threadIdx.x; k < p.np; k += blockDim.x) {
+        const std::uint32_t r = ref(static_cast<std::uint32_t>(k));
+        fall[k] = *cluster.map_shared_rank(fv + cur * P + (r & 0xfffffu), r >> 20);
+      }
+      __syncthreads();
+      rank_pbest(p, [&](int j) { return fall[j]; }, ranking, lbase + static_cast<int>(threadIdx.x), lbase + mine,
                  static_cast<int>(blockDim.x));
     }
     if (pbest || redraw) cluster.sync();  // the ranking and the archive's rows published
-    if (!redraw && ((gu - 1) & wmask) == 0) {  // the next W generations' draws, a lane each
+    if (!at_trial && ((gu - 1) & wmask) == 0) {  // the next W generations' draws, a lane each
       for (int k = gid; k < mine; k += ngroups) {
         if (grp.lane < W) {
           const std::uint32_t gl = gu + static_cast<std::uint32_t>(grp.lane);
@@ -284,18 +401,21 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       // the state the selections wrote last generation, seen by every thread: the update above synced the CTA
       // (at generation 1 nothing was written yet)
       if (!sum_words) __syncthreads();
+      const std::uint32_t members = redraw ? static_cast<std::uint32_t>(*ra.count()) : 0u;
       for (int k = threadIdx.x; k < mine; k += blockDim.x) {
-        const std::uint32_t i = static_cast<std::uint32_t>(base + k);
-        const alg::Control c = alg::draw_stateful(p, gu, i, s.algo + (jslot0 + k), shared_state);
+        const std::uint32_t i = static_cast<std::uint32_t>(lbase + k);
+        const alg::Control c = alg::draw_stateful<Algs>(p, gu, i, s.algo + (jslot0 + k), shared_state);
         const ops::CrossoverDraw x = ops::draw_crossover(p, ops::Stream(p.seed, p.trial, ops::Purpose::crossover, gu, i), c.CR);
-        sdraw[k] = StatefulDraw{c, x.threshold, x.length};
-        if (redraw) {  // every draw made now (the window holds one generation): r2 may be an archive's member
+        double Fp = c.F;
+        if constexpr (kShrinking) Fp = alg::pbest_factor<Algs>(p, shared_state, c.F);
+        sdraw[k] = StatefulDraw{c, Fp, x.threshold, x.length};
+        if (at_trial) {  // every draw made now (the window holds one generation): r2 may be an archive's member
           ResidentDraw<T> d{};
           d.w.F = static_cast<T>(c.F);
           d.w.first = x.first;
           d.w.length = x.length;
           d.w.threshold = x.threshold;
-          family_donors(p, gu, i, static_cast<std::uint32_t>(*ra.count()), ranking, shared_state, d.w);
+          family_donors(p, gu, i, members, ranking, shared_state, d.w);
 #pragma unroll
           for (int q = 0; q < 5; ++q)
             d.rows[q] = d.w.r[q] < static_cast<std::uint32_t>(p.np) ? row_at(cur, d.w.r[q]) : arc().member(static_cast<int>(d.w.r[q]) - p.np);
@@ -309,26 +429,28 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     bf = nan, bi = 0xffffffffu, bv = static_cast<double>(INFINITY);
     // individual k's trial into its row of the next buffer; returns the sum of an elementwise function's terms
     auto trial = [&](int k) {
-      const std::uint32_t i = static_cast<std::uint32_t>(base + k);
+      const std::uint32_t i = static_cast<std::uint32_t>(lbase + k);
       const ResidentDraw<T>& d = win[k * W + static_cast<int>((gu - 1) & wmask)];
       WinDraw<T> w = d.w;
+      T Fp = w.F;
       if (stateful) {
         const StatefulDraw& sd = sdraw[k];
         w.F = static_cast<T>(sd.c.F);
+        Fp = kShrinking ? static_cast<T>(sd.Fp) : w.F;
         w.threshold = sd.threshold;
         w.length = sd.length;
       }
       const T* xi = own(cur, k);
       const T* xpb = pbest ? row_at(cur, __ldcg(ranking + w.pbest_rank)) : nullptr;
       const TrialIn<T> a = make_trial<T>(p, mutation_form<T>(m, kSlots, xi, xb, xpb, [&](std::uint32_t q) { return d.rows[q]; }),
-                                         xi, own(nxt, k), lo, hi, o, s.ints, w, gu, i);
+                                         xi, own(nxt, k), lo, hi, o, s.ints, w, gu, i, Fp);
       return trial_blocks<F, T, false>(a, s.rk, grp.lane, G, ahead_ok, ahead);
     };
     // the trial of individual k with value `value` against its target: the survivor in the next buffer
     // (under constraints, the trial's violations are in cv_at(nxt, k) and its value is not read where it
     // is infeasible)
     auto select = [&](int k, double value) {
-      const std::uint32_t i = static_cast<std::uint32_t>(base + k);
+      const std::uint32_t i = static_cast<std::uint32_t>(lbase + k);
       const T* xi = own(cur, k);
       T* ui = own(nxt, k);
       const T fi = fv[cur * P + k];
@@ -353,7 +475,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
         if (redraw) ra.lost()[nxt * P + k] = ops::parent_lost(take, ft, fi, cv_at(nxt, k), cv_at(cur, k), mc);
         if (ft != ft) atomicAdd(nans, 1ull);
         if (stateful)
-          alg::after_selection(p, sdraw[k].c, s.algo + (jslot0 + k), take, fi, ft,
+          alg::after_selection<Algs>(p, sdraw[k].c, s.algo + (jslot0 + k), take, fi, ft,
                                alg::Sums{sums + static_cast<std::size_t>(nxt) * sum_words * P + k, static_cast<std::size_t>(P)});
       }
       if (s.need_best) {
@@ -374,7 +496,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
           value = acc.finish<F>(grp, D);
         } else {
           grp.sync();
-          if (vt == 0) value = group_value<F, T, G>(s, fn, static_cast<std::size_t>(t) * p.np + base + k, own(nxt, k), o, D, grp);
+          if (vt == 0) value = group_value<F, T, G>(s, fn, static_cast<std::size_t>(t) * np0 + base + k, own(nxt, k), o, D, grp);
           grp.sync();  // every lane has read the trial (neighbours' coordinates too) before a loss overwrites it
         }
         select(k, value);
@@ -385,37 +507,30 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     if (ahead_ok) ahead = philox_block(s.rk, 1u + grp.lane, static_cast<std::uint32_t>(base + gid), gu + 1, tag);
   }
 
-  // The result: the best of the last population; its owner writes its row out.
+  // The result: the best of the last population; its owner writes its row out. (The last generation's
+  // update, archive insertions and reduction were made before the stop test, as the host driver makes them.)
   if constexpr (has_resident_hooks<F>) fn.resident_done();
   const long long done = g - 1;
   const int last = static_cast<int>(done & 1);
   bf = nan, bi = 0xffffffffu, bv = static_cast<double>(INFINITY);
   for (int k = threadIdx.x; k < mine; k += blockDim.x)
-    keep_best(bv, bf, bi, mc ? violation_key(cv_at(last, k), mc) : 0.0, fv[last * P + k], static_cast<std::uint32_t>(base + k));
+    keep_best(bv, bf, bi, mc ? violation_key(cv_at(last, k), mc) : 0.0, fv[last * P + k], static_cast<std::uint32_t>(lbase + k));
   publish_best(bf, bi, &slot[2], 0, mc > 0, bv);
   cluster.sync();
   const Slot<T> b = read_best<T>([&](unsigned r) { return *cluster.map_shared_rank(&slot[2], r); }, C, mc > 0);
-  if (static_cast<int>(b.idx) >= base && static_cast<int>(b.idx) < base + mine) {
-    const T* xr = own(last, static_cast<int>(b.idx) - base);
+  if (static_cast<int>(b.idx) >= lbase && static_cast<int>(b.idx) < lbase + mine) {
+    const T* xr = own(last, static_cast<int>(b.idx) - lbase);
     for (int j = threadIdx.x; j < D; j += blockDim.x) s.best_x[static_cast<std::size_t>(t) * D + j] = xr[j];
   }
-  if (s.pop_x) {  // RunOptions::keep_population: this CTA's individuals
-    const std::size_t first = static_cast<std::size_t>(t) * p.np + base;
+  if (s.pop_x) {  // RunOptions::keep_population: this CTA's live individuals (the first p.np of trial t's rows)
+    const std::size_t first = static_cast<std::size_t>(t) * np0 + lbase;
     for (int e = threadIdx.x; e < mine * D; e += blockDim.x) s.pop_x[first * D + e] = own(last, e / D)[e % D];
     for (int k = threadIdx.x; k < mine; k += blockDim.x) s.pop_f[first + k] = fv[last * P + k];
   }
-  if (rank == 0) {  // the algorithm's final state (the host driver's: generation done's update made, its losers counted in)
-    if (sum_words && done >= 1) {
-      if (threadIdx.x < 32) update_shared(static_cast<std::uint32_t>(done));
-      __syncthreads();
-    }
+  if (kFamily && rank == 0) {  // the algorithm's final state
     const int words = alg::shared_words(p);
     for (int w = threadIdx.x; w < words; w += blockDim.x) s.shared_out[static_cast<std::size_t>(t) * words + w] = shared_state[w];
-    if (redraw) {
-      const int n = done >= 1 ? cta_archive_count(p.np, [&](int i) { return lost_in(last, static_cast<std::uint32_t>(i)); }, s.archive.cap, *ra.count())
-                              : 0;
-      if (threadIdx.x == 0) s.archive_size[t] = n;
-    }
+    if (redraw && threadIdx.x == 0) s.archive_size[t] = *ra.count();
   }
   if (rank == 0 && threadIdx.x == 0) {
     s.best[t] = b.idx;

@@ -69,9 +69,9 @@ __device__ __forceinline__ void family_donors(const ops::Params& p, std::uint32_
   w.pbest_rank = d.pbest_rank;
 }
 
-// Every mutation is base + F (a - b) [+ F (c - d)], evaluated in that order, as ops::mutate does. (jSO's
-// own factor for current-to-pbest's first difference, F_w, waits for jSO on this engine: step 7b; for
-// every algorithm it runs, that factor is F, alg::pbest_factor.)
+// Every mutation is base + Fp (a - b) [+ F (c - d)], evaluated in that order, as ops::mutate does: Fp is
+// current-to-pbest's factor of the p-best difference, jSO's F_w (alg::pbest_factor), and F for every other
+// algorithm and mutation.
 template <class T>
 struct Form {
   const T *base, *a, *b, *c, *d;
@@ -100,7 +100,7 @@ struct TrialIn {
   T* ui;        // where the trial goes
   const T *lo, *hi, *o;  // box and shift (o: nullptr when unshifted), padded to whole blocks
   ops::Integers<T> ints;  // integrality: the integer coordinates rounded (constraints.hpp); integer nullptr: none
-  T F;
+  T F, Fp;  // the factors of the second and first differences (Form)
   std::uint32_t first, length;
   std::uint64_t threshold;
   Crossover crossover;
@@ -115,12 +115,12 @@ __device__ __forceinline__ std::uint32_t stream_tag(rng::Purpose purpose, std::u
 }
 
 // The trial of individual i in generation g: the mutation's rows, the target row xi, where the trial goes
-// (ui), the box and shift, the draws.
+// (ui), the box and shift, the draws; Fp: the first difference's factor (jSO's F_w; w.F for the others).
 template <class T>
 __device__ __forceinline__ TrialIn<T> make_trial(const ops::Params& p, const Form<T>& form, const T* xi, T* ui, const T* lo,
                                                  const T* hi, const T* o, const ops::Integers<T>& ints, const WinDraw<T>& w,
-                                                 std::uint32_t g, std::uint32_t i) {
-  return TrialIn<T>{form, xi, ui, lo, hi, o, ints, w.F, w.first, w.length, w.threshold, p.crossover, p.repair, p.D, i, g,
+                                                 std::uint32_t g, std::uint32_t i, T Fp) {
+  return TrialIn<T>{form, xi, ui, lo, hi, o, ints, w.F, Fp, w.first, w.length, w.threshold, p.crossover, p.repair, p.D, i, g,
                     stream_tag(rng::Purpose::crossover, p.trial), ops::Stream(p.seed, p.trial, ops::Purpose::repair, g, i)};
 }
 
@@ -172,7 +172,7 @@ __device__ __forceinline__ Partial trial_blocks(const TrialIn<T>& a, const Round
     bool out = false;
 #pragma unroll
     for (int k = 0; k < kBlock; ++k) {
-      v[k] = vb.v[k] + a.F * (va.v[k] - vd1.v[k]);
+      v[k] = vb.v[k] + a.Fp * (va.v[k] - vd1.v[k]);
       if (a.form.two) v[k] = v[k] + a.F * (vc.v[k] - vd2.v[k]);
       out |= crossed[k] && !(v[k] >= lo.v[k] && v[k] <= hi.v[k]);
       u.v[k] = crossed[k] ? v[k] : xv.v[k];
