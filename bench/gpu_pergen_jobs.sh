@@ -40,4 +40,6 @@ done <<'JOBS'
 1000 --problem rastrigin --dim 100 --np 250 --max-gens 20000 --engine gpu --algorithm shade
 50 --problem rastrigin --dim 30 --max-evals 300000 --engine gpu --algorithm lshade
 50 --problem rastrigin --dim 30 --max-evals 300000 --engine gpu --algorithm jso
+100 --problem rastrigin --dim 500 --max-evals 5000000 --max-gens 1500 --engine gpu --algorithm lshade
+100 --problem rastrigin --dim 1000 --max-evals 10000000 --max-gens 1500 --engine gpu --algorithm jso
 JOBS

@@ -41,19 +41,13 @@ def test_the_shade_family_on_the_gpu(engine, algorithm):
     np.testing.assert_allclose(r.memory_F, ref.memory_F, rtol=1e-9)
     if algorithm != "shade":
         assert r.final_np < 20
-    if algorithm == "shade":  # the gpu engine runs SHADE, and auto takes it
-        g = degpu.minimize(p, engine="gpu", **kw)
-        close(g, ref)
-        assert g.archive_size == ref.archive_size and g.final_np == ref.final_np
-        np.testing.assert_allclose(g.memory_F, ref.memory_F, rtol=1e-9)
-        assert degpu.minimize(p, **kw).engine == "gpu"
-        return
-    # the gpu engine runs a shrinking population on its resident path (step 7b); auto keeps gpu-fused for it
+    # the gpu engine runs every algorithm (a shrinking population on every path: steps 7b and 7c), and auto
+    # takes it
     g = degpu.minimize(p, engine="gpu", **kw)
     close(g, ref)
     assert g.final_np == ref.final_np and g.archive_size == ref.archive_size and g.nfev == ref.nfev and g.nit == ref.nit
     np.testing.assert_allclose(g.memory_F, ref.memory_F, rtol=1e-9)
-    assert degpu.minimize(p, **kw).engine == "gpu-fused"
+    assert degpu.minimize(p, **kw).engine == "gpu"
 
 
 def test_auto_is_gpu_and_trials_run_together():

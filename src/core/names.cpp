@@ -10,6 +10,7 @@
 
 #include "core/algorithms/registry.hpp"
 #include "core/algorithms/tree_sum.hpp"
+#include "core/params.hpp"
 #include "core/trials.hpp"
 
 #include "degpu/de.hpp"
@@ -155,14 +156,19 @@ Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de) {
 Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de, const RunOptions& options) {
   if (e != Engine::auto_) return e;
   const Engine chosen = detail::auto_engine(problem, resolve_engine(e) == Engine::gpu, static_cast<bool>(options.observe));
-  // an algorithm the gpu engine does not run (registry.hpp), or one whose population shrinks (the gpu engine
-  // runs L-SHADE and jSO only where the population fits a cluster's shared memory, which the device decides:
-  // until its global paths run them, SHADE_PLAN.md's step 7b): gpu-fused, else gpu-kernels, where the
-  // problem runs there (the next fastest, PERFORMANCE.md), else threads or gpu-eval
-  if (chosen == Engine::gpu && (!alg::gpu_engine_refusal(de).empty() || alg::reduces(de))) {
-    for (Engine e : {Engine::gpu_fused, Engine::gpu_kernels})
-      if (problem.model()->not_on(e).empty()) return e;
-    return problem.model()->not_on_cpu().empty() ? Engine::threads : Engine::gpu_eval;
+  // every algorithm runs on every engine (registry.hpp); the gpu engine's grid and wide paths keep an
+  // archive's plan and a shrinking population's live table in each CTA's shared memory, and refuse what a
+  // Hopper CTA cannot hold (227 KB less the kernels' own): there auto takes gpu-fused (else gpu-kernels,
+  // threads or gpu-eval), which keep them in device memory. (A population that large never fits the
+  // resident path's cluster at D > 20, which would need none of it.)
+  if (chosen == Engine::gpu && alg::kernel_kind(de.algorithm) != 0) {
+    constexpr std::size_t kCtaSharedBytes = 227 * 1024 - 4096;
+    const ops::Params p = ops::make_params(problem, resolve(problem, de, StopCriteria{}), options);
+    if (alg::global_shared_bytes(alg::shared_words(p), alg::initial_sizes(p).archive, alg::reduces(p) ? p.np : 0) > kCtaSharedBytes) {
+      for (Engine f : {Engine::gpu_fused, Engine::gpu_kernels})
+        if (problem.model()->not_on(f).empty()) return f;
+      return problem.model()->not_on_cpu().empty() ? Engine::threads : Engine::gpu_eval;
+    }
   }
   return chosen;
 }

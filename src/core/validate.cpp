@@ -114,9 +114,6 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
     throw ConfigError("{engine} " + std::string(engine_name(engine)) +
                       ": it takes linear {constraints} only (computed in its kernels): use {engine} gpu-kernels, gpu-eval, "
                       "serial, threads or matrix for these");
-  if (engine == Engine::gpu)
-    if (const std::string why = alg::gpu_engine_refusal(de); !why.empty())
-      throw ConfigError("{engine} " + std::string(engine_name(engine)) + ": " + why);
   if (engine == Engine::gpu && options.observe)  // its generations run inside one kernel, which the host does not see
     throw ConfigError("{engine} gpu: it runs its generations inside one kernel and calls no {callback}: use {engine} gpu-kernels");
   if (!options.initial.empty()) {

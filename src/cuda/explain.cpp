@@ -34,9 +34,10 @@ std::string algorithm_state(const ops::Params& p) {
     s += "; the population shrinks from " + std::to_string(p.np) + " to " + std::to_string(np_min) + " over " +
          std::to_string(p.max_evals) +
          " evaluations (gpu-kernels, gpu-fused: the host picks the worst from the values it reads for the p-best ranking, the "
-         "device gathers the rest; the gpu engine, on its resident path only: every CTA of the cluster picks the same worst from "
-         "the values it gathers, a live table maps the live indices to the CTAs' slots, each CTA moves its survivors to its "
-         "first slots, no host round trip)";
+         "device gathers the rest; the gpu engine, no host round trip: on its resident path every CTA of the cluster picks the "
+         "same worst from the values it gathers, a live table maps the live indices to the CTAs' slots, each CTA moves its "
+         "survivors to its first slots; on its grid and wide paths the grid's warps mark the worst and each CTA keeps a live "
+         "table from the live indices to the rows, which stay where they are)";
   }
   return s + ".";
 }
@@ -46,14 +47,11 @@ std::string algorithm_state(const ops::Params& p) {
 std::vector<LaunchExplanation> explain_launch(const Problem& problem, const DEConfig& de, const StopCriteria& stop,
                                               const RunOptions& options, int trials) {
   RunOptions o = options;
-  const std::string gpu_refusal = alg::gpu_engine_refusal(de);
-  o.engine = gpu_refusal.empty() ? Engine::gpu : Engine::gpu_kernels;  // validated for an engine that runs it
+  o.engine = Engine::gpu;  // validated for the gpu engine
   validate(problem, de, stop, o);
   const Resolved r = resolve(problem, de, stop);
   cuda::use_device(0);  // CudaError without a device
   std::vector<LaunchExplanation> lines = problem.model()->explain_gpu(problem, r, o, trials);
-  for (LaunchExplanation& l : lines)
-    if (l.engine == "gpu" && !gpu_refusal.empty()) l.text = std::string(ConfigError(gpu_refusal).what()) + ".";
   if (const std::string s = algorithm_state(ops::make_params(problem, r, o)); !s.empty()) lines.push_back({"algorithm", s});
   return lines;
 }

@@ -213,8 +213,8 @@ TEST_F(Cli, DevicesExplain) {
     EXPECT_NE(l.out.find("\nalgorithm    lshade: 206 words of population state"), std::string::npos) << l.out;
     EXPECT_NE(l.out.find("an archive of up to 936 rows"), std::string::npos) << l.out;
     EXPECT_NE(l.out.find("the population shrinks from 360 to 4 over 200000 evaluations"), std::string::npos) << l.out;
-    EXPECT_NE(l.out.find("the gpu engine, on its resident path only: every CTA of the cluster picks the same worst"), std::string::npos)
-        << l.out;
+    EXPECT_NE(l.out.find("on its resident path every CTA of the cluster picks the same worst"), std::string::npos) << l.out;
+    EXPECT_NE(l.out.find("on its grid and wide paths the grid's warps mark the worst"), std::string::npos) << l.out;
     EXPECT_EQ(l.out.find("does not run on the gpu engine"), std::string::npos) << l.out;
   }
 }
@@ -634,10 +634,9 @@ TEST_F(Cli, ShadeAlgorithm) {
     EXPECT_EQ(jg["evals"], l["evals"]);
     EXPECT_EQ(jg["generations"], l["generations"]);
   }
-  // auto takes gpu-fused for a shrinking population where there is a device (SHADE_PLAN.md: until the gpu
-  // engine's global paths run it)
+  // auto takes the gpu engine for a shrinking population where there is a device (every path runs it: step 7c)
   const auto la = nlohmann::json::parse(run("run --problem sphere --dim 5 --algorithm lshade --max-evals 3000 --json -").out);
-  EXPECT_EQ(la["engine"], auto_engine() == "gpu" ? "gpu-fused" : "threads");
+  EXPECT_EQ(la["engine"], auto_engine());
 }
 
 // --algorithm jade: JADE's own strategy and p unless given; --F, --CR and --dither refused (JADE draws

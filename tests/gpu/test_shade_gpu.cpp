@@ -208,7 +208,7 @@ TEST(ShadeGpu, LargePopulationSmallArchive) {
   expect_same_state(ref, minimize(p, de, stop, o), 1e-9, "np 2500 gpu-fused");
 }
 
-// The gpu engine (the SHADE family issue's step 7a: SHADE and JADE's archive; L-SHADE and jSO refused): the
+// The gpu engine (the SHADE family issue's step 7a: SHADE and JADE's archive; L-SHADE and jSO below): the
 // archive in global memory, every CTA planning every insertion itself at the start of the next generation
 // (gpu_archive.cuh), the memories in each CTA's shared memory. Each path (resident: the population in a
 // cluster's shared memory; grid and wide: rows in global memory) takes the serial engine's decisions for
@@ -296,15 +296,17 @@ TEST(ShadeGpu, GpuEngineConstrainedLargeAndTrials) {
   EXPECT_NE(all.trials[0].memory_F, all.trials[1].memory_F);
 }
 
-// The gpu engine with a shrinking population (step 7b, resident path): L-SHADE and jSO on a plain and a
-// CEC function, D 10 (NP 180 and 182 planned down to 4 over 20,000 evaluations): every CTA removes the same
+// The gpu engine with a shrinking population: L-SHADE and jSO on a plain and a CEC function, D 10 (NP 180
+// and 182 planned down to 4 over 20,000 evaluations). Resident path (step 7b): every CTA removes the same
 // worst individuals (ties to the lowest index), the CTAs move their survivors to their first slots and a
-// live table maps the live indices, the archive is cut to its new capacity, jSO's F_w weighs the p-best
-// difference. The first 60 generations (the population shrunk every generation, the archive full) take the
-// serial engine's decisions on the engine's own plan and on clusters of 1 and 3 CTAs, the kept population
-// (the survivors, in the serial engine's order) included; the whole run ends where the serial engine's does
-// (the same generations, evaluations and final NP from the replayed schedule), with its history's
-// evaluations.
+// live table maps the live indices; grid and wide paths (step 7c): the grid's warps mark the worst, each CTA
+// keeps a live table to the rows, which stay where they are. Everywhere the archive is cut to its new
+// capacity and jSO's F_w weighs the p-best difference. The first 60 generations (the population shrunk
+// every generation, the archive full) take the serial engine's decisions on the engine's own plan, on
+// clusters of 1 and 3 CTAs, on the grid path (90 CTAs of 2 individuals) and the wide path (3 CTAs an
+// individual), the kept population (the survivors, in the serial engine's order) included; the whole run ends
+// where the serial engine's does (the same generations, evaluations and final NP from the replayed schedule),
+// with its history's evaluations, on the resident and the grid path.
 TEST(ShadeGpu, GpuEngineShrinkingPopulation) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
   for (const char* fname : {"rastrigin", "cec2017:f5"}) {
@@ -322,7 +324,9 @@ TEST(ShadeGpu, GpuEngineShrinkingPopulation) {
       EXPECT_GT(ref.archive_size, 0) << what;
       o.engine = Engine::gpu;
       for (const EnginePath& path : {EnginePath{nullptr, "its plan"}, EnginePath{"resident,1,0,8", "resident, 1 CTA"},
-                                     EnginePath{"resident,3,0,8", "resident, 3 CTAs"}}) {
+                                     EnginePath{"resident,3,0,8", "resident, 3 CTAs"}, EnginePath{"grid,64", "grid"},
+                                     EnginePath{"wide,3,128", "wide"}}) {
+        if (std::string(fname) != "rastrigin" && std::string(path.name) == "wide") continue;  // (functions of terms only)
         const Result r = run_path(p, de, first, o, path);
         const std::string w = what + " gpu engine, " + path.name;
         expect_same_state(ref, r, 1e-9, w);
@@ -339,25 +343,30 @@ TEST(ShadeGpu, GpuEngineShrinkingPopulation) {
       h.engine = Engine::serial;
       const Result full = minimize(p, de, whole, h);
       h.engine = Engine::gpu;
-      const Result g = minimize(p, de, whole, h);
-      EXPECT_EQ(g.generations, full.generations) << what;
-      EXPECT_EQ(g.evals, full.evals) << what;
-      EXPECT_EQ(g.stop_reason, full.stop_reason) << what;
-      EXPECT_EQ(g.final_np, full.final_np) << what;
-      EXPECT_EQ(g.final_np, 4) << what;
-      ASSERT_EQ(g.history.size(), full.history.size()) << what;
-      for (std::size_t k = 0; k < g.history.size(); ++k) {
-        EXPECT_EQ(g.history[k].generation, full.history[k].generation) << what;
-        EXPECT_EQ(g.history[k].evals, full.history[k].evals) << what;
+      for (const EnginePath& path : {EnginePath{nullptr, "its plan"}, EnginePath{"grid,64", "grid"}}) {
+        const Result g = run_path(p, de, whole, h, path);
+        const std::string w = what + " whole run, " + path.name;
+        EXPECT_EQ(g.generations, full.generations) << w;
+        EXPECT_EQ(g.evals, full.evals) << w;
+        EXPECT_EQ(g.stop_reason, full.stop_reason) << w;
+        EXPECT_EQ(g.final_np, full.final_np) << w;
+        EXPECT_EQ(g.final_np, 4) << w;
+        EXPECT_EQ(g.archive_size, full.archive_size) << w;
+        ASSERT_EQ(g.history.size(), full.history.size()) << w;
+        for (std::size_t k = 0; k < g.history.size(); ++k) {
+          EXPECT_EQ(g.history[k].generation, full.history[k].generation) << w;
+          EXPECT_EQ(g.history[k].evals, full.history[k].evals) << w;
+        }
+        EXPECT_TRUE(std::isfinite(g.best_f)) << w;
       }
-      EXPECT_TRUE(std::isfinite(g.best_f)) << what;
     }
   }
 }
 
-// The reduction under linear constraints and integrality, in single precision, and over several trials side
-// by side (each cluster its own schedule and table); a population the resident path cannot hold is refused
-// with one line naming gpu-fused, as is a global path asked for.
+// The reduction under linear constraints and integrality (resident and grid paths), in single precision, and
+// over several trials side by side (each cluster its own schedule and table); a population whose archive's
+// plan and live table do not fit a CTA's shared memory on the global paths is refused with one line naming
+// gpu-fused.
 TEST(ShadeGpu, GpuEngineShrinkingConstrainedTrialsAndRefusals) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
   const Problem base = named("sphere", 8);
@@ -369,9 +378,11 @@ TEST(ShadeGpu, GpuEngineShrinkingConstrainedTrialsAndRefusals) {
   const DEConfig ls = family(Algorithm::lshade);
   const Result ref = minimize(c, ls, first, o);
   o.engine = Engine::gpu;
-  const Result r = minimize(c, ls, first, o);
-  expect_same_state(ref, r, 1e-9, "constrained lshade");
-  EXPECT_EQ(r.infeasible, ref.infeasible);
+  for (const EnginePath& path : {EnginePath{nullptr, "its plan"}, EnginePath{"grid,64", "grid"}}) {
+    const Result r = run_path(c, ls, first, o, path);
+    expect_same_state(ref, r, 1e-9, std::string("constrained lshade, ") + path.name);
+    EXPECT_EQ(r.infeasible, ref.infeasible) << path.name;
+  }
 
   // six trials of jSO together on the resident path
   const DEConfig js = family(Algorithm::jso);
@@ -391,23 +402,30 @@ TEST(ShadeGpu, GpuEngineShrinkingConstrainedTrialsAndRefusals) {
   f.engine = Engine::serial;
   const Result ref32 = minimize(base, js, jfirst, f);
   f.engine = Engine::gpu;
-  const Result r32 = minimize(base, js, jfirst, f);
-  EXPECT_EQ(r32.evals, ref32.evals);
-  EXPECT_EQ(r32.final_np, ref32.final_np);
-  EXPECT_EQ(r32.archive_size, ref32.archive_size);
-  EXPECT_NEAR(r32.best_f, ref32.best_f, 1e-4 * (1 + std::fabs(ref32.best_f)));
-
-  // refusals
-  {
-    const PlanOverride plan("grid,64");
-    try {
-      (void)minimize(base, js, jfirst, o);
-      ADD_FAILURE() << "a global path ran jSO";
-    } catch (const ConfigError& e) {
-      EXPECT_NE(std::string(e.what()).find("shrinks its population"), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find("use --engine gpu-fused"), std::string::npos) << e.what();
-    }
+  for (const EnginePath& path : {EnginePath{nullptr, "its plan"}, EnginePath{"grid,64", "grid"}}) {
+    const Result r32 = run_path(base, js, jfirst, f, path);
+    EXPECT_EQ(r32.evals, ref32.evals) << path.name;
+    EXPECT_EQ(r32.final_np, ref32.final_np) << path.name;
+    EXPECT_EQ(r32.archive_size, ref32.archive_size) << path.name;
+    EXPECT_NEAR(r32.best_f, ref32.best_f, 1e-4 * (1 + std::fabs(ref32.best_f))) << path.name;
   }
+
+  // NP 9,000 at D 500 on the engine's own plan, the grid path (the archive's plan and the live table in 167 KB
+  // a CTA; some hundred CTAs' warps marking the worst): 6 generations, each removing ~16, as the serial engine
+  {
+    const Problem mid = named("rastrigin", 500);
+    const StopCriteria six = first_generations(Algorithm::lshade, 5'000'000, 6);
+    RunOptions m = o;
+    m.engine = Engine::serial;
+    const Result mref = minimize(mid, ls, six, m);
+    m.engine = Engine::gpu;
+    const Result mg = minimize(mid, ls, six, m);
+    expect_same_state(mref, mg, 1e-9, "lshade np 9000 d 500, its plan (grid)");
+    EXPECT_EQ(mg.final_np, mref.final_np);
+    EXPECT_LT(mg.final_np, 8920);
+  }
+
+  // refusal
   const Problem huge = named("sphere", 3000);  // NP 18 D = 54,000 rows of 3,000: no cluster holds them
   StopCriteria few;
   few.max_evals = 200000;
@@ -416,6 +434,12 @@ TEST(ShadeGpu, GpuEngineShrinkingConstrainedTrialsAndRefusals) {
     (void)minimize(huge, ls, few, o);
     ADD_FAILURE() << "L-SHADE NP 54000 D 3000 ran on the gpu engine";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("does not fit it on this device: use --engine gpu-fused"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("an archive of 140400 members and the live table of NP 54000 are planned in each CTA's shared memory"),
+              std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("or --engine gpu-fused"), std::string::npos) << e.what();
   }
+  // auto takes gpu-fused there, and the gpu engine where it holds the population
+  EXPECT_EQ(resolve_engine(Engine::auto_, huge, ls), Engine::gpu_fused);
+  EXPECT_EQ(resolve_engine(Engine::auto_, base, ls), Engine::gpu);
+  EXPECT_EQ(resolve_engine(Engine::auto_, named("sphere", 500), ls), Engine::gpu);  // NP 9000: the grid path
 }

@@ -36,11 +36,7 @@ struct List {
   }
 };
 
-using All = List<De, Jde, Jade, Shade, LShade, Jso>;  // the registration: one entry per algorithm
-// The algorithms the gpu engine's kernels run: every one (L-SHADE and jSO on its resident path only, until
-// the SHADE family issue's step 7b reaches the global paths: docs/SHADE_PLAN.md; gpu_engine.cuh's plan
-// refuses them there).
-using InGpuEngine = All;
+using All = List<De, Jde, Jade, Shade, LShade, Jso>;  // the registration: one entry per algorithm (every engine runs each)
 // The dispatch below: every algorithm, on the host and in every engine's kernels.
 using Dispatch = All;
 // The gpu engine's resident path has a kernel for each kind of algorithm, which carries only its kind's
@@ -80,17 +76,6 @@ constexpr bool listed(List<A...>) {
   return (std::is_same_v<A, B> || ...);
 }
 
-
-#if DEGPU_HOST_CODE
-// Why the gpu engine cannot run configuration `de`: its algorithm is not among InGpuEngine; empty where it can
-// (every algorithm now; kept for an algorithm that reaches the engines one at a time).
-inline std::string gpu_engine_refusal(const DEConfig& de) {
-  bool in = false;
-  InGpuEngine::for_each([&](auto k) { in = in || decltype(k)::id == de.algorithm; });
-  if (in) return {};
-  return "{algorithm} " + std::string(algorithm_name(de.algorithm)) + " does not run on the gpu engine yet";
-}
-#endif
 
 // Doubles of state per individual.
 DEGPU_HD_INLINE int state_words(const ops::Params& p) {
@@ -314,12 +299,16 @@ inline std::vector<double> initial_shared(const ops::Params& p) {
 }
 // The first generation's sizes (the p-best count and the archive's capacity every engine starts from).
 inline Sizes initial_sizes(const ops::Params& p) { return sizes(p, initial_shared(p).data()); }
-// Whether configuration de's algorithm shrinks its population (L-SHADE, jSO).
-inline bool reduces(const DEConfig& de) {
-  bool r = false;
-  All::visit(de.algorithm, [&](auto a) { r = reduces_of<decltype(a)>(); });
-  return r;
+#endif
+// The bytes of each CTA's shared memory that the gpu engine's grid and wide paths keep for the algorithm
+// (gpu_global.cuh): the copy of the population's state (shared_words doubles), the archive's plan (an int a
+// member) and, where the population shrinks from live_np0 (else 0), its live tables (two words an individual).
+DEGPU_HD_INLINE std::size_t global_shared_bytes(int shared_words, int archive_cap, int live_np0) {
+  return static_cast<std::size_t>(shared_words) * 8 + static_cast<std::size_t>(archive_cap) * 4 + static_cast<std::size_t>(live_np0) * 8;
 }
+#if DEGPU_HOST_CODE
+// Whether configuration de's algorithm shrinks its population (L-SHADE, jSO).
+inline bool reduces(const DEConfig& de) { return kernel_kind(de.algorithm) == 2; }
 
 // Where the population shrinks, its size follows the evaluations alone (lshade.hpp's Reduction::schedule:
 // the memories' update reads the selections, the sizes do not), so an engine that counts generations, not

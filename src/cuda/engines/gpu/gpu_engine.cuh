@@ -171,25 +171,22 @@ void plan_global(const ops::Params& p, const DeviceLimits& dev, bool wide, int t
   // a function of whole rows (a group's or a row function's) takes the grid path
   if (!has_terms<Fn> && wide)
     throw ConfigError("gpu engine: CEC functions, schedules and a user's row functions do not take the wide path (use grid,B)");
-  // (the global paths' reduction and jSO's F_w: the SHADE family issue's step 7b, docs/SHADE_PLAN.md)
-  if (alg::reduces(p))
-    throw ConfigError("gpu engine: {algorithm} " + std::string(algorithm_name(p.algorithm)) +
-                      " shrinks its population, which the gpu engine runs where the population fits a cluster's shared memory "
-                      "(its resident path), and NP " + std::to_string(p.np) + " at D " + std::to_string(p.D) +
-                      (wide || std::getenv("DEGPU_GPU_PLAN") ? " takes a global path here" : " does not fit it on this device") +
-                      ": use --engine gpu-fused");
   const void* kernel = global_kernel<Fn, T>(wide, fn);
   plan.path = wide ? GpuPlan::Path::wide : GpuPlan::Path::grid;
   plan.group = 32;
   plan.threads = threads;
-  // the CTA's copy of the population's state and the archive's plan (gpu_global.cuh)
-  plan.smem_bytes = global_smem_bytes(alg::shared_words(p), alg::initial_sizes(p).archive);
+  // the CTA's copy of the population's state, the archive's plan and a shrinking population's live tables
+  // (gpu_global.cuh)
+  const int arc_cap = alg::initial_sizes(p).archive;
+  const bool reduces = alg::reduces(p);
+  plan.smem_bytes = global_smem_bytes(alg::shared_words(p), arc_cap, reduces ? p.np : 0);
   cudaFuncAttributes attr{};
   DEGPU_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
   if (plan.smem_bytes + attr.sharedSizeBytes > static_cast<std::size_t>(dev.optin))
-    throw ConfigError("gpu engine: an archive of " + std::to_string(alg::initial_sizes(p).archive) +
-                      " members is planned in each CTA's shared memory, and this device's CTAs hold " + std::to_string(dev.optin) +
-                      " bytes: a smaller population or archive rate, or --engine gpu-fused");
+    throw ConfigError("gpu engine: " + (arc_cap ? "an archive of " + std::to_string(arc_cap) + " members" : std::string("no archive")) +
+                      (reduces ? " and the live table of NP " + std::to_string(p.np) : std::string()) +
+                      " are planned in each CTA's shared memory (" + std::to_string(plan.smem_bytes) + " bytes), and this device's CTAs hold " +
+                      std::to_string(dev.optin) + ": a smaller population or archive rate, or --engine gpu-fused");
   DEGPU_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(plan.smem_bytes)));
   int per_sm = 0;
   DEGPU_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, plan.smem_bytes));
@@ -348,7 +345,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
              2 * ranks * sizeof(Slot<T>) + nt * (static_cast<std::size_t>(rstride) * 4 + 48) + 64 +
              (resident ? 0 : 2 * np * static_cast<std::size_t>(ncons) * sizeof(double)) + LinearConstraintsOnDevice::bytes(linear) +
              nt * (static_cast<std::size_t>(alg::initial_sizes(p).archive) * Ds * sizeof(T) + alg::shared_words(p) * sizeof(double) + 4) +
-             2 * np);
+             3 * np);
   DeviceArray<T> x0(rows), x1(rows), f0(fs), f1(fs), best_f(nt), best_x(nt * D), history(nt * nhist);
   DeviceArray<unsigned long long> history_ns(nt * nhist);
   DeviceArray<T> history_x(nt * nhist_x * D);
@@ -376,6 +373,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const std::size_t words = static_cast<std::size_t>(alg::shared_words(p));
   DeviceArray<T> arc_rows(nt * static_cast<std::size_t>(arc_cap) * Ds);
   DeviceArray<std::uint8_t> lost0(arc_cap && !resident ? np : 0), lost1(arc_cap && !resident ? np : 0);
+  DeviceArray<std::uint8_t> gone(alg::reduces(p) && !resident ? np : 0);  // a shrinking population's on the global paths
   DeviceArray<int> arc_size(nt);
   DeviceArray<double> shared_out(nt * words);
   DEGPU_CUDA_TRY(cudaMemset(arrivals.ptr, 0, sizeof(unsigned long long)));
@@ -400,6 +398,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   s.sums = alg_state.sums();
   s.archive = EngineArchive<T>{arc_cap ? arc_rows.ptr : nullptr, arc_cap, Ds};
   s.lost[0] = lost0.ptr, s.lost[1] = lost1.ptr;
+  s.gone = gone.ptr;
   s.archive_size = arc_size.ptr;
   s.shared_out = words ? shared_out.ptr : nullptr;
   s.bias = kernel_bias<Fn>(problem);

@@ -5,7 +5,10 @@
 //   - grid path (run_grid): a group of 32 lanes per individual, individuals spread over every SM;
 //   - wide path (run_wide): K CTAs per individual, for large D with too few individuals to fill the
 //     device with groups (D up to 10^7 and beyond); the CTAs' partial sums meet in global memory.
+// A shrinking population (L-SHADE, jSO) keeps its individuals' rows where they are: a live table in each
+// CTA's shared memory maps the live indices, which the draws, sums and rankings use, to them (Generations).
 #pragma once
+#include "cuda/engines/gpu/gpu_reduction.cuh"
 #include "cuda/engines/gpu/gpu_trial.cuh"
 
 namespace degpu::cuda {
@@ -37,15 +40,17 @@ __device__ void record_selection(const State<T>& s, int cur, std::uint32_t i, bo
 }
 
 // The team's final result (run by every thread of one CTA, after the last barrier): the best of the
-// last population (f and, under constraints, the violations cv in global memory), its row copied out.
+// last population's np live individuals (f and, under constraints, the violations cv in global memory;
+// row, live: Generations' live tables, or nullptr), its row copied out, its live index the result's.
 template <class T>
 __device__ void write_result(const State<T>& s, unsigned t, const T* f, const double* cv, const GlobalRows<T>& rows, int np,
-                             int D, long long done, int why) {
+                             const std::uint32_t* row, const int* live, int D, long long done, int why) {
   T bf = static_cast<T>(NAN);
   std::uint32_t bi = 0xffffffffu;
   double bv = static_cast<double>(INFINITY);
   const int m = s.lin.m;
-  for (std::uint32_t i = threadIdx.x; i < static_cast<std::uint32_t>(np); i += blockDim.x) {
+  for (std::uint32_t q = threadIdx.x; q < static_cast<std::uint32_t>(np); q += blockDim.x) {
+    const std::uint32_t i = live_row(row, q);
     const double v = m ? violation_key(cv + static_cast<std::size_t>(i) * m, m) : 0.0;
     keep_best(bv, bf, bi, v, __ldcg(f + i), i);
   }
@@ -55,7 +60,7 @@ __device__ void write_result(const State<T>& s, unsigned t, const T* f, const do
   const T* xr = rows(b.idx);
   for (int j = threadIdx.x; j < D; j += blockDim.x) s.best_x[static_cast<std::size_t>(t) * D + j] = __ldcg(xr + j);
   if (threadIdx.x == 0) {
-    s.best[t] = b.idx;
+    s.best[t] = live ? static_cast<std::uint32_t>(live[b.idx]) : b.idx;
     s.best_f[t] = b.f;
     s.gens[t] = done;
     s.reason[t] = why;
@@ -64,39 +69,27 @@ __device__ void write_result(const State<T>& s, unsigned t, const T* f, const do
 }
 
 // The global paths' dynamic shared memory: the CTA's copy of the population's state (shared words; the
-// SHADE family's memories are 201), then the archive's plan (cap ints: gpu_archive.cuh).
-__host__ __device__ inline std::size_t global_smem_bytes(int shared_words, int archive_cap) {
-  return static_cast<std::size_t>(shared_words) * sizeof(double) + static_cast<std::size_t>(archive_cap) * sizeof(int);
+// SHADE family's memories are 201), then the archive's plan (cap ints: gpu_archive.cuh), then, where the
+// population shrinks from np0 (live_np0; else 0), the live tables (Generations: np0 uint32 and np0 ints).
+__host__ __device__ inline std::size_t global_smem_bytes(int shared_words, int archive_cap, int live_np0) {
+  static_assert(sizeof(double) == 8 && sizeof(int) == 4 && sizeof(std::uint32_t) == 4, "alg::global_shared_bytes's words");
+  return alg::global_shared_bytes(shared_words, archive_cap, live_np0);
 }
 __device__ __forceinline__ unsigned char* global_smem() {
   extern __shared__ __align__(16) unsigned char dyn[];
   return dyn;
 }
 
-// The start of generation g on the grid: the barrier (generation g - 1 written), the team's best and the
-// stop decision (StopReason + 1, or 0 to go on). Generations::next goes on with the archive's insertions
-// and current-to-pbest's ranking.
-template <class T>
-__device__ int begin_generation(const ops::Params& p, const State<T>& s, GridTeam& team, const T* f, long long g,
-                                std::uint32_t& best) {
-  team.wait();
-  const unsigned ranks = GridTeam::ranks(), rank = GridTeam::rank();
-  const int why = decide_stop(s, 0, g, ranks, rank == 0,
-                              [&](unsigned r) { return load_slot(s.slots + ((g - 1) & 1) * ranks + r); },
-                              [&] { return global_converged<T>(s.tol, s.atol, f, static_cast<std::uint32_t>(p.np)); }, best);
-  const GlobalRows<T> rows{s.x[0], s.x[1], s.side[(g - 1) & 1], static_cast<std::size_t>(row_stride(p.D))};
-  record_history_x(s, 0, g - 1, p.D, rank == 0, [&](int j) { return __ldcg(rows(best) + j); });
-  return why;
-}
-
-// Donor k's row: individual k's current row, or member k - np of the archive.
+// Donor k's row: live individual k's current row (row: the live table, or nullptr), or member k - np of
+// the archive.
 template <class T>
 struct DonorRows {
   GlobalRows<T> rows;
   EngineArchive<T> archive;
   std::uint32_t np;
+  const std::uint32_t* row;
   __device__ __forceinline__ const T* operator()(std::uint32_t k) const {
-    return k < np ? rows(k) : archive.member(static_cast<int>(k - np));
+    return k < np ? rows(live_row(row, k)) : archive.member(static_cast<int>(k - np));
   }
 };
 
@@ -105,101 +98,153 @@ struct DonorRows {
 //   Generations<T> gen(p, s);
 //   while (gen.next(team)) { ... generation gen.g: rows gen.rows (of parity gen.cur), best gen.best ... }
 //   gen.finish();
-// next() begins generation g (begin_generation: the barrier, the team's best, the stop decision, the
-// archive's insertions, the p-best ranking) and says whether to make it; finish() writes the result (CTA 0).
-// With a population-level update (core/algorithms), next() also makes generation g - 1's update into the
-// CTA's copy of the population's state (`shared`, in the dynamic shared memory), from the contributions
-// every CTA wrote before the barrier (sums_at(i): where individual i's of generation g goes). With an
-// archive, every CTA computes generation g - 1's insertions from the flags lost_at(i) of generation g - 1
-// (s.lost[cur]) and copies the parents' rows (still the other row of each: the trial of generation g
-// writes it after the ranking's barrier) of the insertions that fall to it (member at % ranks == rank).
+// next() begins generation g: the barrier (generation g - 1 written); generation g - 1's end, as the host
+// driver makes it after its selections, before the stop test: the population-level update (core/algorithms)
+// into the CTA's copy of the population's state (`shared`, in the dynamic shared memory) from the
+// contributions every CTA wrote before the barrier (sums_at(q): where live individual q's of generation g
+// go), the archive's insertions (every CTA computes generation g - 1's from the flags lost_at(q) and copies
+// the parents' rows, still the other row of each, of the insertions that fall to it: member at % ranks ==
+// rank; the trial of generation g writes those rows after the ranking's barrier) and the reduction; then the
+// team's best, the stop decision (false: stop) and the p-best ranking. finish() writes the result (CTA 0).
+// A shrinking population (L-SHADE, jSO: alg::reduces) keeps every individual's rows, value, side flag and
+// violations where they are (individual i of the np0 at the start: the kernel's loops run over them, each
+// the same group's or CTAs' for the whole run); a live table in each CTA's shared memory, the same in every
+// CTA, maps live index q (the host driver's index in its compacted population: the draws, sums, rankings,
+// flags and the archive's plan use it) to its individual, row[q], and back, live[i] (-1 where it went). The
+// best is an individual (the tables keep the order, so the lower index first among equals is the same).
 template <class T>
 struct Generations {
-  const ops::Params& p;
+  ops::Params& p;  // the kernel's: p.np and p.pbest_count follow a shrinking population, as the host driver's
   const State<T>& s;
   std::size_t Ds;
+  int np0;  // the individuals (the initial NP)
   long long g = 0;
   int why = 0, cur = 0;
-  std::uint32_t best = 0;
+  std::uint32_t best = 0;  // the best's individual
   GlobalRows<T> rows{};
   int sum_words;
   double* shared;
   int arc_count = 0;  // the archive's members, every CTA alike
-  __device__ Generations(const ops::Params& p_, const State<T>& s_)
+  int acap;           // its capacity now (it shrinks with the population)
+  std::uint32_t* row = nullptr;  // the live tables where the population shrinks (else nullptr: q is i)
+  int* live = nullptr;
+  __device__ Generations(ops::Params& p_, const State<T>& s_)
       : p(p_),
         s(s_),
         Ds(static_cast<std::size_t>(row_stride(p_.D))),
+        np0(p_.np),
         sum_words(alg::sum_words(p_)),
-        shared(sum_words ? load_shared_state(p_, s_.shared0, reinterpret_cast<double*>(global_smem())) : nullptr) {}  // read after next()'s barrier
+        shared(sum_words ? load_shared_state(p_, s_.shared0, reinterpret_cast<double*>(global_smem())) : nullptr),  // read after next()'s barrier
+        acap(s_.archive.cap) {
+    if (alg::reduces(p_)) {
+      unsigned char* at = global_smem() + global_smem_bytes(alg::shared_words(p_), s_.archive.cap, 0);
+      row = reinterpret_cast<std::uint32_t*>(at);
+      live = reinterpret_cast<int*>(at + static_cast<std::size_t>(np0) * sizeof(std::uint32_t));
+      for (int i = threadIdx.x; i < np0; i += blockDim.x) row[i] = static_cast<std::uint32_t>(i), live[i] = i;
+    }
+  }
   // the archive's plan: its cap ints of shared memory, after the population's state
   __device__ __forceinline__ int* owner() const {
     return reinterpret_cast<int*>(global_smem() + static_cast<std::size_t>(alg::shared_words(p)) * sizeof(double));
   }
+  // live individual q's individual; individual i's live index (-1: it went)
+  __device__ __forceinline__ std::uint32_t row_of(std::uint32_t q) const { return live_row(row, q); }
+  __device__ __forceinline__ int live_of(std::uint32_t i) const { return live ? live[i] : static_cast<int>(i); }
   __device__ __forceinline__ bool next(GridTeam& team) {
     ++g;
     cur = static_cast<int>((g - 1) & 1);
     rows = GlobalRows<T>{s.x[0], s.x[1], s.side[cur], Ds};
-    why = begin_generation(p, s, team, s.f[cur], g, best);
-    if (why) return false;
+    team.wait();
     const unsigned ranks = GridTeam::ranks(), rank = GridTeam::rank();
-    if (s.archive.cap && g >= 2) {  // generation g - 1's losers
-      const std::uint8_t* lost = s.lost[cur];
-      arc_count = cta_archive_insert(
-          p, gen() - 1, p.np, [&](int i) { return __ldcg(lost + i) != 0; }, s.archive.cap, arc_count, owner(), [&](int i, int at) {
-            if (static_cast<unsigned>(at) % ranks == rank)
-              copy_row(s.archive.member(at), rows.other(static_cast<std::uint32_t>(i)), static_cast<int>(Ds),
-                       [](const T* q) { return load4<true>(q); });
-          });
+    bool shrunk = false;
+    if (g >= 2) {
+      if (sum_words) {
+        if (threadIdx.x < 32) update_shared(gen() - 1);
+        __syncthreads();
+      }
+      if (s.archive.cap && acap > 0) {  // generation g - 1's losers
+        const std::uint8_t* lost = s.lost[cur];
+        arc_count = cta_archive_insert(
+            p, gen() - 1, p.np, [&](int q) { return __ldcg(lost + q) != 0; }, acap, arc_count, owner(), [&](int q, int at) {
+              if (static_cast<unsigned>(at) % ranks == rank)
+                copy_row(s.archive.member(at), rows.other(row_of(static_cast<std::uint32_t>(q))), static_cast<int>(Ds),
+                         [](const T* x) { return load4<true>(x); });
+            });
+      }
+      // the next generation's sizes: the worst removed, the archive cut to its new capacity
+      if (row) shrunk = next_sizes(p, shared, s.archive.cap, acap, arc_count, [&](int n) { shrink(team, n); });
     }
+    why = decide_stop(s, 0, g, ranks, rank == 0, [&](unsigned r) { return load_slot(s.slots + cur * ranks + r); },
+                      [&] { return global_converged<T>(s.tol, s.atol, s.f[cur], static_cast<std::uint32_t>(p.np), row); }, best);
+    if (shrunk && s.need_best && live[best] < 0) best = row[0];  // (the best went: every value was equal; the first is the host driver's)
+    record_history_x(s, 0, g - 1, p.D, rank == 0, [&](int j) { return __ldcg(rows(best) + j); });
+    if (why) return false;
     const bool pbest = p.mutation == Mutation::current_to_pbest1;
     if (pbest)
-      rank_pbest(p, [&](int j) { return __ldcg(s.f[cur] + j); }, s.ranking, static_cast<int>(rank * blockDim.x + threadIdx.x), p.np,
-                 static_cast<int>(ranks * blockDim.x));
+      rank_pbest(p, [&](int q) { return __ldcg(s.f[cur] + row_of(static_cast<std::uint32_t>(q))); }, s.ranking,
+                 static_cast<int>(rank * blockDim.x + threadIdx.x), p.np, static_cast<int>(ranks * blockDim.x));
     if (pbest || s.archive.cap) team.sync();  // the ranking and the archive's rows published
-    if (sum_words && g >= 2) {
-      if (threadIdx.x < 32) update_shared(gen() - 1);
-      __syncthreads();
+    return true;
+  }
+  // The population shrinks to n (driver::survivors' order): the grid's warps mark the live individuals that
+  // go (s.gone, by live index), and after the grid's barrier every CTA compacts its live tables (the
+  // survivors keep their order).
+  __device__ void shrink(GridTeam& team, int n) {
+    const T* f = s.f[cur];
+    const int warps = static_cast<int>(blockDim.x) / 32;
+    mark_removed([&](int q) { return __ldcg(f + row[q]); }, p.np, p.np - n, s.gone,
+                 static_cast<int>(GridTeam::rank()) * warps + static_cast<int>(threadIdx.x) / 32, static_cast<int>(GridTeam::ranks()) * warps);
+    team.sync();
+    int kept = 0;
+    for (int c0 = 0; c0 < p.np; c0 += static_cast<int>(blockDim.x)) {
+      const int q = c0 + static_cast<int>(threadIdx.x);
+      const bool in = q < p.np;
+      const bool out = in && __ldcg(s.gone + q) != 0;
+      const std::uint32_t i = in ? row[q] : 0u;
+      int total = 0;
+      const int at = cta_exclusive_scan(in && !out ? 1 : 0, &total);  // (its barriers: the chunk's entries read before any is written)
+      if (in) {
+        if (out) {
+          live[i] = -1;
+        } else {
+          row[kept + at] = i;
+          live[i] = kept + at;
+        }
+      }
+      kept += total;
     }
-    return why == 0;
+    __syncthreads();
   }
   // generation `gen`'s population-level update into `shared`, by one warp
   __device__ __forceinline__ void update_shared(std::uint32_t gen_done) const {
-    const double* sums = s.sums + static_cast<std::size_t>(gen_done & 1) * sum_words * p.np;  // generation gen_done's
-    warp_end_generation(p, gen_done, shared, [&](int w, std::uint32_t i) { return __ldcg(sums + static_cast<std::size_t>(w) * p.np + i); },
+    const double* sums = s.sums + static_cast<std::size_t>(gen_done & 1) * sum_words * np0;  // generation gen_done's
+    warp_end_generation(p, gen_done, shared, [&](int w, std::uint32_t q) { return __ldcg(sums + static_cast<std::size_t>(w) * np0 + q); },
                         static_cast<std::uint32_t>(p.np));
   }
-  __device__ __forceinline__ alg::Sums sums_at(std::uint32_t i) const {
-    return alg::Sums{s.sums + static_cast<std::size_t>(cur ^ 1) * sum_words * p.np + i, static_cast<std::size_t>(p.np)};
+  __device__ __forceinline__ alg::Sums sums_at(std::uint32_t q) const {
+    return alg::Sums{s.sums + static_cast<std::size_t>(cur ^ 1) * sum_words * np0 + q, static_cast<std::size_t>(np0)};
   }
-  // where individual i's "parent lost" flag of this generation goes (an archive)
-  __device__ __forceinline__ std::uint8_t* lost_at(std::uint32_t i) const { return s.lost[cur ^ 1] + i; }
+  // where live individual q's "parent lost" flag of this generation goes (an archive)
+  __device__ __forceinline__ std::uint8_t* lost_at(std::uint32_t q) const { return s.lost[cur ^ 1] + q; }
   __device__ __forceinline__ std::uint32_t gen() const { return static_cast<std::uint32_t>(g); }
   // The donors' rows this generation (DonorRows: by value, so that no call keeps the generation in memory).
-  __device__ __forceinline__ DonorRows<T> donors() const { return DonorRows<T>{rows, s.archive, static_cast<std::uint32_t>(p.np)}; }
+  __device__ __forceinline__ DonorRows<T> donors() const { return DonorRows<T>{rows, s.archive, static_cast<std::uint32_t>(p.np), row}; }
   __device__ __forceinline__ void finish() {
     const long long done = g - 1;
     const GlobalRows<T> last{s.x[0], s.x[1], s.side[done & 1], Ds};
     if (GridTeam::rank() == 0) {
-      write_result(s, 0, s.f[done & 1], s.cv[done & 1], last, p.np, p.D, done, why);
-      // the algorithm's final state (the host driver's: generation done's update made, its losers counted in)
-      if (sum_words && done >= 1) {
-        if (threadIdx.x < 32) update_shared(static_cast<std::uint32_t>(done));
-        __syncthreads();
-      }
+      write_result(s, 0, s.f[done & 1], s.cv[done & 1], last, p.np, row, live, p.D, done, why);
+      // the algorithm's final state: generation done's update, insertions and reduction were made before the stop test
       for (int w = threadIdx.x; w < alg::shared_words(p); w += blockDim.x) s.shared_out[w] = shared[w];
-      if (s.archive.cap) {
-        const std::uint8_t* lost = s.lost[done & 1];
-        const int n = done >= 1 ? cta_archive_count(p.np, [&](int i) { return __ldcg(lost + i) != 0; }, s.archive.cap, arc_count) : 0;
-        if (threadIdx.x == 0) s.archive_size[0] = n;
-      }
+      if (s.archive.cap && threadIdx.x == 0) s.archive_size[0] = arc_count;
     }
-    if (s.pop_x) {  // RunOptions::keep_population: every CTA copies a share of the rows (generation `done` is written)
+    if (s.pop_x) {  // RunOptions::keep_population: every CTA copies a share of the live rows (generation `done` is written)
       const std::size_t D = static_cast<std::size_t>(p.D);
       const std::size_t stride = static_cast<std::size_t>(GridTeam::ranks()) * blockDim.x;
       for (std::size_t e = static_cast<std::size_t>(GridTeam::rank()) * blockDim.x + threadIdx.x; e < p.np * D; e += stride)
-        s.pop_x[e] = __ldcg(last(static_cast<std::uint32_t>(e / D)) + e % D);
-      for (std::size_t i = static_cast<std::size_t>(GridTeam::rank()) * blockDim.x + threadIdx.x; i < static_cast<std::size_t>(p.np); i += stride)
-        s.pop_f[i] = __ldcg(s.f[done & 1] + i);
+        s.pop_x[e] = __ldcg(last(row_of(static_cast<std::uint32_t>(e / D))) + e % D);
+      for (std::size_t q = static_cast<std::size_t>(GridTeam::rank()) * blockDim.x + threadIdx.x; q < static_cast<std::size_t>(p.np); q += stride)
+        s.pop_f[q] = __ldcg(s.f[done & 1] + row_of(static_cast<std::uint32_t>(q)));
     }
   }
 };
@@ -217,16 +262,19 @@ __device__ void init_blocks(const ops::Params& p, const State<T>& s, T* x0, T* x
     }
 }
 
-// donor(k): donor k's row (an individual's, or an archive's member: DonorRows)
-template <class F, class T, class Donor>
-__device__ __forceinline__ TrialIn<T> trial_in(const ops::Params& p, const State<T>& s, const GlobalRows<T>& rows, const WinDraw<T>& w,
-                               std::uint32_t g, std::uint32_t i, std::uint32_t best, const std::uint32_t* ranking, Donor donor) {
+// Live individual q's trial of generation g, into individual i's other row (gen: Generations; best: the
+// best's individual; the ranking's live indices and the donors' through gen's live table); Fp: current-to-
+// pbest's factor of the p-best difference (jSO's F_w, else w.F).
+template <class F, class T>
+__device__ __forceinline__ TrialIn<T> trial_in(const ops::Params& p, const State<T>& s, const Generations<T>& gen, const WinDraw<T>& w,
+                                               std::uint32_t q, std::uint32_t i, T Fp) {
   const Mutation m = p.mutation;
+  const GlobalRows<T>& rows = gen.rows;
   const T* xi = rows(i);
-  const T* xb = uses_best(m) ? rows(best) : nullptr;
-  const T* xpb = m == Mutation::current_to_pbest1 ? rows(__ldcg(ranking + w.pbest_rank)) : nullptr;
-  // (jSO, whose F_w differs from F, does not take the global paths yet: gpu_engine.cuh's plan)
-  return make_trial<T>(p, mutation_form<T>(m, w.r, xi, xb, xpb, donor), xi, rows.other(i), s.lo, s.hi, s.shift, s.ints, w, g, i, w.F);
+  const T* xb = uses_best(m) ? rows(gen.best) : nullptr;
+  const T* xpb = m == Mutation::current_to_pbest1 ? rows(gen.row_of(__ldcg(s.ranking + w.pbest_rank))) : nullptr;
+  return make_trial<T>(p, mutation_form<T>(m, w.r, xi, xb, xpb, gen.donors()), xi, rows.other(i), s.lo, s.hi, s.shift, s.ints, w,
+                       gen.gen(), q, Fp);
 }
 
 // Grid path: a group of G lanes per individual.
@@ -268,8 +316,9 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
   }
   if (s.need_best) publish_best(bf, bi, &s.slots[rank], rank == 0 && time_up(), mc > 0, bv);
   team.arrive();
-  // A group with one individual makes its next draws while the others finish.
-  const bool single = group < np && group + groups >= np;
+  // A group with one individual makes its next draws while the others finish (not where the population
+  // shrinks: the live indices change).
+  const bool single = group < np && group + groups >= np && !alg::reduces(p);
   const bool bin = p.crossover == Crossover::bin;
   const std::uint32_t tag = stream_tag(rng::Purpose::crossover, p.trial);
   WinDraw<T> wa{};
@@ -284,17 +333,21 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
   const bool redraw = s.archive.cap > 0;
   Generations<T> gen(p, s);
   while (gen.next(team)) {
-    const std::uint32_t gu = gen.gen(), best = gen.best;
+    const std::uint32_t gu = gen.gen();
     const int cur = gen.cur, nxt = cur ^ 1;
-    const GlobalRows<T>& rows = gen.rows;
     bf = nan, bi = 0xffffffffu, bv = static_cast<double>(INFINITY);
+    // individual i, live individual q (a shrinking population's live table; those that went are skipped)
     for (std::uint32_t i = group; i < np; i += groups) {
-      WinDraw<T> w = single ? wa : make_win<T>(p, gu, i);
+      const int ql = gen.live_of(i);
+      if (ql < 0) continue;
+      const std::uint32_t q = static_cast<std::uint32_t>(ql);
+      WinDraw<T> w = single ? wa : make_win<T>(p, gu, q);
+      T Fp = w.F;
       if (stateful) {
-        stateful_trial(p, gu, i, s.algo + i, gen.shared, w);
-        if (redraw) family_donors(p, gu, i, static_cast<std::uint32_t>(gen.arc_count), s.ranking, gen.shared, w);
+        Fp = stateful_trial(p, gu, q, s.algo + i, gen.shared, w);
+        if (redraw) family_donors(p, gu, q, static_cast<std::uint32_t>(gen.arc_count), s.ranking, gen.shared, w);
       }
-      const TrialIn<T> a = trial_in<F>(p, s, rows, w, gu, i, best, s.ranking, gen.donors());
+      const TrialIn<T> a = trial_in<F>(p, s, gen, w, q, i, Fp);
       Partial acc = trial_blocks<F, T, true>(a, s.rk, grp.lane, G, single && bin, ahead);
       double* cvt = s.cv[nxt] + static_cast<std::size_t>(i) * mc;  // (each individual's rows: always this group's)
       const double* cvi = s.cv[cur] + static_cast<std::size_t>(i) * mc;
@@ -321,8 +374,8 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
       }
       if (grp.lane == 0) {
         record_selection(s, cur, i, take, ft, fi);
-        if (stateful) alg::selected(p, gu, i, s.algo + i, gen.shared, take, fi, ft, gen.sums_at(i));
-        if (redraw) *gen.lost_at(i) = ops::parent_lost(take, ft, fi, cvt, cvi, mc);
+        if (stateful) alg::selected(p, gu, q, s.algo + i, gen.shared, take, fi, ft, gen.sums_at(q));
+        if (redraw) *gen.lost_at(q) = ops::parent_lost(take, ft, fi, cvt, cvi, mc);
       }
       if (s.need_best) {
         if (mc) keep_best(bv, bf, bi, take ? vt : vi, take ? ft : fi, i);
@@ -422,10 +475,12 @@ __global__ void __launch_bounds__(kMaxThreads) run_wide(ops::Params p, const __g
       q[0] = a.s0, q[1] = a.s1, q[2] = a.p;
     }
   };
-  // Evaluation of the rows u(i) of this CTA's individuals from memory: partials, then (after a barrier)
-  // CTA 0 of each individual adds them (prefix functions: CTA 0 evaluates the whole row).
-  auto evaluate_rows = [&](auto u) {
-    for (int i = first; i < p.np; i += stride) {
+  const int np0 = p.np;  // the individuals (a shrinking population's live ones: Generations' live table)
+  // Evaluation of the rows u(i) of this CTA's individuals from memory (those for which on(i)): partials,
+  // then (after a barrier) CTA 0 of each individual adds them (prefix functions: CTA 0 evaluates the whole row).
+  auto evaluate_rows = [&](auto u, auto on) {
+    for (int i = first; i < np0; i += stride) {
+      if (!on(i)) continue;
       if constexpr (kPrefix) {
         if (c == 0) {
           const double v = cta_evaluate_prefix<F, T>(u(i), s.shift, p.D);
@@ -449,7 +504,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_wide(ops::Params p, const __g
 
   for (int i = first; i < p.np; i += stride) init_blocks(p, s, s.x[0] + i * Ds, s.x[1] + i * Ds, static_cast<std::uint32_t>(i), b0, bstep);
   team.sync();
-  evaluate_rows([&](int i) { return s.x[0] + i * Ds; });
+  evaluate_rows([&](int i) { return s.x[0] + i * Ds; }, [](int) { return true; });
   T bf = nan;
   std::uint32_t bi = 0xffffffffu;
   if (c == 0 && threadIdx.x == 0)
@@ -466,30 +521,40 @@ __global__ void __launch_bounds__(kMaxThreads) run_wide(ops::Params p, const __g
   const bool stateful = alg::stateful(p);
   const bool redraw = s.archive.cap > 0;  // as run_grid
   Generations<T> gen(p, s);
+  // individual i's live index (a shrinking population's live table: -1, it went)
+  auto live_of = [&](int i) { return gen.live_of(static_cast<std::uint32_t>(i)); };
   while (gen.next(team)) {
-    const std::uint32_t gu = gen.gen(), best = gen.best;
+    const std::uint32_t gu = gen.gen();
     const int cur = gen.cur, nxt = cur ^ 1;
     const GlobalRows<T>& rows = gen.rows;
-    for (int i = first; i < p.np; i += stride) {
-      WinDraw<T> w = make_win<T>(p, gu, static_cast<std::uint32_t>(i));
+    for (int i = first; i < np0; i += stride) {
+      const int ql = live_of(i);
+      if (ql < 0) continue;
+      const std::uint32_t q = static_cast<std::uint32_t>(ql);
+      WinDraw<T> w = make_win<T>(p, gu, q);
+      T Fp = w.F;
       if (stateful) {
-        stateful_trial(p, gu, static_cast<std::uint32_t>(i), s.algo + i, gen.shared, w);
-        if (redraw) family_donors(p, gu, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(gen.arc_count), s.ranking, gen.shared, w);
+        Fp = stateful_trial(p, gu, q, s.algo + i, gen.shared, w);
+        if (redraw) family_donors(p, gu, q, static_cast<std::uint32_t>(gen.arc_count), s.ranking, gen.shared, w);
       }
-      const TrialIn<T> a = trial_in<F>(p, s, rows, w, gu, static_cast<std::uint32_t>(i), best, s.ranking, gen.donors());
+      const TrialIn<T> a = trial_in<F>(p, s, gen, w, q, static_cast<std::uint32_t>(i), Fp);
       const Partial acc = trial_blocks<F, T, true>(a, s.rk, b0, bstep, false, rng::Block{});
       if constexpr (kElementwise) put(i, cta_partial(acc));
     }
     team.sync();  // every CTA's part of the trials (and partials) written
-    if constexpr (!kElementwise) evaluate_rows([&](int i) { return rows.other(static_cast<std::uint32_t>(i)); });
+    if constexpr (!kElementwise)
+      evaluate_rows([&](int i) { return rows.other(static_cast<std::uint32_t>(i)); }, [&](int i) { return live_of(i) >= 0; });
     bf = nan, bi = 0xffffffffu;
     if (c == 0 && threadIdx.x == 0)
-      for (int i = first; i < p.np; i += stride) {
+      for (int i = first; i < np0; i += stride) {
+        const int ql = live_of(i);
+        if (ql < 0) continue;
+        const std::uint32_t q = static_cast<std::uint32_t>(ql);
         const T ft = static_cast<T>(total(i) + s.bias), fi = __ldcg(f[cur] + i);
         const bool take = ops::no_worse(ft, fi);
         record_selection(s, cur, static_cast<std::uint32_t>(i), take, ft, fi);
-        if (stateful) alg::selected(p, gu, static_cast<std::uint32_t>(i), s.algo + i, gen.shared, take, fi, ft, gen.sums_at(static_cast<std::uint32_t>(i)));
-        if (redraw) *gen.lost_at(static_cast<std::uint32_t>(i)) = ops::parent_lost(take, ft, fi, nullptr, nullptr, 0);
+        if (stateful) alg::selected(p, gu, q, s.algo + i, gen.shared, take, fi, ft, gen.sums_at(q));
+        if (redraw) *gen.lost_at(q) = ops::parent_lost(take, ft, fi, nullptr, nullptr, 0);
         keep_best(bf, bi, take ? ft : fi, static_cast<std::uint32_t>(i));
       }
     if (s.need_best) publish_best(bf, bi, &s.slots[nxt * ranks + rank], rank == 0 && time_up());

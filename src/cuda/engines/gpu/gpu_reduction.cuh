@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 
+#include "core/algorithms/registry.hpp"
 #include "core/de_ops.hpp"
 
 namespace degpu::cuda {
@@ -45,28 +46,74 @@ struct LiveTable {
   __device__ int* next_first(int C) const { return first + C + 1; }
 };
 
-// gone[j] for the n individuals of values f(j) (live order) where r of them go: the r first in
-// driver::survivors' order (worse first, the lower index first among equals). A warp per individual counts
-// those before it, 32 at a time, stopping at r (most stop within their first 32). Run by the whole CTA;
-// ends with a barrier.
+// Whether live individual j of the n of values f(k) (live order) goes where r of them go: whether it is
+// among the r first in driver::survivors' order (worse first, the lower index first among equals). Run by
+// one warp (every lane gets it): it counts those before j, 32 at a time, stopping at r (most stop within
+// their first 32).
+template <class Value>
+__device__ __forceinline__ bool warp_removed(Value f, int n, int r, int j) {
+  const int lane = threadIdx.x % 32;
+  const auto fj = f(j);
+  int before = 0;
+  for (int k0 = 0; k0 < n && before < r; k0 += 32) {
+    const int k = k0 + lane;
+    bool b = false;
+    if (k < n) {
+      const auto fk = f(k);
+      b = ops::better(fj, fk) || (k < j && !ops::better(fk, fj));  // k is worse, or equal and before
+    }
+    before += __popc(__ballot_sync(0xffffffffu, b));
+  }
+  return before < r;
+}
+
+// gone[j] for the n individuals of values f(j) (live order) where r of them go (warp_removed), warp w of
+// `warps` taking individuals w, w + warps, ...: a CTA's warps (the resident path) or the grid's (the global
+// paths).
+template <class Value>
+__device__ __forceinline__ void mark_removed(Value f, int n, int r, std::uint8_t* gone, int w, int warps) {
+  for (int j = w; j < n; j += warps) {
+    const bool out = warp_removed(f, n, r, j);
+    if (threadIdx.x % 32 == 0) gone[j] = out ? 1 : 0;
+  }
+}
+// By the whole CTA; ends with a barrier.
 template <class Value>
 __device__ __forceinline__ void cta_mark_removed(Value f, int n, int r, std::uint8_t* gone) {
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
-  for (int j = warp; j < n; j += warps) {
-    const auto fj = f(j);
-    int before = 0;
-    for (int k0 = 0; k0 < n && before < r; k0 += 32) {
-      const int k = k0 + lane;
-      bool b = false;
-      if (k < n) {
-        const auto fk = f(k);
-        b = ops::better(fj, fk) || (k < j && !ops::better(fk, fj));  // k is worse, or equal and before
-      }
-      before += __popc(__ballot_sync(0xffffffffu, b));
-    }
-    if (lane == 0) gone[j] = before < r ? 1 : 0;
-  }
+  mark_removed(f, n, r, gone, static_cast<int>(threadIdx.x) / 32, static_cast<int>(blockDim.x) / 32);
   __syncthreads();
+}
+
+// The resident path's reference to individual k of the cluster's slices of P (the CTA that holds it and its
+// slot there), where the population keeps its order.
+__device__ __forceinline__ std::uint32_t pack_ref(std::uint32_t k, int P) {
+  const std::uint32_t r = k / static_cast<std::uint32_t>(P);
+  return (r << 20) | (k - r * static_cast<std::uint32_t>(P));
+}
+// Live individual k's reference: the live table's (live: LiveTable::ref) where the population shrinks (else
+// nullptr: pack_ref's).
+__device__ __forceinline__ std::uint32_t live_ref(const std::uint32_t* live, std::uint32_t k, int P) {
+  return live ? live[k] : pack_ref(k, P);
+}
+
+// The global paths' live table (gpu_global.cuh's Generations: row[q], live individual q's rows, value and
+// flags), or nullptr where the population keeps its order: live individual k's.
+__device__ __forceinline__ std::uint32_t live_row(const std::uint32_t* row, std::uint32_t k) { return row ? row[k] : k; }
+
+// The next generation's sizes after the update of the population's state `shared` (alg::sizes), as the
+// host driver takes them: p.np and p.pbest_count follow them, the archive's capacity now (acap; cap: the
+// initial) and its members (count) are cut to the new capacity, and shrink(n) runs where the population
+// shrinks to n. Returns whether it shrank. Every thread of the CTA alike.
+template <class Shrink>
+__device__ __forceinline__ bool next_sizes(ops::Params& p, const double* shared, int cap, int& acap, int& count, Shrink shrink) {
+  const alg::Sizes z = alg::sizes(p, shared);
+  acap = z.archive < cap ? z.archive : cap;
+  count = count < acap ? count : acap;
+  const bool shrinks = z.np < p.np;
+  if (shrinks) shrink(z.np);
+  p.np = z.np;
+  p.pbest_count = z.pbest_count < z.np ? z.pbest_count : z.np;
+  return shrinks;
 }
 
 // How many of gone[0 .. end) are set, counted by warp w of the CTA (every lane gets it).

@@ -95,12 +95,6 @@ struct ResidentArchive {
   __device__ __forceinline__ int* owner() const { return count() + 1; }
 };
 
-// A donor reference in the window: the CTA that holds the row and the row's index there.
-__device__ __forceinline__ std::uint32_t pack_ref(std::uint32_t k, int P) {
-  const std::uint32_t r = k / static_cast<std::uint32_t>(P);
-  return (r << 20) | (k - r * static_cast<std::uint32_t>(P));
-}
-
 // The convergence test of the resident path (population_converged): the values of the generation, fv_cur
 // [P] in each CTA of the cluster, read through DSMEM; live: the live table's refs where the population
 // shrinks, else nullptr. Out of line, with plain values.
@@ -108,7 +102,7 @@ template <class T>
 __device__ __noinline__ bool cluster_converged(double tol, double atol, const T* fv_cur, int P, std::uint32_t np, const std::uint32_t* live) {
   const cg::cluster_group cluster = cg::this_cluster();
   return population_converged(tol, atol, [&](std::uint32_t i) {
-    const std::uint32_t ref = live ? live[i] : pack_ref(i, P);
+    const std::uint32_t ref = live_ref(live, i, P);
     return static_cast<double>(*cluster.map_shared_rank(fv_cur + (ref & 0xfffffu), ref >> 20));
   }, np);
 }
@@ -182,7 +176,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     for (int r = threadIdx.x; r <= static_cast<int>(C); r += blockDim.x) live.first[r] = r * P < np0 ? r * P : np0;
   }
   // live individual k's CTA and slot (pack_ref's form)
-  auto ref = [&](std::uint32_t k) { return reduces ? live.ref[k] : pack_ref(k, P); };
+  const std::uint32_t* lref = reduces ? live.ref : nullptr;
+  auto ref = [&](std::uint32_t k) { return live_ref(lref, k, P); };
   const std::size_t jslot0 = static_cast<std::size_t>(t) * np0 + base;  // this CTA's first slot's algorithm state (a stateful algorithm does not shrink)
   std::uint32_t* ranking = s.ranking + static_cast<std::size_t>(t) * rstride;
   unsigned long long* nans = s.nans + t;
@@ -207,9 +202,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   // generation's parity, wherever in the cluster)
   auto update_shared = [&](std::uint32_t gd) {
     const double* from = sums + static_cast<std::size_t>(gd & 1) * sum_words * P;
-    const std::uint32_t* lref = reduces ? live.ref : nullptr;
     warp_end_generation(p, gd, shared_state, [from, P, cluster, lref](int w, std::uint32_t i) {
-      const std::uint32_t r = lref ? lref[i] : pack_ref(i, P);
+      const std::uint32_t r = live_ref(lref, i, P);
       return *cluster.map_shared_rank(from + static_cast<std::size_t>(w) * P + (r & 0xfffffu), r >> 20);
     }, static_cast<std::uint32_t>(p.np));
   };
@@ -263,13 +257,17 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   // CTA moves its survivors to its first slots (through the other buffer, free now: the archive took its
   // rows). Two cluster barriers: every CTA has read the others' values before one moves its own, and has
   // moved its own before another reads them.
-  auto shrink = [&](int cur, int n) {
-    const int nxt = cur ^ 1;
+  // every live value of buffer cur into fall (live order), seen by the whole CTA
+  auto gather_f = [&](int cur) {
     for (int k = threadIdx.x; k < p.np; k += blockDim.x) {
       const std::uint32_t r = ref(static_cast<std::uint32_t>(k));
       fall[k] = *cluster.map_shared_rank(fv + cur * P + (r & 0xfffffu), r >> 20);
     }
     __syncthreads();
+  };
+  auto shrink = [&](int cur, int n) {
+    const int nxt = cur ^ 1;
+    gather_f(cur);
     cta_mark_removed([&](int j) { return fall[j]; }, p.np, p.np - n, live.gone);
     int* next = live.next_first(static_cast<int>(C));
     for (int r = static_cast<int>(threadIdx.x) / 32; r <= static_cast<int>(C); r += static_cast<int>(blockDim.x) / 32) {
@@ -340,18 +338,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
                                    });
     }
     // the next generation's sizes: the worst removed, the archive cut to its new capacity
-    bool shrunk = false;
-    if (reduces && g >= 2) {
-      const alg::Sizes z = alg::sizes(p, shared_state);
-      acap = z.archive < s.archive.cap ? z.archive : s.archive.cap;
-      arc_n = arc_n < acap ? arc_n : acap;
-      if (z.np < p.np) {
-        shrink(cur, z.np);
-        shrunk = true;
-      }
-      p.np = z.np;
-      p.pbest_count = z.pbest_count < z.np ? z.pbest_count : z.np;
-    }
+    const bool shrunk = reduces && g >= 2 && next_sizes(p, shared_state, s.archive.cap, acap, arc_n, [&](int n) { shrink(cur, n); });
     if (redraw && g >= 2) {
       if (!inserts) __syncthreads();  // every thread has read the count
       if (threadIdx.x == 0) *ra.count() = arc_n;  // (read after the barriers below)
@@ -374,11 +361,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
                      [&](int j) { return own(cur, static_cast<int>(best) - lbase)[j]; });
     if (why) break;
     if (pbest) {  // every f gathered here, this CTA's individuals ranked, the best pbest_count written out
-      for (int k = threadIdx.x; k < p.np; k += blockDim.x) {
-        const std::uint32_t r = ref(static_cast<std::uint32_t>(k));
-        fall[k] = *cluster.map_shared_rank(fv + cur * P + (r & 0xfffffu), r >> 20);
-      }
-      __syncthreads();
+      gather_f(cur);
       rank_pbest(p, [&](int j) { return fall[j]; }, ranking, lbase + static_cast<int>(threadIdx.x), lbase + mine,
                  static_cast<int>(blockDim.x));
     }

@@ -124,6 +124,7 @@ struct State {
   // population state (shared_out: shared words a trial), the result's
   EngineArchive<T> archive;
   std::uint8_t* lost[2];
+  std::uint8_t* gone;  // a shrinking population on the global paths: np flags, those that go (gpu_global.cuh's Generations)
   int* archive_size;
   double* shared_out;
   const T* initial;        // RunOptions::initial: the first rows of generation 0 (ninitial x D), every trial's
@@ -232,10 +233,11 @@ __device__ __forceinline__ bool population_converged(double tol, double atol, Va
                          }, n, part) / nd);
   return isfinite(mean) && isfinite(sd) && sd <= atol + tol * fabs(mean);
 }
-// The test on n values in global memory (the grid and wide paths).
+// The test on n values in global memory (the grid and wide paths): live individual i's at f[row[i]] where
+// the population shrinks (gpu_global.cuh's live table), else f[i].
 template <class T>
-__device__ __noinline__ bool global_converged(double tol, double atol, const T* f, std::uint32_t n) {
-  return population_converged(tol, atol, [&](std::uint32_t i) { return static_cast<double>(__ldcg(f + i)); }, n);
+__device__ __noinline__ bool global_converged(double tol, double atol, const T* f, std::uint32_t n, const std::uint32_t* row) {
+  return population_converged(tol, atol, [&](std::uint32_t i) { return static_cast<double>(__ldcg(f + (row ? row[i] : i))); }, n);
 }
 
 // The stop decision before generation g (StopReason + 1, or 0 to go on), from the team's best and whether

@@ -45,10 +45,11 @@ __device__ WinDraw<T> make_win(const ops::Params& p, std::uint32_t g, std::uint3
 // individual's state (read through L2: the individual's group wrote it last generation) or the population's
 // (`shared`: the CTA's copy, a population-level update) and generation g's draws; the crossover drawn for
 // that CR replaces the window's (which was drawn for the initial CR: its first coordinate is the same, its
-// threshold or length not). After the selection, alg::selected draws the same again.
+// threshold or length not). After the selection, alg::selected draws the same again. Returns current-to-
+// pbest's factor of the p-best difference (jSO's F_w; F for the others: alg::pbest_factor).
 template <class T>
-__device__ __forceinline__ void stateful_trial(const ops::Params& p, std::uint32_t g, std::uint32_t i, alg::State st,
-                                               const double* shared, WinDraw<T>& w) {
+__device__ __forceinline__ T stateful_trial(const ops::Params& p, std::uint32_t g, std::uint32_t i, alg::State st,
+                                            const double* shared, WinDraw<T>& w) {
   const alg::Control c = alg::draw_stateful(p, g, i, st, shared);
   const ops::Stream cs(p.seed, p.trial, ops::Purpose::crossover, g, i);
   const ops::CrossoverDraw x = ops::draw_crossover(p, cs, c.CR);
@@ -56,6 +57,7 @@ __device__ __forceinline__ void stateful_trial(const ops::Params& p, std::uint32
   w.first = x.first;
   w.length = x.length;
   w.threshold = x.threshold;
+  return shared ? static_cast<T>(alg::pbest_factor(p, shared, c.F)) : w.F;
 }
 // An algorithm with a population-level update and an archive (JADE's optional one, SHADE's) draws its
 // donors at the trial too, as every engine does (alg::trial_donors): r2 from the population and the
