@@ -403,9 +403,11 @@ const rtc::CompiledKernels& CudaObjective::Impl::engine_code(bool fused, bool f6
       headers.push_back("cuda/engines/gpu/gpu_global.cuh");
       headers.push_back("cuda/engines/gpu/gpu_resident.cuh");
       const std::string K = std::to_string(kind);
+      const std::string shrinking = kind == 2 ? "true" : "false";  // (gpu_global.cuh's kShrinking)
       expressions = {"degpu::cuda::run_resident<" + Fn + ", " + T + ", 8, " + K + ">",
-                     "degpu::cuda::run_resident<" + Fn + ", " + T + ", 32, " + K + ">", "degpu::cuda::run_grid<" + Fn + ", " + T + ", 32>"};
-      if (terms) expressions.push_back("degpu::cuda::run_wide<" + Fn + ", " + T + ">");
+                     "degpu::cuda::run_resident<" + Fn + ", " + T + ", 32, " + K + ">",
+                     "degpu::cuda::run_grid<" + Fn + ", " + T + ", 32, " + shrinking + ">"};
+      if (terms) expressions.push_back("degpu::cuda::run_wide<" + Fn + ", " + T + ", " + shrinking + ">");
     }
     const Compiled c = compile_or_load(*this, headers, expressions);
     kernels_compile_s += c.seconds;

@@ -92,17 +92,6 @@ __device__ __forceinline__ int cta_archive_insert(const ops::Params& p, std::uin
   return min(cap, count + total);
 }
 
-// The members the archive holds after generation g's losers joined it, without their rows (the result).
-template <class Lost>
-__device__ __forceinline__ int cta_archive_count(int np, Lost lost, int cap, int count) {
-  const int nt = static_cast<int>(blockDim.x);
-  int mine = 0;
-  for (int i = threadIdx.x; i < np; i += nt) mine += lost(i) ? 1 : 0;
-  int total = 0;
-  (void)cta_exclusive_scan(mine, &total);
-  return min(cap, count + total);
-}
-
 // A row of Ds values (the stride: padding included) copied by one thread, 4-wide; src read through load.
 template <class T, class Load>
 __device__ __forceinline__ void copy_row(T* dst, const T* src, int Ds, Load load) {

@@ -70,15 +70,22 @@ const void* resident_kernel(int group, int kind, const Fn& fn) {
     return kind == 0 ? resident_kernel_of<Fn, T, 0>(group) : kind == 1 ? resident_kernel_of<Fn, T, 1>(group) : resident_kernel_of<Fn, T, 2>(group);
   }
 }
-// The global paths' kernel: the grid path's, or the wide path's (a function in the term form only).
+// The global paths' kernel: the grid path's, or the wide path's (a function in the term form only), for
+// algorithms whose population shrinks or the others (gpu_global.cuh's kShrinking). A compiled functor's
+// handles are its run's kind's.
+template <class Fn, class T, bool kShrinking>
+const void* global_kernel_of(bool wide) {
+  if constexpr (has_terms<Fn>)
+    if (wide) return reinterpret_cast<const void*>(run_wide<Fn, T, kShrinking>);
+  return reinterpret_cast<const void*>(run_grid<Fn, T, 32, kShrinking>);
+}
 template <class Fn, class T>
-const void* global_kernel(bool wide, const Fn& fn) {
+const void* global_kernel(bool wide, bool shrinking, const Fn& fn) {
   if constexpr (compiled_elsewhere<Fn>) {
+    (void)shrinking;
     return wide ? compiled_kernels(fn).wide : compiled_kernels(fn).grid;
   } else {
-    if constexpr (has_terms<Fn>)
-      if (wide) return reinterpret_cast<const void*>(run_wide<Fn, T>);
-    return reinterpret_cast<const void*>(run_grid<Fn, T, 32>);
+    return shrinking ? global_kernel_of<Fn, T, true>(wide) : global_kernel_of<Fn, T, false>(wide);
   }
 }
 
@@ -171,7 +178,7 @@ void plan_global(const ops::Params& p, const DeviceLimits& dev, bool wide, int t
   // a function of whole rows (a group's or a row function's) takes the grid path
   if (!has_terms<Fn> && wide)
     throw ConfigError("gpu engine: CEC functions, schedules and a user's row functions do not take the wide path (use grid,B)");
-  const void* kernel = global_kernel<Fn, T>(wide, fn);
+  const void* kernel = global_kernel<Fn, T>(wide, alg::reduces(p), fn);
   plan.path = wide ? GpuPlan::Path::wide : GpuPlan::Path::grid;
   plan.group = 32;
   plan.threads = threads;
@@ -436,7 +443,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
       const ClusterLaunch cl(plan, n);
       DEGPU_CUDA_TRY(cudaLaunchKernelExC(&cl.cfg, resident_kernel<Fn, T>(plan.group, alg::kernel_kind(p.algorithm), fn), args));
     } else {
-      const void* k = global_kernel<Fn, T>(plan.path == GpuPlan::Path::wide, fn);
+      const void* k = global_kernel<Fn, T>(plan.path == GpuPlan::Path::wide, alg::reduces(p), fn);
       DEGPU_CUDA_TRY(cudaLaunchCooperativeKernel(k, dim3(plan.blocks), dim3(plan.threads), args, plan.smem_bytes, 0));
     }
   }

@@ -95,7 +95,7 @@ struct DonorRows {
 
 // The global paths' generations, written once for the grid and the wide path (a loop the kernel writes
 // around its step, so that the step stays in the kernel's body: no callback, nothing in local memory):
-//   Generations<T> gen(p, s);
+//   Generations<T, kShrinking> gen(p, s);
 //   while (gen.next(team)) { ... generation gen.g: rows gen.rows (of parity gen.cur), best gen.best ... }
 //   gen.finish();
 // next() begins generation g: the barrier (generation g - 1 written); generation g - 1's end, as the host
@@ -112,7 +112,9 @@ struct DonorRows {
 // CTA, maps live index q (the host driver's index in its compacted population: the draws, sums, rankings,
 // flags and the archive's plan use it) to its individual, row[q], and back, live[i] (-1 where it went). The
 // best is an individual (the tables keep the order, so the lower index first among equals is the same).
-template <class T>
+// kShrinking: the kernels of the algorithms whose population shrinks (alg::reduces), the others' without
+// that code (measured: the wide path's generation 13% slower for DE with it, PERFORMANCE.md).
+template <class T, bool kShrinking>
 struct Generations {
   ops::Params& p;  // the kernel's: p.np and p.pbest_count follow a shrinking population, as the host driver's
   const State<T>& s;
@@ -136,7 +138,7 @@ struct Generations {
         sum_words(alg::sum_words(p_)),
         shared(sum_words ? load_shared_state(p_, s_.shared0, reinterpret_cast<double*>(global_smem())) : nullptr),  // read after next()'s barrier
         acap(s_.archive.cap) {
-    if (alg::reduces(p_)) {
+    if constexpr (kShrinking) {
       unsigned char* at = global_smem() + global_smem_bytes(alg::shared_words(p_), s_.archive.cap, 0);
       row = reinterpret_cast<std::uint32_t*>(at);
       live = reinterpret_cast<int*>(at + static_cast<std::size_t>(np0) * sizeof(std::uint32_t));
@@ -148,8 +150,15 @@ struct Generations {
     return reinterpret_cast<int*>(global_smem() + static_cast<std::size_t>(alg::shared_words(p)) * sizeof(double));
   }
   // live individual q's individual; individual i's live index (-1: it went)
-  __device__ __forceinline__ std::uint32_t row_of(std::uint32_t q) const { return live_row(row, q); }
-  __device__ __forceinline__ int live_of(std::uint32_t i) const { return live ? live[i] : static_cast<int>(i); }
+  __device__ __forceinline__ std::uint32_t row_of(std::uint32_t q) const {
+    if constexpr (kShrinking) return row[q];
+    return q;
+  }
+  __device__ __forceinline__ int live_of(std::uint32_t i) const {
+    if constexpr (kShrinking) return live[i];
+    return static_cast<int>(i);
+  }
+  __device__ __forceinline__ const std::uint32_t* table() const { return kShrinking ? row : nullptr; }
   __device__ __forceinline__ bool next(GridTeam& team) {
     ++g;
     cur = static_cast<int>((g - 1) & 1);
@@ -172,17 +181,17 @@ struct Generations {
             });
       }
       // the next generation's sizes: the worst removed, the archive cut to its new capacity
-      if (row) shrunk = next_sizes(p, shared, s.archive.cap, acap, arc_count, [&](int n) { shrink(team, n); });
+      if constexpr (kShrinking) shrunk = next_sizes(p, shared, s.archive.cap, acap, arc_count, [&](int n) { shrink(team, n); });
     }
     why = decide_stop(s, 0, g, ranks, rank == 0, [&](unsigned r) { return load_slot(s.slots + cur * ranks + r); },
-                      [&] { return global_converged<T>(s.tol, s.atol, s.f[cur], static_cast<std::uint32_t>(p.np), row); }, best);
-    if (shrunk && s.need_best && live[best] < 0) best = row[0];  // (the best went: every value was equal; the first is the host driver's)
+                      [&] { return global_converged<T>(s.tol, s.atol, s.f[cur], static_cast<std::uint32_t>(p.np), table()); }, best);
+    if (shrunk && s.need_best && live_of(best) < 0) best = row_of(0);  // (the best went: every value was equal; the first is the host driver's)
     record_history_x(s, 0, g - 1, p.D, rank == 0, [&](int j) { return __ldcg(rows(best) + j); });
     if (why) return false;
     const bool pbest = p.mutation == Mutation::current_to_pbest1;
     if (pbest)
-      rank_pbest(p, [&](int q) { return __ldcg(s.f[cur] + row_of(static_cast<std::uint32_t>(q))); }, s.ranking,
-                 static_cast<int>(rank * blockDim.x + threadIdx.x), p.np, static_cast<int>(ranks * blockDim.x));
+      warp_rank_pbest(p, [&](int q) { return __ldcg(s.f[cur] + row_of(static_cast<std::uint32_t>(q))); }, s.ranking,
+                      static_cast<int>((rank * blockDim.x + threadIdx.x) / 32), static_cast<int>(ranks * blockDim.x / 32));
     if (pbest || s.archive.cap) team.sync();  // the ranking and the archive's rows published
     return true;
   }
@@ -192,7 +201,7 @@ struct Generations {
   __device__ void shrink(GridTeam& team, int n) {
     const T* f = s.f[cur];
     const int warps = static_cast<int>(blockDim.x) / 32;
-    mark_removed([&](int q) { return __ldcg(f + row[q]); }, p.np, p.np - n, s.gone,
+    mark_removed([&](int q) { return __ldcg(f + row_of(static_cast<std::uint32_t>(q))); }, p.np, p.np - n, s.gone,
                  static_cast<int>(GridTeam::rank()) * warps + static_cast<int>(threadIdx.x) / 32, static_cast<int>(GridTeam::ranks()) * warps);
     team.sync();
     int kept = 0;
@@ -200,7 +209,7 @@ struct Generations {
       const int q = c0 + static_cast<int>(threadIdx.x);
       const bool in = q < p.np;
       const bool out = in && __ldcg(s.gone + q) != 0;
-      const std::uint32_t i = in ? row[q] : 0u;
+      const std::uint32_t i = in ? row_of(static_cast<std::uint32_t>(q)) : 0u;
       int total = 0;
       const int at = cta_exclusive_scan(in && !out ? 1 : 0, &total);  // (its barriers: the chunk's entries read before any is written)
       if (in) {
@@ -228,12 +237,12 @@ struct Generations {
   __device__ __forceinline__ std::uint8_t* lost_at(std::uint32_t q) const { return s.lost[cur ^ 1] + q; }
   __device__ __forceinline__ std::uint32_t gen() const { return static_cast<std::uint32_t>(g); }
   // The donors' rows this generation (DonorRows: by value, so that no call keeps the generation in memory).
-  __device__ __forceinline__ DonorRows<T> donors() const { return DonorRows<T>{rows, s.archive, static_cast<std::uint32_t>(p.np), row}; }
+  __device__ __forceinline__ DonorRows<T> donors() const { return DonorRows<T>{rows, s.archive, static_cast<std::uint32_t>(p.np), table()}; }
   __device__ __forceinline__ void finish() {
     const long long done = g - 1;
     const GlobalRows<T> last{s.x[0], s.x[1], s.side[done & 1], Ds};
     if (GridTeam::rank() == 0) {
-      write_result(s, 0, s.f[done & 1], s.cv[done & 1], last, p.np, row, live, p.D, done, why);
+      write_result(s, 0, s.f[done & 1], s.cv[done & 1], last, p.np, table(), kShrinking ? live : nullptr, p.D, done, why);
       // the algorithm's final state: generation done's update, insertions and reduction were made before the stop test
       for (int w = threadIdx.x; w < alg::shared_words(p); w += blockDim.x) s.shared_out[w] = shared[w];
       if (s.archive.cap && threadIdx.x == 0) s.archive_size[0] = arc_count;
@@ -265,8 +274,8 @@ __device__ void init_blocks(const ops::Params& p, const State<T>& s, T* x0, T* x
 // Live individual q's trial of generation g, into individual i's other row (gen: Generations; best: the
 // best's individual; the ranking's live indices and the donors' through gen's live table); Fp: current-to-
 // pbest's factor of the p-best difference (jSO's F_w, else w.F).
-template <class F, class T>
-__device__ __forceinline__ TrialIn<T> trial_in(const ops::Params& p, const State<T>& s, const Generations<T>& gen, const WinDraw<T>& w,
+template <class F, class T, class Gen>
+__device__ __forceinline__ TrialIn<T> trial_in(const ops::Params& p, const State<T>& s, const Gen& gen, const WinDraw<T>& w,
                                                std::uint32_t q, std::uint32_t i, T Fp) {
   const Mutation m = p.mutation;
   const GlobalRows<T>& rows = gen.rows;
@@ -277,8 +286,8 @@ __device__ __forceinline__ TrialIn<T> trial_in(const ops::Params& p, const State
                        gen.gen(), q, Fp);
 }
 
-// Grid path: a group of G lanes per individual.
-template <class F, class T, int G>
+// Grid path: a group of G lanes per individual; kShrinking: Generations'.
+template <class F, class T, int G, bool kShrinking>
 __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __grid_constant__ State<T> s,
                                                     const __grid_constant__ F fn) {
   const Group<G> grp;
@@ -318,7 +327,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
   team.arrive();
   // A group with one individual makes its next draws while the others finish (not where the population
   // shrinks: the live indices change).
-  const bool single = group < np && group + groups >= np && !alg::reduces(p);
+  const bool single = group < np && group + groups >= np && !kShrinking;
   const bool bin = p.crossover == Crossover::bin;
   const std::uint32_t tag = stream_tag(rng::Purpose::crossover, p.trial);
   WinDraw<T> wa{};
@@ -331,7 +340,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
   const bool stateful = alg::stateful(p);
   // an archive: the donors drawn at the trial (family_donors), r2 among its members too
   const bool redraw = s.archive.cap > 0;
-  Generations<T> gen(p, s);
+  Generations<T, kShrinking> gen(p, s);
   while (gen.next(team)) {
     const std::uint32_t gu = gen.gen();
     const int cur = gen.cur, nxt = cur ^ 1;
@@ -454,8 +463,8 @@ __device__ double cta_evaluate_prefix(const T* u, const T* o, int D) {
 // Wide path: K = s.per_individual CTAs per individual (CTA c of individual i takes the blocks
 // c x blockDim + thread, stepping by K x blockDim); their partial sums go to s.partials, and CTA 0 of the
 // individual adds them in order, selects and flips the side flag. (fn is not read: F has terms, and
-// such a type is empty; the parameter keeps the three paths' launches alike.)
-template <class F, class T>
+// such a type is empty; the parameter keeps the three paths' launches alike.) kShrinking: Generations'.
+template <class F, class T, bool kShrinking>
 __global__ void __launch_bounds__(kMaxThreads) run_wide(ops::Params p, const __grid_constant__ State<T> s,
                                                     const __grid_constant__ F fn) {
   GridTeam team(s);
@@ -520,7 +529,7 @@ __global__ void __launch_bounds__(kMaxThreads) run_wide(ops::Params p, const __g
 
   const bool stateful = alg::stateful(p);
   const bool redraw = s.archive.cap > 0;  // as run_grid
-  Generations<T> gen(p, s);
+  Generations<T, kShrinking> gen(p, s);
   // individual i's live index (a shrinking population's live table: -1, it went)
   auto live_of = [&](int i) { return gen.live_of(static_cast<std::uint32_t>(i)); };
   while (gen.next(team)) {

@@ -427,6 +427,7 @@ __device__ int decide_stop(const State<T>& s, unsigned t, long long g, unsigned 
 
 // current-to-pbest: ranking[r] = the individual of rank r < pbest_count (rank = how many are better, ties
 // by index), for the individuals i = first, first + step, ... below last; value(j) reads j's f.
+// (the global paths: warp_rank_pbest)
 template <class Value>
 __device__ void rank_pbest(const ops::Params& p, Value value, std::uint32_t* ranking, int first, int last, int step) {
   for (int i = first; i < last; i += step) {
@@ -437,6 +438,33 @@ __device__ void rank_pbest(const ops::Params& p, Value value, std::uint32_t* ran
       r += ops::better(fj, fi) || (j < i && !ops::better(fi, fj));
     }
     if (r < p.pbest_count) ranking[r] = static_cast<std::uint32_t>(i);
+  }
+}
+// The same ranking on the global paths, whose values value(j) are read through L2: a warp per individual
+// (warp w of `warps`: i = w, w + warps, ... below p.np), its lanes counting those better 256 at a time, eight
+// loads in flight a lane, stopping at pbest_count (a thread per individual spent ~1 ms a generation at NP
+// 9,000 in its chain of loads, PERFORMANCE.md).
+template <class Value>
+__device__ void warp_rank_pbest(const ops::Params& p, Value value, std::uint32_t* ranking, int w, int warps) {
+  constexpr int kLoads = 8;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  for (int i = w; i < p.np; i += warps) {
+    const auto fi = value(i);
+    int r = 0;
+    for (int j0 = 0; j0 < p.np && r < p.pbest_count; j0 += 32 * kLoads) {
+      int c = 0;
+#pragma unroll
+      for (int u = 0; u < kLoads; ++u) {
+        const int j = j0 + u * 32 + lane;
+        if (j < p.np) {
+          const auto fj = value(j);
+          c += ops::better(fj, fi) || (j < i && !ops::better(fi, fj));
+        }
+      }
+      for (int off = 16; off > 0; off /= 2) c += __shfl_xor_sync(0xffffffffu, c, off);
+      r += c;
+    }
+    if (lane == 0 && r < p.pbest_count) ranking[r] = static_cast<std::uint32_t>(i);
   }
 }
 
