@@ -5,7 +5,8 @@
 # usage: scripts/gpu-check.sh [all|build|test|sanitize|time|sweep|bandwidth|profile|repro|cec|case1|whole] ...
 #        (case1: CASE1_PARTS, default gpu, and CASE1_TRIALS, default 3: bench/janssen/case1.sh)
 #        (whole: the D 100 benchmark, 10 functions x WHOLE_TRIALS (default 30) trials, on the gpu engine)
-#        (case2: bench/janssen/case2.txt, CASE2_TRIALS (default 3), CASE2_FUNCTIONS (default all))
+#        (case2: CASE2_CONFIGS (default bench/janssen/case2.txt; case2_shade.txt adds L-SHADE and jSO),
+#         CASE2_TRIALS (default 3), CASE2_FUNCTIONS (default all))
 #        (schedule: issue 6's runs on the 12 Braun files in ETC_DIR, default .gpu-deps/data/braun_etc: the
 #         1-s target with the local search, Min-Min seeding, the default NP, degpu plot; SCHEDULE_30S=1 adds
 #         30-s runs with F 0.02 / CR 0.005 at NP 1024)
@@ -164,7 +165,8 @@ if has case2; then
   tag=${CASE2_FUNCTIONS:-all}
   fns=()
   [ -n "${CASE2_FUNCTIONS:-}" ] && fns=(--functions "$CASE2_FUNCTIONS")
-  "$cli" bench janssen --dim 100 --trials "${CASE2_TRIALS:-3}" --configs bench/janssen/case2.txt --out "$out/case2-${tag//,/-}" --quiet "${fns[@]}"
+  "$cli" bench janssen --dim 100 --trials "${CASE2_TRIALS:-3}" --configs "${CASE2_CONFIGS:-bench/janssen/case2.txt}" \
+    --out "$out/case2-${tag//,/-}" --quiet "${fns[@]}"
   python3 bench/janssen/table4.py "$out"/case2-*/results.json | tee "$out/case2.md"
 fi
 if has schedule; then
