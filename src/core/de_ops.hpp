@@ -77,6 +77,14 @@ DEGPU_HD_INLINE std::uint32_t rank_other_than(const Params& p, std::uint32_t g, 
   const std::uint32_t r = rng::uniform_below(s.word(9), count - 1);
   return r < rank ? r : r + 1;
 }
+// The archive's insertion rule (every engine's): where individual i's parent, lost in generation g, goes in
+// an archive of cap members of which `filled` are taken before it (the members before the generation and
+// the generation's earlier losers, in index order): appended while there is room, else in place of the
+// member drawn by word 8 of its donors stream.
+DEGPU_HD_INLINE int archive_slot(const Params& p, std::uint32_t g, std::uint32_t i, int filled, int cap) {
+  if (filled < cap) return filled;
+  return static_cast<int>(rng::uniform_below(Stream(p.seed, p.trial, Purpose::donors, g, i).word(8), static_cast<std::uint32_t>(cap)));
+}
 DEGPU_HD_INLINE Donors draw_donors(const Params& p, std::uint32_t g, std::uint32_t i, std::uint32_t archive = 0) {
   Donors d{};
   const Stream s(p.seed, p.trial, Purpose::donors, g, i);

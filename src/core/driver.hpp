@@ -212,10 +212,8 @@ struct Population {
   // Individual i's parent lost to its trial in generation g: it joins the archive (selections in index
   // order: appended while there is room, else it replaces the member drawn by word 8 of its donors stream).
   void archive_parent(const ops::Params& p, std::uint32_t g, int i) {
-    int at = arc_count;
+    const int at = ops::archive_slot(p, g, static_cast<std::uint32_t>(i), arc_count, arc_cap);
     if (arc_count < arc_cap) ++arc_count;
-    else at = static_cast<int>(rng::uniform_below(ops::Stream(p.seed, p.trial, ops::Purpose::donors, g, static_cast<std::uint32_t>(i)).word(8),
-                                                  static_cast<std::uint32_t>(arc_cap)));
     std::copy_n(row(i), D, archive.begin() + static_cast<std::ptrdiff_t>(at) * D);
   }
   alg::Trials states() {

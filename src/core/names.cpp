@@ -158,13 +158,18 @@ Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de, cons
   const Engine chosen = detail::auto_engine(problem, resolve_engine(e) == Engine::gpu, static_cast<bool>(options.observe));
   // every algorithm runs on every engine (registry.hpp); the gpu engine's grid and wide paths keep an
   // archive's plan and a shrinking population's live table in each CTA's shared memory, and refuse what a
-  // Hopper CTA cannot hold (227 KB less the kernels' own): there auto takes gpu-fused (else gpu-kernels,
-  // threads or gpu-eval), which keep them in device memory. (A population that large never fits the
-  // resident path's cluster at D > 20, which would need none of it.)
+  // device's CTA cannot hold (its opt-in shared memory less a margin for the kernels' own, 4 KB): there auto
+  // takes gpu-fused (else gpu-kernels, threads or gpu-eval), which keep them in device memory. (A population
+  // that large never fits the resident path's cluster at D > 20, which would need none of it.)
   if (chosen == Engine::gpu && alg::kernel_kind(de.algorithm) != 0) {
-    constexpr std::size_t kCtaSharedBytes = 227 * 1024 - 4096;
+    static const std::size_t optin = [] {
+      const std::vector<DeviceInfo> d = list_devices();  // the gpu engine runs on device 0
+      return d.empty() ? std::size_t{0} : d.front().shared_per_block_optin;
+    }();
+    constexpr std::size_t kKernelsOwn = 4096;
+    const std::size_t cta_bytes = optin > kKernelsOwn ? optin - kKernelsOwn : 0;
     const ops::Params p = ops::make_params(problem, resolve(problem, de, StopCriteria{}), options);
-    if (alg::global_shared_bytes(alg::shared_words(p), alg::initial_sizes(p).archive, alg::reduces(p) ? p.np : 0) > kCtaSharedBytes) {
+    if (alg::global_shared_bytes(alg::shared_words(p), alg::initial_sizes(p).archive, alg::reduces(p) ? p.np : 0) > cta_bytes) {
       for (Engine f : {Engine::gpu_fused, Engine::gpu_kernels})
         if (problem.model()->not_on(f).empty()) return f;
       return problem.model()->not_on_cpu().empty() ? Engine::threads : Engine::gpu_eval;

@@ -65,8 +65,7 @@ __global__ void plan_archive(ops::Params p, std::uint32_t g, Lost lost, int cap,
   for (int i = begin; i < end; ++i) {
     int at = -1;
     if (lost(i)) {
-      const ops::Stream s(p.seed, p.trial, ops::Purpose::donors, g, static_cast<std::uint32_t>(i));
-      at = c0 + turn < cap ? c0 + turn : static_cast<int>(rng::uniform_below(s.word(8), static_cast<std::uint32_t>(cap)));
+      at = ops::archive_slot(p, g, static_cast<std::uint32_t>(i), c0 + turn, cap);
       ++turn;
       atomicMax(owner + at, i);
     }

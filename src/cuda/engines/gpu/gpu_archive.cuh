@@ -73,11 +73,7 @@ __device__ __forceinline__ int cta_archive_insert(const ops::Params& p, std::uin
   for (int i = begin; i < end; ++i) mine += lost(i) ? 1 : 0;
   int total = 0;
   const int turn0 = cta_exclusive_scan(mine, &total);  // (its barriers also publish the owners' reset)
-  const auto member = [&](int i, int turn) {
-    if (count + turn < cap) return count + turn;
-    const ops::Stream s(p.seed, p.trial, ops::Purpose::donors, g, static_cast<std::uint32_t>(i));
-    return static_cast<int>(rng::uniform_below(s.word(8), static_cast<std::uint32_t>(cap)));
-  };
+  const auto member = [&](int i, int turn) { return ops::archive_slot(p, g, static_cast<std::uint32_t>(i), count + turn, cap); };
   int turn = turn0;
   for (int i = begin; i < end; ++i)
     if (lost(i)) atomicMax(owner + member(i, turn++), i);

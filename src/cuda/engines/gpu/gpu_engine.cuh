@@ -133,16 +133,16 @@ bool fit_resident(const ops::Params& p, int n, int cluster, int group, const Dev
   }
   int choice = 0;
   int w = 0;
+  ResidentShape sh{};
   for (int m = 0; m < nchoices && !w; ++m) {
     choice = choices[m];
-    for (w = wmax; w >= 1; w /= 2)
-      if (resident_shape<T>(p.np, p.D, cluster, w, pbest, alg::stateful(p), alg::sum_words(p), alg::shared_words(p), arc_cap, reduces, fn,
-                            choice, ncons).bytes <= limit)
-        break;
+    for (w = wmax; w >= 1; w /= 2) {
+      sh = resident_shape<T>(p.np, p.D, cluster, w, pbest, alg::stateful(p), alg::sum_words(p), alg::shared_words(p), arc_cap, reduces, fn,
+                             choice, ncons);
+      if (sh.bytes <= limit) break;
+    }
   }
   if (w >= 1) {
-    const ResidentShape sh = resident_shape<T>(p.np, p.D, cluster, w, pbest, alg::stateful(p), alg::sum_words(p), alg::shared_words(p),
-                                               arc_cap, reduces, fn, choice, ncons);
     plan.path = GpuPlan::Path::resident;
     plan.cluster = cluster;
     plan.group = group;
@@ -178,14 +178,14 @@ void plan_global(const ops::Params& p, const DeviceLimits& dev, bool wide, int t
   // a function of whole rows (a group's or a row function's) takes the grid path
   if (!has_terms<Fn> && wide)
     throw ConfigError("gpu engine: CEC functions, schedules and a user's row functions do not take the wide path (use grid,B)");
-  const void* kernel = global_kernel<Fn, T>(wide, alg::reduces(p), fn);
+  const bool reduces = alg::reduces(p);
+  const void* kernel = global_kernel<Fn, T>(wide, reduces, fn);
   plan.path = wide ? GpuPlan::Path::wide : GpuPlan::Path::grid;
   plan.group = 32;
   plan.threads = threads;
   // the CTA's copy of the population's state, the archive's plan and a shrinking population's live tables
   // (gpu_global.cuh)
   const int arc_cap = alg::initial_sizes(p).archive;
-  const bool reduces = alg::reduces(p);
   plan.smem_bytes = global_smem_bytes(alg::shared_words(p), arc_cap, reduces ? p.np : 0);
   cudaFuncAttributes attr{};
   DEGPU_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
@@ -312,7 +312,10 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
     throw ConfigError("problem " + problem.name() + ": user objectives run on the CPU engines (serial, threads, matrix)");
   use_device(0);
   ops::Params p = ops::make_params(problem, r, o);
-  if (alg::shared_words(p)) p.pbest_count = alg::initial_sizes(p).pbest_count;  // as the host driver starts
+  const alg::Sizes start = alg::initial_sizes(p);
+  if (alg::shared_words(p)) p.pbest_count = start.pbest_count;  // as the host driver starts
+  const int arc_cap = start.archive;
+  const bool reduces = alg::reduces(p);
   const LinearForm* const linear = LinearConstraintsOnDevice::only_linear(problem, "gpu");
   const int ncons = linear ? linear->count() : 0;
   const GpuPlan plan = make_plan<Fn, T>(p, n, fn, ncons);
@@ -325,7 +328,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   // where the population shrinks, the evaluations of each generation from the schedule (alg::SizeReplay;
   // validate requires max_evals then), which the device's generation count stops at
   std::unique_ptr<alg::SizeReplay> sizes;
-  if (alg::reduces(p)) {
+  if (reduces) {
     sizes = std::make_unique<alg::SizeReplay>(p, max_gens, r.stop.max_evals ? *r.stop.max_evals : -1);
     max_gens = sizes->generations();
   } else if (r.stop.max_evals) {
@@ -351,7 +354,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   use_device((2 * rows + 2 * fs + nt * (D + 2 + nhist + nhist_x * D) + 3 * Ds + kept_x + kept_f) * sizeof(T) + IntegersOnDevice<T>::bytes(problem) + 2 * fs + partials * sizeof(double) + AlgorithmState::bytes(p, nt * np, false, resident ? 0 : 2) +
              2 * ranks * sizeof(Slot<T>) + nt * (static_cast<std::size_t>(rstride) * 4 + 48) + 64 +
              (resident ? 0 : 2 * np * static_cast<std::size_t>(ncons) * sizeof(double)) + LinearConstraintsOnDevice::bytes(linear) +
-             nt * (static_cast<std::size_t>(alg::initial_sizes(p).archive) * Ds * sizeof(T) + alg::shared_words(p) * sizeof(double) + 4) +
+             nt * (static_cast<std::size_t>(arc_cap) * Ds * sizeof(T) + alg::shared_words(p) * sizeof(double) + 4) +
              3 * np);
   DeviceArray<T> x0(rows), x1(rows), f0(fs), f1(fs), best_f(nt), best_x(nt * D), history(nt * nhist);
   DeviceArray<unsigned long long> history_ns(nt * nhist);
@@ -376,11 +379,10 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const AlgorithmState alg_state(p, nt * np, false, resident ? 0 : 2);
   // an archive (gpu_archive.cuh): every trial's members, the global paths' "parent lost" flags by parity;
   // the final members and population state of each trial
-  const int arc_cap = alg::initial_sizes(p).archive;
   const std::size_t words = static_cast<std::size_t>(alg::shared_words(p));
   DeviceArray<T> arc_rows(nt * static_cast<std::size_t>(arc_cap) * Ds);
   DeviceArray<std::uint8_t> lost0(arc_cap && !resident ? np : 0), lost1(arc_cap && !resident ? np : 0);
-  DeviceArray<std::uint8_t> gone(alg::reduces(p) && !resident ? np : 0);  // a shrinking population's on the global paths
+  DeviceArray<std::uint8_t> gone(reduces && !resident ? np : 0);  // a shrinking population's on the global paths
   DeviceArray<int> arc_size(nt);
   DeviceArray<double> shared_out(nt * words);
   DEGPU_CUDA_TRY(cudaMemset(arrivals.ptr, 0, sizeof(unsigned long long)));
@@ -443,7 +445,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
       const ClusterLaunch cl(plan, n);
       DEGPU_CUDA_TRY(cudaLaunchKernelExC(&cl.cfg, resident_kernel<Fn, T>(plan.group, alg::kernel_kind(p.algorithm), fn), args));
     } else {
-      const void* k = global_kernel<Fn, T>(plan.path == GpuPlan::Path::wide, alg::reduces(p), fn);
+      const void* k = global_kernel<Fn, T>(plan.path == GpuPlan::Path::wide, reduces, fn);
       DEGPU_CUDA_TRY(cudaLaunchCooperativeKernel(k, dim3(plan.blocks), dim3(plan.threads), args, plan.smem_bytes, 0));
     }
   }

@@ -530,14 +530,12 @@ __global__ void __launch_bounds__(kMaxThreads) run_wide(ops::Params p, const __g
   const bool stateful = alg::stateful(p);
   const bool redraw = s.archive.cap > 0;  // as run_grid
   Generations<T, kShrinking> gen(p, s);
-  // individual i's live index (a shrinking population's live table: -1, it went)
-  auto live_of = [&](int i) { return gen.live_of(static_cast<std::uint32_t>(i)); };
   while (gen.next(team)) {
     const std::uint32_t gu = gen.gen();
     const int cur = gen.cur, nxt = cur ^ 1;
     const GlobalRows<T>& rows = gen.rows;
     for (int i = first; i < np0; i += stride) {
-      const int ql = live_of(i);
+      const int ql = gen.live_of(i);
       if (ql < 0) continue;
       const std::uint32_t q = static_cast<std::uint32_t>(ql);
       WinDraw<T> w = make_win<T>(p, gu, q);
@@ -552,11 +550,11 @@ __global__ void __launch_bounds__(kMaxThreads) run_wide(ops::Params p, const __g
     }
     team.sync();  // every CTA's part of the trials (and partials) written
     if constexpr (!kElementwise)
-      evaluate_rows([&](int i) { return rows.other(static_cast<std::uint32_t>(i)); }, [&](int i) { return live_of(i) >= 0; });
+      evaluate_rows([&](int i) { return rows.other(static_cast<std::uint32_t>(i)); }, [&](int i) { return gen.live_of(i) >= 0; });
     bf = nan, bi = 0xffffffffu;
     if (c == 0 && threadIdx.x == 0)
       for (int i = first; i < np0; i += stride) {
-        const int ql = live_of(i);
+        const int ql = gen.live_of(i);
         if (ql < 0) continue;
         const std::uint32_t q = static_cast<std::uint32_t>(ql);
         const T ft = static_cast<T>(total(i) + s.bias), fi = __ldcg(f[cur] + i);

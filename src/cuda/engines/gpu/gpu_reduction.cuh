@@ -96,10 +96,6 @@ __device__ __forceinline__ std::uint32_t live_ref(const std::uint32_t* live, std
   return live ? live[k] : pack_ref(k, P);
 }
 
-// The global paths' live table (gpu_global.cuh's Generations: row[q], live individual q's rows, value and
-// flags), or nullptr where the population keeps its order: live individual k's.
-__device__ __forceinline__ std::uint32_t live_row(const std::uint32_t* row, std::uint32_t k) { return row ? row[k] : k; }
-
 // The next generation's sizes after the update of the population's state `shared` (alg::sizes), as the
 // host driver takes them: p.np and p.pbest_count follow them, the archive's capacity now (acap; cap: the
 // initial) and its members (count) are cut to the new capacity, and shrink(n) runs where the population

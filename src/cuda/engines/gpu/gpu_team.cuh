@@ -233,11 +233,13 @@ __device__ __forceinline__ bool population_converged(double tol, double atol, Va
                          }, n, part) / nd);
   return isfinite(mean) && isfinite(sd) && sd <= atol + tol * fabs(mean);
 }
-// The test on n values in global memory (the grid and wide paths): live individual i's at f[row[i]] where
-// the population shrinks (gpu_global.cuh's live table), else f[i].
+// The global paths' live table (gpu_global.cuh's Generations: row[q], live individual q's rows, value and
+// flags), or nullptr where the population keeps its order: live individual k's.
+__device__ __forceinline__ std::uint32_t live_row(const std::uint32_t* row, std::uint32_t k) { return row ? row[k] : k; }
+// The test on n values in global memory (the grid and wide paths): live individual i's at f[live_row(row, i)].
 template <class T>
 __device__ __noinline__ bool global_converged(double tol, double atol, const T* f, std::uint32_t n, const std::uint32_t* row) {
-  return population_converged(tol, atol, [&](std::uint32_t i) { return static_cast<double>(__ldcg(f + (row ? row[i] : i))); }, n);
+  return population_converged(tol, atol, [&](std::uint32_t i) { return static_cast<double>(__ldcg(f + live_row(row, i))); }, n);
 }
 
 // The stop decision before generation g (StopReason + 1, or 0 to go on), from the team's best and whether
@@ -435,7 +437,7 @@ __device__ void rank_pbest(const ops::Params& p, Value value, std::uint32_t* ran
     int r = 0;
     for (int j = 0; j < p.np && r < p.pbest_count; ++j) {
       const auto fj = value(j);
-      r += ops::better(fj, fi) || (j < i && !ops::better(fi, fj));
+      r += ranks_before(fj, static_cast<std::uint32_t>(j), fi, static_cast<std::uint32_t>(i));
     }
     if (r < p.pbest_count) ranking[r] = static_cast<std::uint32_t>(i);
   }
@@ -458,7 +460,7 @@ __device__ void warp_rank_pbest(const ops::Params& p, Value value, std::uint32_t
         const int j = j0 + u * 32 + lane;
         if (j < p.np) {
           const auto fj = value(j);
-          c += ops::better(fj, fi) || (j < i && !ops::better(fi, fj));
+          c += ranks_before(fj, static_cast<std::uint32_t>(j), fi, static_cast<std::uint32_t>(i));
         }
       }
       for (int off = 16; off > 0; off /= 2) c += __shfl_xor_sync(0xffffffffu, c, off);
