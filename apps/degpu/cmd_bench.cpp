@@ -71,7 +71,7 @@ std::vector<Config> read_configs(const std::string& path) {
       for (const auto& [key, value] : algorithm_defaults(algorithm)) set_de_setting(settings, key, value);
       for (std::size_t k = 3; k < t.size(); ++k) {
         const auto eq = t[k].find('=');
-        if (eq == std::string::npos || eq == 0) throw ConfigError("'" + t[k] + "': expected KEY=VALUE");
+        if (eq == std::string::npos || eq == 0 || eq + 1 == t[k].size()) throw ConfigError("'" + t[k] + "': expected KEY=VALUE");
         refuse_unread(algorithm, t[k].substr(0, eq), t[k].substr(eq + 1));
         set_de_setting(settings, t[k].substr(0, eq), t[k].substr(eq + 1));
       }
@@ -282,10 +282,17 @@ int bench_janssen(const BenchArgs& a) {
     }
     jf.push_back(std::move(fj));
   }
-  std::filesystem::create_directory(out);
-  write_output(out + "/results.json", j.dump(2) + "\n");
-  write_output(out + "/trials.csv", csv.csv());
-  write_output(out + "/summary.md", md.str());
+  // the three files together (both or neither), in a folder made now (and taken away again if they fail)
+  std::error_code made_ec;
+  const bool made = std::filesystem::create_directory(out, made_ec);
+  if (made_ec) throw OutputError(out + ": cannot make the folder: " + made_ec.message());
+  try {
+    write_outputs({{out + "/results.json", j.dump(2) + "\n"}, {out + "/trials.csv", csv.csv()}, {out + "/summary.md", md.str()}});
+  } catch (...) {
+    std::error_code ec;
+    if (made) std::filesystem::remove(out, ec);
+    throw;
+  }
   // the paper's Fig. 7 (error against time), a figure per function, by python/degpu/plot.py where Python has
   // matplotlib; the results stand without them
   std::string why;

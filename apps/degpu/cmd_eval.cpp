@@ -4,10 +4,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <string>
 
 #include "commands.hpp"
 #include "degpu/errors.hpp"
@@ -21,6 +23,21 @@ struct EvalArgs {
   std::string precision = "f64", points = "-";
 };
 
+// One line of `in` into `line` (without its '\n'); false at the end of the input. DataError at a NUL byte:
+// a binary file or a device such as /dev/zero, not points (and no line to wait for the end of).
+bool read_line(std::istream& in, std::string& line, const std::string& source, long lineno) {
+  line.clear();
+  std::streambuf* sb = in.rdbuf();
+  bool any = false;
+  for (int c; (c = sb->sbumpc()) != std::char_traits<char>::eof();) {
+    any = true;
+    if (c == '\n') return true;
+    if (c == '\0') throw DataError(source + ":" + std::to_string(lineno) + ": a NUL byte: not a text file of points");
+    line.push_back(static_cast<char>(c));
+  }
+  return any;
+}
+
 int eval(const EvalArgs& a) {
   const Problem problem = make_problem(a.problem.spec());
   const Precision precision = parse_precision(a.precision);
@@ -28,6 +45,8 @@ int eval(const EvalArgs& a) {
   std::istream* in = &std::cin;
   const std::string source = a.points == "-" ? "<stdin>" : a.points;
   if (a.points != "-") {
+    std::error_code ec;
+    if (std::filesystem::is_directory(a.points, ec)) throw DataError("--points " + a.points + ": is a folder, not a file of points");
     file.open(a.points);
     if (!file) throw DataError(a.points + ": cannot open: " + std::strerror(errno));
     in = &file;
@@ -38,7 +57,7 @@ int eval(const EvalArgs& a) {
   std::vector<float> xf;
   long lineno = 0;
   char buf[40];
-  while (std::getline(*in, line)) {
+  while (read_line(*in, line, source, lineno + 1)) {
     ++lineno;
     x.clear();
     std::istringstream tokens(line);
@@ -65,7 +84,7 @@ int eval(const EvalArgs& a) {
     std::snprintf(buf, sizeof buf, "%.17g\n", f);
     out += buf;
   }
-  std::cout << out << std::flush;
+  write_output("-", out);
   return 0;
 }
 

@@ -44,9 +44,9 @@ struct DevicesArgs {
   ExecutionOptions exec;
 };
 
-// --explain: how each CUDA engine would launch for the problem (and why); devices() has checked that the
-// problem and its dimension are given.
-int explain(const DevicesArgs& a) {
+// --explain: how each CUDA engine would launch for the problem (and why), as text to print after the devices;
+// devices() has checked that the problem and its dimension are given. Throws before anything is printed.
+std::string explain(const DevicesArgs& a) {
   const Problem problem = make_problem(a.problem.spec());
   const Algorithm algorithm = parse_algorithm(a.algorithm);
   for (const auto& [opt, value] : a.de.registered())
@@ -58,18 +58,25 @@ int explain(const DevicesArgs& a) {
   set_de_setting(s, "precision", a.exec.precision);
   RunOptions o = s.o;
   const auto lines = explain_launch(problem, de, StopCriteria{}, o, trials);
-  std::printf("%s  D=%d  %s  %s  NP=%d  precision=%s  trials=%d\n", problem.name().c_str(), problem.dim(), a.algorithm.c_str(),
-              std::string(strategy_name(de.mutation, de.crossover)).c_str(), resolve(problem, de, StopCriteria{}).de.np,
-              a.exec.precision.c_str(), trials);
-  for (const auto& l : lines) std::printf("%-12s %s\n", l.engine.c_str(), l.text.c_str());
-  return 0;
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%s  D=%d  %s  %s  NP=%d  precision=%s  trials=%d\n", problem.name().c_str(), problem.dim(),
+                a.algorithm.c_str(), std::string(strategy_name(de.mutation, de.crossover)).c_str(),
+                resolve(problem, de, StopCriteria{}).de.np, a.exec.precision.c_str(), trials);
+  std::string text = buf;
+  for (const auto& l : lines) {
+    std::snprintf(buf, sizeof buf, "%-12s ", l.engine.c_str());
+    text += buf + l.text + "\n";
+  }
+  return text;
 }
 
 int devices(const DevicesArgs& a) {
   if (a.explain) {
     if (a.problem.problem.empty() || a.problem.dim.empty()) throw ConfigError("--explain: needs --problem NAME and --dim D");
+    const std::string text = explain(a);  // (its errors before the device list is printed)
     devices(DevicesArgs{});
-    return explain(a);
+    std::fputs(text.c_str(), stdout);
+    return 0;
   }
   if (a.algorithm != "de") throw ConfigError("--algorithm " + a.algorithm + ": only with --explain (the launch of a problem)");
   const ProblemOptions& p = a.problem;

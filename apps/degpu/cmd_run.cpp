@@ -267,8 +267,10 @@ int run(const RunArgs& a) {
     j["wall_s"] = res.wall_s;
   }
 
-  if (!out.history.empty()) write_output(out.history, history_table(res, problem.optimum_f()).csv());
-  if (!out.json.empty()) write_output(out.json, j.dump(2) + "\n");
+  std::vector<std::pair<std::string, std::string>> files;  // written together: both or neither
+  if (!out.history.empty()) files.emplace_back(out.history, history_table(res, problem.optimum_f()).csv());
+  if (!out.json.empty()) files.emplace_back(out.json, j.dump(2) + "\n");
+  write_outputs(files);
   if (out.json == "-" || out.quiet) return 0;
   std::printf("problem     %s  D=%d  %s  NP=%d  engine=%s  precision=%s  seed=%llu", problem.name().c_str(),
               problem.dim(), masw ? "ma-sw-chains" : j["strategy"].get<std::string>().c_str(), masw ? mc.np : r.de.np,

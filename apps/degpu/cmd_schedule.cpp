@@ -147,6 +147,7 @@ int schedule(const ScheduleArgs& a) {
   const Problem problem = schedule_problem(e, lambda);
 
   nlohmann::ordered_json j;
+  std::string history;  // --history's text (DE's run), written with --json at the end
   j["instance"] = e->source;
   j["tasks"] = e->n;
   j["machines"] = e->m;
@@ -176,7 +177,7 @@ int schedule(const ScheduleArgs& a) {
     }
     const double seed_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
     const Result r = minimize(problem, de, stop, o);
-    if (!a.out.history.empty()) write_output(a.out.history, history_table(*e, r).csv());
+    if (!a.out.history.empty()) history = history_table(*e, r).csv();
     decode_schedule(r.best_x, e->m, machine);
     cost = schedule_cost(*e, machine);
     j["method"] = "de";
@@ -214,7 +215,10 @@ int schedule(const ScheduleArgs& a) {
   j["flowtime"] = cost.flowtime;
   j["fitness"] = fitness;
   j["machine"] = machine;
-  if (!a.out.json.empty()) write_output(a.out.json, j.dump(2) + "\n");
+  std::vector<std::pair<std::string, std::string>> files;  // written together: both or neither
+  if (!a.out.history.empty() && !heuristic_only) files.emplace_back(a.out.history, history);
+  if (!a.out.json.empty()) files.emplace_back(a.out.json, j.dump(2) + "\n");
+  write_outputs(files);
   if (!a.out.quiet && a.out.json != "-") {
     std::printf("%s on %s (%d tasks, %d machines): makespan %.6g, flowtime %.6g, fitness %.6g (lambda %g), %.3g s\n",
                 j["method"].get<std::string>().c_str(), e->source.c_str(), e->n, e->m, cost.makespan, cost.flowtime,

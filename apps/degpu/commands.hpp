@@ -1,5 +1,6 @@
 // The degpu subcommands. Each registers its options on a CLI11 subcommand and returns the function
-// that runs it (exit code). Errors are thrown (ConfigError / DataError -> exit 2, others -> exit 1).
+// that runs it (exit code). Errors are thrown (ConfigError / DataError -> exit 2, others -> exit 1). Output files
+// through output_files.hpp.
 #pragma once
 #include <CLI/CLI.hpp>
 
@@ -9,6 +10,7 @@
 
 #include "degpu/cuda_objective.hpp"
 #include "degpu/problem.hpp"
+#include "output_files.hpp"
 
 namespace degpu::cli {
 
@@ -35,11 +37,5 @@ Command add_list(CLI::App& app);
 Command add_devices(CLI::App& app);
 Command add_bench(CLI::App& app);
 Command add_schedule(CLI::App& app);
-
-// Writes `text` to `path` ("-": stdout) through a temporary file renamed into place, so a failed run
-// leaves nothing half-written. DataError when the file cannot be written.
-void write_output(const std::string& path, const std::string& text);
-// Checks early that `path` can be created (so a bad path fails before a long run).
-void check_writable(const std::string& option, const std::string& path);
 
 }  // namespace degpu::cli

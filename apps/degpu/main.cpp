@@ -1,5 +1,6 @@
 // degpu: differential evolution on CPUs and NVIDIA GPUs.
-// Exit codes: 0 success; 2 invalid input (one "error: ..." line on stderr); 1 runtime failure.
+// Exit codes: 0 success; 2 invalid input (one "error: ..." line on stderr); 1 runtime failure (a write that
+// failed, stdout's included).
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -10,6 +11,19 @@
 #include "parse.hpp"
 #include "python_tools.hpp"
 #include "degpu/errors.hpp"
+
+namespace {
+
+// An option given an empty value (`--json ''`) is refused, not taken for an option left out.
+void refuse_empty_values(const CLI::App& app) {
+  for (const CLI::Option* opt : app.get_options())
+    if (opt->count() > 0 && opt->get_type_size_max() > 0)
+      for (const std::string& v : opt->results())
+        if (v.empty()) throw degpu::ConfigError(opt->get_name() + " '': an empty value (leave the option out for its default)");
+  for (const CLI::App* sub : app.get_subcommands()) refuse_empty_values(*sub);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // degpu plot and degpu data are python/degpu/plot.py's and data.py's: their arguments (and --help) go to
@@ -42,12 +56,16 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    if (app.got_subcommand("run")) return run();
-    if (app.got_subcommand("eval")) return eval();
-    if (app.got_subcommand("devices")) return devices();
-    if (app.got_subcommand("bench")) return bench();
-    if (app.got_subcommand("schedule")) return schedule();
-    return list();
+    refuse_empty_values(app);
+    const degpu::cli::Command& command = app.got_subcommand("run")        ? run
+                                         : app.got_subcommand("eval")     ? eval
+                                         : app.got_subcommand("devices")  ? devices
+                                         : app.got_subcommand("bench")    ? bench
+                                         : app.got_subcommand("schedule") ? schedule
+                                                                          : list;
+    const int code = command();
+    degpu::cli::check_stdout();  // output lost (a closed or full stdout) is a failure, exit 1
+    return code;
   } catch (const degpu::ConfigError& e) {
     std::fprintf(stderr, "error: %s\n", degpu::cli::cli_message(e).c_str());
     return 2;

@@ -1,5 +1,6 @@
 #include "parse.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -20,11 +21,17 @@ std::string cli_message(const std::exception& e) {
   return e.what();
 }
 
+namespace {
+// Whether text can start a number as written on a command line: not empty, no leading space, no '+' (strtod
+// and strtoll take both, and would give " 5" and "+5" a meaning the user may not have meant).
+bool plain(const std::string& text) { return !text.empty() && text[0] != '+' && !std::isspace(static_cast<unsigned char>(text[0])); }
+}  // namespace
+
 long long parse_integer(const std::string& option, const std::string& text) {
   char* end = nullptr;
   errno = 0;
   const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE)
+  if (!plain(text) || end != text.c_str() + text.size() || errno == ERANGE)
     throw ConfigError(option + " " + text + ": not an integer");
   return v;
 }
@@ -33,7 +40,7 @@ std::uint64_t parse_seed(const std::string& option, const std::string& text) {
   char* end = nullptr;
   errno = 0;
   const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || text[0] == '-' || end != text.c_str() + text.size() || errno == ERANGE)
+  if (!plain(text) || text[0] == '-' || end != text.c_str() + text.size() || errno == ERANGE)
     throw ConfigError(option + " " + text + ": not an integer in [0, 2^64)");
   return v;
 }
@@ -42,7 +49,7 @@ double parse_number(const std::string& option, const std::string& text) {
   char* end = nullptr;
   errno = 0;
   const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v))
+  if (!plain(text) || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v))
     throw ConfigError(option + " " + text + ": not a finite number");
   return v;
 }
@@ -64,7 +71,7 @@ std::pair<double, double> parse_bounds(const std::string& option, const std::str
   const auto num = [&](const std::string& t) {
     char* end = nullptr;
     const double v = std::strtod(t.c_str(), &end);
-    if (t.empty() || end != t.c_str() + t.size()) throw ConfigError(option + " " + text + ": expected LO:HI");
+    if (!plain(t) || end != t.c_str() + t.size()) throw ConfigError(option + " " + text + ": expected LO:HI");
     if (!std::isfinite(v)) throw ConfigError(option + " " + text + ": bounds must be finite");
     return v;
   };

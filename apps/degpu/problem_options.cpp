@@ -79,36 +79,4 @@ Problem ProblemOptions::problem_of(std::optional<CudaObjective>& compiled) const
                                 std::vector<double>(s.dim, s.bounds->second));
 }
 
-void check_writable(const std::string& option, const std::string& path) {
-  if (path == "-" || path.empty()) return;
-  namespace fs = std::filesystem;
-  const fs::path p(path);
-  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw ConfigError(option + " " + path + ": folder " + dir.string() + " does not exist");
-  if (fs::is_directory(p, ec)) throw ConfigError(option + " " + path + ": is a folder");
-}
-
-void write_output(const std::string& path, const std::string& text) {
-  if (path == "-") {
-    std::cout << text << std::flush;
-    return;
-  }
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw DataError(path + ": cannot write: " + std::strerror(errno));
-    out << text;
-    out.close();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw DataError(path + ": write failed");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw DataError(path + ": cannot write: " + std::strerror(errno));
-  }
-}
-
 }  // namespace degpu::cli

@@ -1,6 +1,6 @@
 // The commands' results written once: a run's result as JSON (run, and each trial of --trials), and tables
 // (a --history log, bench's trials) as CSV or as JSON rows, each value formatted by its column. run,
-// schedule and bench write through these; write_output (commands.hpp) puts the text in its file.
+// schedule and bench write through these; write_outputs (output_files.hpp) puts the texts in their files.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <optional>

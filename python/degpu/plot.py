@@ -15,6 +15,7 @@ import json
 import math
 import os
 import sys
+import tempfile
 from typing import Any, Iterable, Optional, Sequence
 
 _COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
@@ -37,14 +38,28 @@ def _pyplot():
 
 
 def _save(fig: Any, out: str) -> str:
-    """Writes the figure through a temporary file, so a failed write leaves nothing half-written."""
-    parent = os.path.dirname(os.path.abspath(out))
+    """Writes the figure through a temporary file of a unique name in the target's folder (after its
+    symlinks: a link stays a link), flushed and renamed into place, so a failed write leaves nothing
+    half-written and no file of the user's is overwritten; a device or FIFO is written to directly."""
+    target = os.path.realpath(out)
+    parent = os.path.dirname(target)
     if not os.path.isdir(parent):
         raise PlotError(f"--out {out}: folder {parent} does not exist")
-    tmp = out + ".tmp"
+    fmt = os.path.splitext(out)[1][1:] or "png"
+    if os.path.exists(target) and not os.path.isfile(target) and not os.path.isdir(target):
+        fig.savefig(target, dpi=100, format=fmt)
+        return out
+    mask = os.umask(0)
+    os.umask(mask)
+    mode = os.stat(target).st_mode & 0o7777 if os.path.isfile(target) else 0o666 & ~mask
+    fd, tmp = tempfile.mkstemp(dir=parent, prefix="." + os.path.basename(target) + ".")
     try:
-        fig.savefig(tmp, dpi=100, format=os.path.splitext(out)[1][1:] or "png")
-        os.replace(tmp, out)
+        with os.fdopen(fd, "wb") as f:
+            fig.savefig(f, dpi=100, format=fmt)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)

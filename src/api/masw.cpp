@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/masw_ops.hpp"
+#include "core/number_text.hpp"
 #include "core/trials.hpp"
 #include "cpu/engines.hpp"
 #include "cuda/engines_cuda.hpp"
@@ -34,12 +35,6 @@ Engine resolve_masw_engine(Engine e, const Problem& problem) {
 }
 
 void validate_masw(const Problem& problem, const MaswConfig& c, const StopCriteria& stop, const RunOptions& o) {
-  const auto num = [](double v) {
-    std::string s = std::to_string(v);
-    s.erase(s.find_last_not_of('0') + 1);
-    if (!s.empty() && s.back() == '.') s.pop_back();
-    return s;
-  };
   if (c.np < 4) throw ConfigError("{np} " + std::to_string(c.np) + ": ma-sw-chains needs a population of at least 4");
   if (!(c.alpha > 0) || !std::isfinite(c.alpha)) throw ConfigError("{alpha} " + num(c.alpha) + ": must be > 0");
   if (c.nam < 1 || c.nam > masw::kMaxNam || c.nam > c.np - 1)

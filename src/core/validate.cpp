@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/algorithms/registry.hpp"
+#include "core/number_text.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/rng.hpp"
 #include "degpu/run.hpp"
@@ -12,11 +13,6 @@
 namespace degpu {
 namespace {
 
-std::string num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.10g", v);
-  return buf;
-}
 std::string range(Range r) { return r.fixed() ? num(r.lo) : num(r.lo) + ":" + num(r.hi); }
 
 }  // namespace

@@ -4,12 +4,13 @@
 #include <string>
 #include <vector>
 
+#include "core/number_text.hpp"  // num(v), for messages
 #include "degpu/problem_model.hpp"
 
 namespace degpu::problems {
 
-// v with 10 significant digits, for messages.
-std::string num(double v);
+using degpu::num;
+
 // ConfigError unless [lo, hi] is a box of at least one dimension with finite LO < HI in each.
 void check_box(const std::vector<double>& lo, const std::vector<double>& hi);
 // ConfigError unless a user's optimum_x, where given, has D values.

@@ -20,13 +20,6 @@
 namespace degpu {
 namespace problems {
 
-std::string num(double v) {
-  std::ostringstream s;
-  s.precision(10);
-  s << v;
-  return s.str();
-}
-
 void check_box(const std::vector<double>& lo, const std::vector<double>& hi) {
   if (lo.empty()) throw ConfigError("{dim} 0: must be at least 1");
   if (lo.size() != hi.size()) throw ConfigError("bounds: lower and upper have different lengths");

@@ -45,7 +45,12 @@ struct CompensatedSum {
     else c += (v - t) + sum;
     sum = t;
   }
-  DEGPU_HD_INLINE A value() const { return sum + c; }
+  // (a sum that overflowed to inf, or took an inf or NaN term, is that sum: the compensation of an infinite
+  // sum is inf - inf, which would make it NaN; sum - sum is 0 exactly when the sum is finite)
+  DEGPU_HD_INLINE A value() const {
+    const A d = sum - sum;
+    return d == d ? sum + c : sum;
+  }
 };
 
 // Evaluates function F at x (length D) with shift o (nullptr: no shift), returning f(x) without bias.
