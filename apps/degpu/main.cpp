@@ -14,13 +14,14 @@
 
 namespace {
 
-// An option given an empty value (`--json ''`) is refused, not taken for an option left out.
-void refuse_empty_values(const CLI::App& app) {
+// An option given an empty value (`--json ''`) is refused, not taken for an option left out. Every
+// subcommand and option group (an App of its own) is walked: those not given have no counts.
+void refuse_empty_values(CLI::App& app) {
   for (const CLI::Option* opt : app.get_options())
     if (opt->count() > 0 && opt->get_type_size_max() > 0)
       for (const std::string& v : opt->results())
         if (v.empty()) throw degpu::ConfigError(opt->get_name() + " '': an empty value (leave the option out for its default)");
-  for (const CLI::App* sub : app.get_subcommands()) refuse_empty_values(*sub);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) refuse_empty_values(*sub);
 }
 
 }  // namespace

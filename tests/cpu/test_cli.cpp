@@ -143,6 +143,7 @@ TEST_F(Cli, DevicesExplain) {
     EXPECT_EQ(o.code, 1) << o.err;  // a runtime failure: no device (or no CUDA in this build)
     EXPECT_NE(o.err.find("error: "), std::string::npos);
     EXPECT_TRUE(o.out.empty()) << o.out;  // nothing printed before the failure
+    EXPECT_EQ(o.err.find("--engine"), std::string::npos) << o.err;  // (devices has no --engine to suggest)
   } else {
     EXPECT_EQ(o.code, 0) << o.err;
     for (const char* engine : {"\ngpu-eval ", "\ngpu-kernels ", "\ngpu-fused ", "\ngpu "})
