@@ -57,18 +57,7 @@ std::string explain(const DevicesArgs& a) {
   const int trials = parse_trials(a.exec.trials);
   set_de_setting(s, "precision", a.exec.precision);
   RunOptions o = s.o;
-  std::vector<LaunchExplanation> lines;
-  try {
-    lines = explain_launch(problem, de, StopCriteria{}, o, trials);
-  } catch (const Error& e) {
-    // without a device (or CUDA) the refusal suggests --engine, which devices does not have
-    const std::string engines = "; use {engine} serial, threads or matrix";
-    const std::string& m = e.marked();
-    if (m.size() < engines.size() || m.compare(m.size() - engines.size(), engines.size(), engines) != 0) throw;
-    const std::string said = m.substr(0, m.size() - engines.size()) + " (--explain describes how the CUDA engines would launch on one)";
-    if (dynamic_cast<const NotCompiled*>(&e)) throw NotCompiled(said);
-    throw CudaError(said);
-  }
+  const std::vector<LaunchExplanation> lines = explain_launch(problem, de, StopCriteria{}, o, trials);
   char buf[512];
   std::snprintf(buf, sizeof buf, "%s  D=%d  %s  %s  NP=%d  precision=%s  trials=%d\n", problem.name().c_str(), problem.dim(),
                 a.algorithm.c_str(), std::string(strategy_name(de.mutation, de.crossover)).c_str(),

@@ -58,9 +58,9 @@ Target resolve(const std::string& given) {
 fs::path folder_of(const fs::path& p) { return p.has_parent_path() ? p.parent_path() : fs::path("."); }
 
 // What a failed write says: the reason, and what to do where there is something to do.
-std::string failure(const std::string& path, int err) {
+std::string failure(const std::string& path, int err, const char* elsewhere = "write the file to another disk") {
   std::string m = path + ": cannot write: " + std::strerror(err);
-  if (err == ENOSPC || err == EDQUOT) m += " (the disk is full: free space on it, or write the file to another disk)";
+  if (err == ENOSPC || err == EDQUOT) m += std::string(" (the disk is full: free space on it, or ") + elsewhere + ")";
   else if (err == EACCES || err == EPERM || err == EROFS) m += " (write the file to a folder you can write to)";
   else if (err == EIO) m += " (the disk failed, or a network mount went away)";
   return m;
@@ -189,8 +189,7 @@ void check_stdout() {
   const int err = errno;
   std::cout.flush();
   if (!flushed || std::ferror(stdout) || !std::cout)
-    throw OutputError(std::string("stdout: cannot write: ") + (err ? std::strerror(err) : "a write failed") +
-                      (err == ENOSPC ? " (the disk is full: free space on it, or send the output elsewhere)" : ""));
+    throw OutputError(err ? failure("stdout", err, "send the output elsewhere") : "stdout: cannot write: a write failed");
 }
 
 }  // namespace degpu::cli

@@ -50,7 +50,10 @@ std::vector<LaunchExplanation> explain_launch(const Problem& problem, const DECo
   o.engine = Engine::gpu;  // validated for the gpu engine
   validate(problem, de, stop, o);
   const Resolved r = resolve(problem, de, stop);
-  cuda::use_device(0);  // CudaError without a device
+  std::string why;
+  if (list_devices(&why).empty())  // (not use_device's refusal, which suggests the CPU engines)
+    throw CudaError("no CUDA device (" + why + "): there is no launch to explain");
+  cuda::use_device(0);
   std::vector<LaunchExplanation> lines = problem.model()->explain_gpu(problem, r, o, trials);
   if (const std::string s = algorithm_state(ops::make_params(problem, r, o)); !s.empty()) lines.push_back({"algorithm", s});
   return lines;

@@ -144,6 +144,7 @@ TEST_F(Cli, DevicesExplain) {
     EXPECT_NE(o.err.find("error: "), std::string::npos);
     EXPECT_TRUE(o.out.empty()) << o.out;  // nothing printed before the failure
     EXPECT_EQ(o.err.find("--engine"), std::string::npos) << o.err;  // (devices has no --engine to suggest)
+    EXPECT_NE(o.err.find("there is no launch to explain"), std::string::npos) << o.err;
   } else {
     EXPECT_EQ(o.code, 0) << o.err;
     for (const char* engine : {"\ngpu-eval ", "\ngpu-kernels ", "\ngpu-fused ", "\ngpu "})
