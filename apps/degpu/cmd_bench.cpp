@@ -20,7 +20,9 @@
 
 #include "commands.hpp"
 #include "de_options.hpp"
+#include "interrupts.hpp"
 #include "degpu/errors.hpp"
+#include "degpu/interrupt.hpp"
 #include "degpu/ranking.hpp"
 #include "degpu/run.hpp"
 #include "parse.hpp"
@@ -173,6 +175,16 @@ int bench_janssen(const BenchArgs& a) {
     warm.max_gens = 1;
     (void)minimize_trials(problems.front(), c.de, warm, c.o, trials);
   }
+  // SIGINT or SIGTERM (interrupts.hpp): the run in progress stops at its generation's end and the benchmark
+  // there, with nothing written (a ranking needs every trial of every configuration on every function)
+  const auto interrupted = [&](const std::string& during) {
+    const int sig = interrupted_by();
+    if (sig > 0)
+      std::fprintf(stderr, "degpu: stopped by %s during %s: a ranking needs every trial, so nothing is written\n",
+                   signal_name(sig), during.c_str());
+    return sig > 0 ? 128 + sig : 0;
+  };
+  if (const int code = interrupted("the warm-up runs")) return code;
 
   std::vector<std::vector<Cell>> cells(functions.size(), std::vector<Cell>(configs.size()));
   std::vector<Ranking> rankings;
@@ -182,6 +194,7 @@ int bench_janssen(const BenchArgs& a) {
     for (std::size_t ci = 0; ci < configs.size(); ++ci) {
       if (!a.quiet) std::fprintf(stderr, "janssen:%s %s (%d trials)...\n", functions[fi].c_str(), configs[ci].name.c_str(), trials);
       const TrialsResult tr = minimize_trials(problems[fi], configs[ci].de, stop, configs[ci].o, trials);
+      if (const int code = interrupted("janssen:" + functions[fi] + " " + configs[ci].name)) return code;
       Cell& cell = cells[fi][ci];
       std::vector<double> err, sec;
       for (const Result& r : tr.trials) {

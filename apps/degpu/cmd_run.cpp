@@ -17,12 +17,14 @@
 #include "de_options.hpp"
 #include "stats.hpp"
 #include "degpu/errors.hpp"
+#include "degpu/interrupt.hpp"
 #include "degpu/masw.hpp"
 #include "degpu/rng.hpp"
 #include "degpu/run.hpp"
 #include "options.hpp"
 #include "parse.hpp"
 #include "results.hpp"
+#include "resume.hpp"
 
 namespace degpu::cli {
 namespace {
@@ -187,6 +189,15 @@ int run(const RunArgs& a) {
       o.history_every = static_cast<int>(std::min<long long>(k, 1'000'000'000));
     }
   }
+  if (!out.checkpoint_every.empty() && out.checkpoint.empty())
+    throw ConfigError("--checkpoint-every " + out.checkpoint_every + ": needs --checkpoint FILE");
+  if (!out.checkpoint_every.empty()) o.checkpoint.every_s = parse_number("--checkpoint-every", out.checkpoint_every);
+  for (const std::string* other : {&out.json, &out.history})
+    if (!out.checkpoint.empty() && *other == out.checkpoint)
+      throw ConfigError("--checkpoint " + out.checkpoint + ": also given to --" + (other == &out.json ? "json" : "history"));
+  o.checkpoint.file = out.checkpoint;
+  o.checkpoint.resume = out.resume;
+  o.checkpoint.note = run_note(run_command());
   out.check_writable();
   if (masw) {
     o.engine = resolve_masw_engine(o.engine, problem);  // the engine that runs, as the output says
@@ -256,6 +267,8 @@ int run(const RunArgs& a) {
   }
   j["seed"] = o.seed;
   if (trials > 1 || first != 0) j["trial"] = o.trial;
+  if (!out.checkpoint.empty()) j["checkpoint"] = out.checkpoint;
+  if (!out.resume.empty()) j["resumed_from"] = out.resume;
   j["engine"] = engine_name(o.engine);
   j["precision"] = precision_name(o.precision);
   std::optional<Summary> summary;
@@ -271,6 +284,9 @@ int run(const RunArgs& a) {
   if (!out.history.empty()) files.emplace_back(out.history, history_table(res, problem.optimum_f()).csv());
   if (!out.json.empty()) files.emplace_back(out.json, j.dump(2) + "\n");
   write_outputs(files);
+  if (interrupted_by() > 0 && !out.checkpoint.empty())
+    std::fprintf(stderr, "degpu: %s holds the run: `degpu run --resume %s` continues it\n", out.checkpoint.c_str(),
+                 out.checkpoint.c_str());
   if (out.json == "-" || out.quiet) return 0;
   std::printf("problem     %s  D=%d  %s  NP=%d  engine=%s  precision=%s  seed=%llu", problem.name().c_str(),
               problem.dim(), masw ? "ma-sw-chains" : j["strategy"].get<std::string>().c_str(), masw ? mc.np : r.de.np,
@@ -297,14 +313,19 @@ int run(const RunArgs& a) {
       std::printf("%-11s mean %.6g  sd %.3g  min %.6g  median %.6g  max %.6g\n", name, s.mean, s.sd, s.min, s.median,
                   s.max);
     };
-    std::printf("trials      %lld (%lld to %lld) in %.3f s\n", trials, first, first + trials - 1, tr.wall_s);
+    const auto done = static_cast<long long>(tr.trials.size());  // (fewer than asked where one was interrupted)
+    if (done < trials)
+      std::printf("trials      %lld of %lld (%lld to %lld; trial %lld interrupted) in %.3f s\n", done, trials, first,
+                  first + done - 1, first + done - 1, tr.wall_s);
+    else
+      std::printf("trials      %lld (%lld to %lld) in %.3f s\n", trials, first, first + trials - 1, tr.wall_s);
     std::printf("best        trial %lld  best_f %.17g", first + static_cast<long long>(tr.best), res.best_f);
     if (res.best_error) std::printf("  best_error %.6g", *res.best_error);
     std::printf("\n");
     print_stats("best_f", summary->f);
     if (summary->error) print_stats("best_error", *summary->error);
     if (summary->successes)
-      std::printf("successes   %lld of %lld (best_error <= %g)\n", *summary->successes, trials, *stop.target_error);
+      std::printf("successes   %lld of %lld (best_error <= %g)\n", *summary->successes, done, *stop.target_error);
     return 0;
   }
   std::printf("best_f      %.17g\n", res.best_f);
@@ -361,7 +382,7 @@ Command add_run(CLI::App& app) {
   masw_only(alg->add_option("--offspring", a->offspring, "ma-sw-chains: offspring per GA step, made and inserted together (default 20)"), a->offspring);
   a->stop.add_to(app, {{"max-evals"}, {"max-gens"}, {"target-error"}, {"max-time"}, {"tol"}, {"atol"}});
   a->exec.add_to(app, {{"seed"}, {"engine"}, {"threads"}, {"precision"}, {"trials"}, {"trial"}});
-  a->out.add_to(app, {{"json"}, {"history"}, {"history-every"}, {"quiet"}});
+  a->out.add_to(app, {{"json"}, {"history"}, {"history-every"}, {"checkpoint"}, {"checkpoint-every"}, {"resume"}, {"quiet"}});
   return [a] { return run(*a); };
 }
 

@@ -1,16 +1,22 @@
 // degpu: differential evolution on CPUs and NVIDIA GPUs.
 // Exit codes: 0 success; 2 invalid input (one "error: ..." line on stderr); 1 runtime failure (a write that
-// failed, stdout's included).
+// failed, stdout's included); 128 + the signal (130, 143) when SIGINT or SIGTERM stopped run, schedule or
+// bench (what they write written as usual first: interrupts.hpp).
 #include <cstdio>
 #include <exception>
 #include <iostream>
 
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "commands.hpp"
+#include "interrupts.hpp"
 #include "parse.hpp"
 #include "python_tools.hpp"
+#include "resume.hpp"
 #include "degpu/errors.hpp"
+#include "degpu/interrupt.hpp"
 
 namespace {
 
@@ -31,7 +37,20 @@ int main(int argc, char** argv) {
   // them as they are
   for (const char* script : {"plot", "data"})
     if (argc >= 2 && std::strcmp(argv[1], script) == 0) return degpu::cli::python_command(script, argc - 2, argv + 2);
-  CLI::App app{"degpu: differential evolution on CPUs and NVIDIA GPUs"};
+  // degpu run --resume FILE: the arguments the checkpoint's run was started with (resume.hpp)
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "run") {
+    try {
+      std::vector<std::string> run_args = degpu::cli::run_arguments({args.begin() + 1, args.end()});
+      degpu::cli::set_run_command(run_args);
+      args.resize(1);
+      args.insert(args.end(), run_args.begin(), run_args.end());
+    } catch (const degpu::Error& e) {
+      std::fprintf(stderr, "error: %s\n", degpu::cli::cli_message(e).c_str());
+      return dynamic_cast<const degpu::ConfigError*>(&e) || dynamic_cast<const degpu::DataError*>(&e) ? 2 : 1;
+    }
+  }
+  CLI::App app{"degpu: differential evolution on CPUs and NVIDIA GPUs", argv[0]};
   app.require_subcommand(1);
   app.set_version_flag("--version", "degpu 0.1.0");
   degpu::cli::Command run, eval, list, devices, bench, schedule;
@@ -45,7 +64,8 @@ int main(int argc, char** argv) {
         *app.add_subcommand("schedule", "map independent tasks onto heterogeneous machines (ETC model): DE or a heuristic"));
     app.add_subcommand("plot", "draw --history logs (CSV), a line per file, or a benchmark's figures (matplotlib; degpu plot --help)");
     app.add_subcommand("data", "fetch the official CEC 2017 / 2014 / 2010 data, or say where it is (degpu data --help)");
-    app.parse(argc, argv);
+    std::vector<std::string> reversed(args.rbegin(), args.rend());  // (CLI11 takes a vector last argument first)
+    app.parse(reversed);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -64,8 +84,14 @@ int main(int argc, char** argv) {
                                          : app.got_subcommand("bench")    ? bench
                                          : app.got_subcommand("schedule") ? schedule
                                                                           : list;
+    const bool runs = &command == &run || &command == &schedule || &command == &bench;
+    if (runs) degpu::cli::catch_interrupts();
     const int code = command();
     degpu::cli::check_stdout();  // output lost (a closed or full stdout) is a failure, exit 1
+    if (const int sig = degpu::interrupted_by(); runs && sig > 0 && code == 0) {
+      std::fprintf(stderr, "degpu: stopped by %s; the output holds the run as far as it went\n", degpu::cli::signal_name(sig));
+      return 128 + sig;
+    }
     return code;
   } catch (const degpu::ConfigError& e) {
     std::fprintf(stderr, "error: %s\n", degpu::cli::cli_message(e).c_str());

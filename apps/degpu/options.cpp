@@ -94,6 +94,13 @@ const std::vector<Entry<OutputOptions>>& output_entries() {
       {"json", &OutputOptions::json, "write the result as JSON to FILE, or - for stdout", ""},
       {"history", &OutputOptions::history, "write the best of every generation to FILE.csv", ""},
       {"history-every", &OutputOptions::history_every, "with --history: every K generations (default 1)", ""},
+      {"checkpoint", &OutputOptions::checkpoint,
+       "write the run's whole state to FILE every --checkpoint-every seconds and when interrupted (SIGINT, SIGTERM), "
+       "for --resume: engines serial, threads, matrix and gpu-eval; DE, jDE, JADE, SHADE, L-SHADE, jSO", ""},
+      {"checkpoint-every", &OutputOptions::checkpoint_every, "with --checkpoint: seconds between checkpoints (default 60; 0: every generation)", ""},
+      {"resume", &OutputOptions::resume,
+       "continue the run a --checkpoint FILE was written by, to the result it would have given (alone or with "
+       "--json, --history, --quiet: the run's own arguments, these outputs in place of its own)", ""},
       {"quiet", nullptr, "no progress line and no summary", ""}  // a flag: OutputOptions::quiet,
   };
   return t;
@@ -193,6 +200,7 @@ void OutputOptions::add_to(CLI::App& app, const std::vector<Flag>& flags) {
 void OutputOptions::check_writable() const {
   cli::check_writable("--json", json);
   cli::check_writable("--history", history);
+  cli::check_writable("--checkpoint", checkpoint);
 }
 
 }  // namespace degpu::cli

@@ -65,10 +65,10 @@ struct ExecutionOptions {
 
 // --json, --history, --history-every, --quiet, in the "Output" group.
 struct OutputOptions {
-  std::string json, history, history_every;
+  std::string json, history, history_every, checkpoint, checkpoint_every, resume;
   bool quiet = false;
   void add_to(CLI::App& app, const std::vector<Flag>& flags);
-  // --json and --history can be written (checked before a long run).
+  // --json, --history and --checkpoint can be written (checked before a long run).
   void check_writable() const;
 };
 

@@ -11,16 +11,17 @@ namespace degpu {
 
 // The configuration parameters a message may name, by the library's names: the members of DEConfig
 // (strategy: mutation and crossover), StopCriteria (max_time: max_time_s; tol and atol: convergence's),
-// RunOptions (callback: observe; initial: the initial rows), MaswConfig, CudaCompileOptions (objective_name:
+// RunOptions (callback: observe; initial: the initial rows; checkpoint, checkpoint_every and resume:
+// Checkpointing's file, every_s and resume), MaswConfig, CudaCompileOptions (objective_name:
 // name), a
 // problem's (problem, dim, bounds, shift, bias, cec_data, cec2014_data, constraints, integrality) and the schedule's (generate,
 // machines, lambda, heuristic).
 inline constexpr std::string_view kParameterNames[] = {
     "algorithm", "alpha",        "atol",          "bias",      "bounds",       "callback",   "cec2014_data",
-    "cec_data",  "constraints", "CR",           "dim",           "dither",    "engine",       "F",          "generate",
+    "cec_data",  "checkpoint", "checkpoint_every", "constraints", "CR",           "dim",           "dither",    "engine",       "F",          "generate",
     "heuristic", "history_every", "initial",    "integrality",      "keep_population", "lambda", "ls_intensity", "ls_ratio",
     "machines",  "max_evals",    "max_gens",      "max_time",  "mutation_rate", "nam",       "np", "objective_name",
-    "offspring", "p",            "precision",     "problem",   "repair",       "seed",       "shift",
+    "offspring", "p",            "precision",     "problem",   "repair",       "resume",     "seed",       "shift",
     "strategy",  "target_error", "threads",       "tol",       "trial",        "trials"};
 
 inline bool is_parameter_name(std::string_view s) {

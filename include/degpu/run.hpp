@@ -2,6 +2,8 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -58,6 +60,29 @@ struct Generation {
   std::function<std::vector<double>()> values;      // every individual's value (np)
 };
 
+namespace detail {
+struct CheckpointBatch;
+}
+
+// Checkpoints (docs/CHECKPOINT_PLAN.md): the run's whole state (the population and its values, the
+// algorithm's state, the counters, the history, the trials of a batch done) written to `file` between
+// generations, and a run continued from one: it ends, bit for bit, where the run that was not stopped ends
+// (a max_time stop aside). The CPU engines and gpu-eval (ConfigError naming the engine for the others).
+struct Checkpointing {
+  std::string file;  // "": no checkpoints
+  // written after the first generation that ends every_s seconds or more after the last one (0: after
+  // every generation), and when the run is interrupted (degpu/interrupt.hpp); a run that ends leaves the last
+  double every_s = 60;
+  // a checkpoint to continue from: of the same problem, settings, engine, precision, seed and trials
+  // (DataError naming the file and the first difference otherwise)
+  std::string resume;
+  std::string note;  // kept in the file as it is (a front end's own: the command's arguments); checkpoint_note()
+  std::shared_ptr<const detail::CheckpointBatch> batch;  // (set by minimize() and minimize_trials())
+};
+// The note of a checkpoint file (DataError naming the file for one that is not a checkpoint, of another
+// version, truncated or corrupt).
+std::string checkpoint_note(const std::string& file);
+
 struct RunOptions {
   Engine engine = Engine::auto_;  // resolve_engine() says which engine that is
   int threads = 0;  // threads and matrix engines: 0 = all cores
@@ -80,6 +105,7 @@ struct RunOptions {
   // schedule): each D values inside the box, at most np rows; the other individuals are drawn as usual.
   // Every engine but gpu-fused takes them, in the engine's precision.
   std::vector<std::vector<double>> initial;
+  Checkpointing checkpoint;
 };
 
 // Checks every value (ConfigError naming the option and value). minimize() calls it first. Accepts
@@ -103,7 +129,7 @@ Result minimize(const Problem& problem, const DEConfig& de, const StopCriteria& 
 // the CPU engines; on the gpu engine the same decisions, with sums that may differ in the last bits (a
 // batch and a lone trial may split an evaluation over different numbers of lanes: docs/GPU.md).
 struct TrialsResult {
-  std::vector<Result> trials;  // in trial order
+  std::vector<Result> trials;  // in trial order; fewer than n where one was interrupted (degpu/interrupt.hpp): the last
   std::size_t best = 0;        // index in `trials` of the lowest best_f (the first on ties)
   double wall_s = 0;           // all trials
 };

@@ -33,8 +33,10 @@ struct StopCriteria {
 
 #endif
 
-// converged: the convergence test held; callback: RunOptions::observe asked to stop.
-enum class StopReason { max_evals, max_gens, target, max_time, converged, callback };
+// converged: the convergence test held; callback: RunOptions::observe asked to stop; interrupted:
+// request_interrupt (degpu/interrupt.hpp: a signal, Ctrl-C). Appended only: the gpu engine's kernels
+// encode StopReason + 1.
+enum class StopReason { max_evals, max_gens, target, max_time, converged, callback, interrupted };
 #if DEGPU_HOST_CODE
 std::string_view stop_reason_name(StopReason r);
 

@@ -45,6 +45,9 @@ void validate_masw(const Problem& problem, const MaswConfig& c, const StopCriter
   if (c.ls_intensity < 1) throw ConfigError("{ls_intensity} " + std::to_string(c.ls_intensity) + ": must be >= 1");
   if (!(c.ls_ratio > 0 && c.ls_ratio < 1)) throw ConfigError("{ls_ratio} " + num(c.ls_ratio) + ": must be in (0, 1)");
   if (c.offspring < 1) throw ConfigError("{offspring} " + std::to_string(c.offspring) + ": must be >= 1");
+  if (!o.checkpoint.file.empty() || !o.checkpoint.resume.empty())
+    throw ConfigError(std::string(o.checkpoint.file.empty() ? "{resume}" : "{checkpoint}") +
+                      ": ma-sw-chains takes no checkpoints yet (DE, jDE, JADE, SHADE, L-SHADE and jSO do)");
   const Engine e = resolve_masw_engine(o.engine, problem);
   if (e == Engine::gpu) {
     if (!problem.is_builtin() && !problem.cec2010_data())
@@ -97,8 +100,7 @@ TrialsResult minimize_masw_trials(const Problem& problem, const MaswConfig& c, c
   detail::check_trial_range(o.trial, n);
   const auto t0 = std::chrono::steady_clock::now();
   TrialsResult out;
-  out.trials.reserve(static_cast<std::size_t>(n));
-  for (int t = 0; t < n; ++t, ++o.trial) out.trials.push_back(minimize_masw(problem, c, stop, o));
+  out.trials = detail::each_trial(o, n, [&](const RunOptions& ot) { return minimize_masw(problem, c, stop, ot); });
   detail::choose_best(out);
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;

@@ -15,11 +15,14 @@
 #include <vector>
 
 #include "core/algorithms/registry.hpp"
+#include "core/checkpoint.hpp"
 #include "core/de_ops.hpp"
 #include "core/integer_box.hpp"
 #include "core/params.hpp"
 #include "core/thread_pool.hpp"
 #include "degpu/constraints.hpp"
+#include "degpu/errors.hpp"
+#include "degpu/interrupt.hpp"
 #include "degpu/run.hpp"
 
 namespace degpu::driver {
@@ -33,6 +36,9 @@ namespace degpu::driver {
 //   pop.rows()         every row, individual 0 first (std::vector<double>, np x D): an observer's, the result's
 //   pop.nan_evals()    the evaluations that gave NaN so far
 //   pop.np()           (optional) the live population size, where it shrinks (L-SHADE, jSO); else np throughout
+//   pop.save(s), pop.restore(s)  (optional) the population's state into and from a checkpoint's sections
+//                      (core/checkpoint.hpp): a run of a population without them takes no checkpoint
+//                      (validate refuses its engine)
 // t0: when the run began (wall_s and the history's times count from it).
 template <class Pop>
 Result generations(const Problem& problem, const Resolved& r, const RunOptions& o, int np,
@@ -43,9 +49,47 @@ Result generations(const Problem& problem, const Resolved& r, const RunOptions& 
     res.history.push_back({g, res.evals, pop.best_f(), elapsed()});
     if (o.history_x) res.history.back().best_x = pop.best_row();
   };
-  pop.start();
-  res.evals = np;
-  if (o.history_every > 0) record(0);
+  // Checkpoints (RunOptions::checkpoint): after generation g, when one is due, the state that the run
+  // continues from with generation g + 1: the population's, the counters, the history without a last point
+  // that only a stop added
+  ckpt::RunCheckpoints ck(o);
+  constexpr bool resumable = requires(ckpt::Sections& s, const ckpt::Sections& cs) {
+    pop.save(s);
+    pop.restore(cs);
+  };
+  const auto checkpoint = [&](long long g, const std::optional<StopReason>& why, bool stop_sample) {
+    if constexpr (resumable) {
+      const bool interrupted = why == StopReason::interrupted;
+      if ((why && !interrupted) || !ck.due(interrupted)) return;
+      const double now = elapsed();
+      ckpt::Sections s = ck.start();
+      s.put_value("run.generation", g);
+      s.put_value("run.evals", res.evals);
+      s.put_value("run.elapsed", now);
+      ckpt::put_history(s, "run.", stop_sample ? std::vector<HistoryPoint>(res.history.begin(), res.history.end() - 1)
+                                               : res.history);
+      pop.save(s);
+      ck.write(s);
+    }
+  };
+  long long g = 0;
+  std::optional<StopReason> reason;
+  if (const ckpt::Sections* s = ck.resume()) {  // (only where resumable: validate refuses the other engines)
+    if constexpr (resumable) {
+      pop.restore(*s);
+      g = s->value<long long>("run.generation");
+      res.evals = s->value<long long>("run.evals");
+      res.history = ckpt::get_history(*s, "run.");
+      const double before = s->value<double>("run.elapsed");
+      t0 -= std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(before));
+    } else {
+      throw ConfigError("{engine}: this engine does not resume from a checkpoint");
+    }
+  } else {
+    pop.start();
+    res.evals = np;
+    if (o.history_every > 0) record(0);
+  }
   const auto fstar = problem.optimum_f();
   std::optional<std::vector<double>> values;
   const auto values_now = [&]() -> const std::vector<double>& {
@@ -56,8 +100,11 @@ Result generations(const Problem& problem, const Resolved& r, const RunOptions& 
     if constexpr (requires { pop.np(); }) return pop.np();
     else return np;
   };
-  long long g = 0;
-  std::optional<StopReason> reason = check_stop(r.stop, fstar, pop.best_f(), res.evals, np, 0, elapsed());
+  if (!ck.resume()) {
+    reason = check_stop(r.stop, fstar, pop.best_f(), res.evals, np, 0, elapsed());
+    if (!reason && interrupted_by()) reason = StopReason::interrupted;  // (degpu/interrupt.hpp: after every stop test)
+    checkpoint(0, reason, false);
+  }
   while (!reason) {
     ++g;
     const int n = live_np();  // this generation's evaluations
@@ -75,8 +122,11 @@ Result generations(const Problem& problem, const Resolved& r, const RunOptions& 
                       [&] { return values_now(); }};
       if (o.observe(view)) reason = StopReason::callback;
     }
-    if (o.history_every > 0 && (g % o.history_every == 0 || reason)) record(g);
+    if (!reason && interrupted_by()) reason = StopReason::interrupted;
+    const bool sample = o.history_every > 0 && g % o.history_every == 0;
+    if (sample || (o.history_every > 0 && reason)) record(g);
     if (o.progress) o.progress(Progress{g, res.evals, pop.best_f(), elapsed()});
+    checkpoint(g, reason, reason && !sample && o.history_every > 0);
   }
   res.generations = g;
   res.stop_reason = *reason;
@@ -555,6 +605,55 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
     }
     long long nan_evals() const { return nans; }
     long long infeasible() const { return P.infeasible; }
+    // The state between two generations: the live rows (compacted: every side 0 on restore, which makes the
+    // same trials), values, violations, the algorithm's per-individual and shared state, the archive, the
+    // live sizes and the counts; the rest (trials, rankings, sums) is remade by each generation.
+    void save(ckpt::Sections& s) const {
+      std::vector<T> x(static_cast<std::size_t>(P.np) * P.D);
+      for (int i = 0; i < P.np; ++i) std::copy_n(P.row(i), P.D, x.begin() + static_cast<std::ptrdiff_t>(i) * P.D);
+      s.put_value("pop.np", P.np);
+      s.put_value("pop.pbest_count", p.pbest_count);
+      s.put("pop.rows", x);
+      s.put("pop.f", P.f);
+      s.put("pop.cv", P.cv);
+      s.put("pop.state", P.state);
+      s.put("pop.shared", P.shared);
+      s.put_value("pop.arc_cap", P.arc_cap);
+      s.put("pop.archive", P.archive.data(), static_cast<std::size_t>(P.arc_count) * P.D);
+      s.put_value("pop.infeasible", P.infeasible);
+      s.put_value("pop.nan_evals", nans);
+    }
+    void restore(const ckpt::Sections& s) {
+      const int n = s.value<int>("pop.np");
+      if (n < 1 || n > P.np) throw DataError(s.file + ": section pop.np: " + std::to_string(n) + " individuals of at most " + std::to_string(P.np));
+      const std::size_t words = P.state.size() / static_cast<std::size_t>(P.np), sum_words = P.sums.size() / static_cast<std::size_t>(P.np);
+      const std::vector<T> x = s.get<T>("pop.rows", static_cast<std::size_t>(n) * P.D);
+      P.np = p.np = n;
+      p.pbest_count = s.value<int>("pop.pbest_count");
+      std::copy(x.begin(), x.end(), P.buffer[0].begin());
+      P.side.assign(static_cast<std::size_t>(n), 0);
+      P.f = s.get<T>("pop.f", static_cast<std::size_t>(n));
+      P.ftrial.resize(static_cast<std::size_t>(n));
+      P.cv = s.get<double>("pop.cv", static_cast<std::size_t>(n) * P.m);
+      P.cvtrial.resize(P.cv.size());
+      P.state = s.get<double>("pop.state", words * n);
+      P.trial_state.resize(P.state.size());
+      P.shared = s.get<double>("pop.shared", P.shared.size());
+      P.sums.resize(sum_words * n);
+      if (!P.controls.empty()) P.controls.resize(static_cast<std::size_t>(n));
+      const int cap = s.value<int>("pop.arc_cap");
+      const std::vector<T> a = s.get<T>("pop.archive");
+      if (cap < 0 || static_cast<std::size_t>(cap) * P.D > P.archive.size() || a.size() % std::max(P.D, 1) != 0 ||
+          a.size() > static_cast<std::size_t>(cap) * P.D)
+        throw DataError(s.file + ": sections pop.arc_cap and pop.archive: an archive that this run's cannot hold");
+      P.arc_cap = cap;
+      P.arc_count = static_cast<int>(a.size() / std::max(P.D, 1));
+      std::copy(a.begin(), a.end(), P.archive.begin());
+      P.infeasible = s.value<long long>("pop.infeasible");
+      nans = s.value<long long>("pop.nan_evals");
+      find_best();
+      states = P.states();
+    }
   } pop{p, problem, exec, trials, P};
   return generations(problem, r, o, p.np, t0, pop);
 }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/masw_ops.hpp"
+#include "degpu/interrupt.hpp"
 #include "degpu/masw.hpp"
 
 namespace degpu::masw {
@@ -159,6 +160,7 @@ class Driver {
     if (evals_ >= max_evals_) return reason_ = StopReason::max_evals, true;
     if (stop_.max_gens && steps_ >= *stop_.max_gens) return reason_ = StopReason::max_gens, true;
     if (stop_.max_time_s && seconds(t0_, Clock::now()) >= *stop_.max_time_s) return reason_ = StopReason::max_time, true;
+    if (interrupted_by()) return reason_ = StopReason::interrupted, true;
     return false;
   }
   // History (the initial population, then every history_every GA steps; the last point is added by

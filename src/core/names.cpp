@@ -72,13 +72,14 @@ constexpr std::array<std::pair<Engine, std::string_view>, 8> kEngines{{
 }};
 constexpr std::array<std::pair<Precision, std::string_view>, 2> kPrecisions{{
     {Precision::f32, "f32"}, {Precision::f64, "f64"}}};
-constexpr std::array<std::pair<StopReason, std::string_view>, 6> kStopReasons{{
+constexpr std::array<std::pair<StopReason, std::string_view>, 7> kStopReasons{{
     {StopReason::max_evals, "max_evals"},
     {StopReason::max_gens, "max_gens"},
     {StopReason::target, "target"},
     {StopReason::max_time, "max_time"},
     {StopReason::converged, "converged"},
     {StopReason::callback, "callback"},
+    {StopReason::interrupted, "interrupted"},
 }};
 
 }  // namespace

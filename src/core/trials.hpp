@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/checkpoint.hpp"
 #include "degpu/result.hpp"
 #include "degpu/run.hpp"
 
@@ -27,14 +28,34 @@ void choose_best(TrialsResult& out);
 Engine auto_engine(const Problem& problem, bool device, bool observed = false);
 
 // Trials o.trial .. o.trial + n - 1 one after another (an engine that does not run them together):
-// one(ot) for each, ot being o with that trial's index.
+// one(ot) for each, ot being o with that trial's index. An interrupted trial (degpu/interrupt.hpp) is the
+// last: the results are then fewer than n. With checkpoints (o.checkpoint.batch), the trials a resumed
+// batch had done are its first results, the trial in progress resumes, and each trial's checkpoints hold
+// the results before it.
 template <class One>
 std::vector<Result> each_trial(const RunOptions& o, int n, One&& one) {
+  const CheckpointBatch* batch = o.checkpoint.batch.get();
   std::vector<Result> out;
+  if (batch) out = batch->done;
   out.reserve(static_cast<std::size_t>(n));
   RunOptions ot = o;
-  for (int t = 0; t < n; ++t, ++ot.trial) out.push_back(one(ot));
+  ot.trial += static_cast<std::uint32_t>(out.size());
+  for (int t = static_cast<int>(out.size()); t < n; ++t, ++ot.trial) {
+    if (batch) {
+      auto b = std::make_shared<CheckpointBatch>(*batch);
+      if (t > static_cast<int>(batch->done.size())) b->resume = nullptr;  // (only the trial in progress resumes)
+      b->done = out;
+      ot.checkpoint.batch = std::move(b);
+    }
+    out.push_back(one(ot));
+    if (out.back().stop_reason == StopReason::interrupted) break;
+  }
   return out;
 }
+
+// o with its checkpoints' batch (trials o.trial .. o.trial + n - 1 of this problem and configuration): the
+// done trials and the sections of the trial in progress read from o.checkpoint.resume, which must be of
+// the same run (DataError naming the file otherwise); o itself where it neither writes nor resumes one.
+RunOptions with_checkpoints(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
 
 }  // namespace degpu::detail

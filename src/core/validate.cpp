@@ -112,6 +112,14 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
                       "serial, threads or matrix for these");
   if (engine == Engine::gpu && options.observe)  // its generations run inside one kernel, which the host does not see
     throw ConfigError("{engine} gpu: it runs its generations inside one kernel and calls no {callback}: use {engine} gpu-kernels");
+  const Checkpointing& ck = options.checkpoint;
+  if (!(ck.every_s >= 0) || !std::isfinite(ck.every_s))
+    throw ConfigError("{checkpoint_every} " + num(ck.every_s) + ": must be a number of seconds >= 0");
+  if ((!ck.file.empty() || !ck.resume.empty()) && engine != Engine::serial && engine != Engine::threads &&
+      engine != Engine::matrix && engine != Engine::gpu_eval)
+    throw ConfigError("{engine} " + std::string(engine_name(engine)) + ": " +
+                      (ck.file.empty() ? "{resume}" : "{checkpoint}") +
+                      ": checkpoints are taken by the serial, threads, matrix and gpu-eval engines (not yet by the others)");
   if (!options.initial.empty()) {
     const int np = resolve(problem, de, stop).de.np;
     if (static_cast<long long>(options.initial.size()) > np)

@@ -34,12 +34,14 @@ inline degpu::DEConfig with_strategy(const std::string& name) {
   return de;
 }
 
-// A configuration of `np` individuals for algorithm a with its own strategy (jade, shade: current-to-pbest/1/bin).
+// A configuration of `np` individuals for algorithm a with its own strategy (jade and the SHADE family:
+// current-to-pbest/1/bin).
 inline degpu::DEConfig with_algorithm(degpu::Algorithm a, int np) {
   degpu::DEConfig de;
   de.np = np;
   de.algorithm = a;
-  if (a == degpu::Algorithm::jade || a == degpu::Algorithm::shade) de.mutation = degpu::Mutation::current_to_pbest1;
+  if (a == degpu::Algorithm::jade || a == degpu::Algorithm::shade || a == degpu::Algorithm::lshade || a == degpu::Algorithm::jso)
+    de.mutation = degpu::Mutation::current_to_pbest1;
   return de;
 }
 

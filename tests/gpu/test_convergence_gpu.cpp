@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "degpu/errors.hpp"
+#include "degpu/interrupt.hpp"
 #include "degpu/run.hpp"
 #include "gpu_test_util.hpp"
 
@@ -93,6 +94,39 @@ TEST(ConvergenceGpu, TheObserverSeesTheDevicesPopulationAndStopsIt) {
     EXPECT_EQ(x.parameter(), "engine");
     EXPECT_NE(std::string(x.what()).find("callback"), std::string::npos) << x.what();
   }
+}
+
+// An interrupt (degpu/interrupt.hpp) on the CUDA engines that loop on the host: the run ends after the
+// generation where it came, with what a run of that many generations gives.
+TEST(ConvergenceGpu, AnInterruptStopsTheHostLoopedEnginesAtTheGenerationsEnd) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const Problem p = built_in("rastrigin", 8);
+  for (Algorithm a : {Algorithm::de, Algorithm::jso})
+    for (Engine e : {Engine::gpu_eval, Engine::gpu_kernels, Engine::gpu_fused}) {
+      DEConfig de;
+      de.np = 32;
+      de.algorithm = a;
+      if (a == Algorithm::jso) de.mutation = Mutation::current_to_pbest1;
+      StopCriteria stop;
+      stop.max_evals = 32 * 300;
+      RunOptions o;
+      o.engine = e;
+      o.observe = [](const Generation& g) {
+        if (g.generation == 6) request_interrupt(2);
+        return false;
+      };
+      const Result r = minimize(p, de, stop, o);
+      clear_interrupt();
+      EXPECT_EQ(r.stop_reason, StopReason::interrupted) << engine_name(e);
+      EXPECT_EQ(r.generations, 6) << engine_name(e);
+      RunOptions plain = o;
+      plain.observe = {};
+      stop.max_gens = 6;
+      const Result ref = minimize(p, de, stop, plain);
+      EXPECT_EQ(ref.best_f, r.best_f) << engine_name(e);
+      EXPECT_EQ(ref.best_x, r.best_x) << engine_name(e);
+      EXPECT_EQ(ref.evals, r.evals) << engine_name(e);
+    }
 }
 
 // The gpu engine's test is made by every CTA from the population's values (the cluster's shared memory on

@@ -1,0 +1,45 @@
+#include "interrupts.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <initializer_list>
+
+#include "degpu/interrupt.hpp"
+
+namespace degpu::cli {
+namespace {
+
+void on_signal(int sig) {
+  request_interrupt(sig);
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  (void)::sigaction(sig, &dfl, nullptr);  // a second signal: the default action, at once
+  const char* m = sig == SIGINT ? "\ndegpu: SIGINT: stopping at the end of this generation (again to stop at once)\n"
+                                : "\ndegpu: SIGTERM: stopping at the end of this generation (again to stop at once)\n";
+  (void)!::write(STDERR_FILENO, m, std::strlen(m));  // (write and strlen: async-signal-safe)
+}
+
+}  // namespace
+
+void catch_interrupts() {
+  for (const int sig : {SIGINT, SIGTERM}) {
+    struct sigaction old {};
+    if (::sigaction(sig, nullptr, &old) != 0 || old.sa_handler == SIG_IGN) continue;
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;  // (reads and writes in progress go on; the run reads the request between generations)
+    (void)::sigaction(sig, &sa, nullptr);
+  }
+}
+
+const char* signal_name(int signal) {
+  if (signal == SIGINT) return "SIGINT";
+  if (signal == SIGTERM) return "SIGTERM";
+  return "a signal";
+}
+
+}  // namespace degpu::cli

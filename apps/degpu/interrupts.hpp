@@ -1,0 +1,17 @@
+// SIGINT and SIGTERM during run, schedule and bench (docs/CHECKPOINT_PLAN.md, step 3): the first asks the
+// run to stop at the end of its generation (degpu/interrupt.hpp), and the command then writes what it was
+// asked for as usual, with the best so far; a second ends the process at once.
+#pragma once
+
+namespace degpu::cli {
+
+// Installs the handlers of SIGINT and SIGTERM, except for a signal the process ignores (a background job
+// started by a shell without job control ignores SIGINT, and keeps ignoring it). The handler requests the
+// interrupt, says on stderr that the run will stop at the end of its generation, and restores the signal's
+// default action, so that a second signal ends the process.
+void catch_interrupts();
+
+// "SIGINT", "SIGTERM", or "a signal".
+const char* signal_name(int signal);
+
+}  // namespace degpu::cli
