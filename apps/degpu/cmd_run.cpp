@@ -189,15 +189,7 @@ int run(const RunArgs& a) {
       o.history_every = static_cast<int>(std::min<long long>(k, 1'000'000'000));
     }
   }
-  if (!out.checkpoint_every.empty() && out.checkpoint.empty())
-    throw ConfigError("--checkpoint-every " + out.checkpoint_every + ": needs --checkpoint FILE");
-  if (!out.checkpoint_every.empty()) o.checkpoint.every_s = parse_number("--checkpoint-every", out.checkpoint_every);
-  for (const std::string* other : {&out.json, &out.history})
-    if (!out.checkpoint.empty() && *other == out.checkpoint)
-      throw ConfigError("--checkpoint " + out.checkpoint + ": also given to --" + (other == &out.json ? "json" : "history"));
-  o.checkpoint.file = out.checkpoint;
-  o.checkpoint.resume = out.resume;
-  o.checkpoint.note = run_note(run_command());
+  out.apply_checkpoints(o, command_note("run", command_arguments()));
   out.check_writable();
   if (masw) {
     o.engine = resolve_masw_engine(o.engine, problem);  // the engine that runs, as the output says

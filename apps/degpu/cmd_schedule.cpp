@@ -13,11 +13,13 @@
 #include "commands.hpp"
 #include "de_options.hpp"
 #include "degpu/errors.hpp"
+#include "degpu/interrupt.hpp"
 #include "degpu/run.hpp"
 #include "degpu/schedule.hpp"
 #include "options.hpp"
 #include "parse.hpp"
 #include "results.hpp"
+#include "resume.hpp"
 
 namespace degpu::cli {
 namespace {
@@ -130,6 +132,7 @@ int schedule(const ScheduleArgs& a) {
       o.history_every = static_cast<int>(every);
       o.history_x = true;
     }
+    out.apply_checkpoints(o, command_note("schedule", command_arguments()));
   }
   a.out.check_writable();
   LocalSearchOptions lso;  // --local-search: its balancing starts, their seed (DE's) and threads
@@ -219,6 +222,9 @@ int schedule(const ScheduleArgs& a) {
   if (!a.out.history.empty() && !heuristic_only) files.emplace_back(a.out.history, history);
   if (!a.out.json.empty()) files.emplace_back(a.out.json, j.dump(2) + "\n");
   write_outputs(files);
+  if (interrupted_by() > 0 && !a.out.checkpoint.empty())
+    std::fprintf(stderr, "degpu: %s holds DE's run: `degpu schedule --resume %s` continues it\n", a.out.checkpoint.c_str(),
+                 a.out.checkpoint.c_str());
   if (!a.out.quiet && a.out.json != "-") {
     std::printf("%s on %s (%d tasks, %d machines): makespan %.6g, flowtime %.6g, fitness %.6g (lambda %g), %.3g s\n",
                 j["method"].get<std::string>().c_str(), e->source.c_str(), e->n, e->m, cost.makespan, cost.flowtime,
@@ -259,9 +265,15 @@ Command add_schedule(CLI::App& app) {
   a->out.add_to(app, {{"json", "write the schedule as JSON to FILE, or - for stdout"},
                       {"history", "write the convergence log as CSV: wall_s, generation, evals, fitness, makespan, flowtime"},
                       {"history-every", "a --history line every N generations (default: ~1000 lines of --max-evals; 100 with --max-time alone)"},
+                      {"checkpoint", "write DE's whole state to FILE every --checkpoint-every seconds and when interrupted, for "
+                                     "--resume (engines serial, threads, matrix and gpu-eval)"},
+                      {"checkpoint-every"},
+                      {"resume", "continue the DE run a --checkpoint FILE was written by (alone or with --json, --history, "
+                                 "--quiet: the command's own arguments, these outputs in place of its own)"},
                       {"quiet", "no summary line"}});
   for (const char* name : {"--np", "--strategy", "--F", "--CR", "--max-evals", "--max-time", "--engine", "--precision",
-                           "--threads", "--seed-heuristic", "--history", "--history-every", "--seed"})
+                           "--threads", "--seed-heuristic", "--history", "--history-every", "--seed", "--checkpoint",
+                           "--checkpoint-every", "--resume"})
     a->de_only.push_back(app.get_option(name));
   return [a] { return schedule(*a); };
 }

@@ -37,14 +37,14 @@ int main(int argc, char** argv) {
   // them as they are
   for (const char* script : {"plot", "data"})
     if (argc >= 2 && std::strcmp(argv[1], script) == 0) return degpu::cli::python_command(script, argc - 2, argv + 2);
-  // degpu run --resume FILE: the arguments the checkpoint's run was started with (resume.hpp)
+  // degpu run (schedule) --resume FILE: the arguments the checkpoint's run was started with (resume.hpp)
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (!args.empty() && args[0] == "run") {
+  if (!args.empty() && (args[0] == "run" || args[0] == "schedule")) {
     try {
-      std::vector<std::string> run_args = degpu::cli::run_arguments({args.begin() + 1, args.end()});
-      degpu::cli::set_run_command(run_args);
+      std::vector<std::string> given = degpu::cli::expand_resume(args[0], {args.begin() + 1, args.end()});
+      degpu::cli::set_command_arguments(given);
       args.resize(1);
-      args.insert(args.end(), run_args.begin(), run_args.end());
+      args.insert(args.end(), given.begin(), given.end());
     } catch (const degpu::Error& e) {
       std::fprintf(stderr, "error: %s\n", degpu::cli::cli_message(e).c_str());
       return dynamic_cast<const degpu::ConfigError*>(&e) || dynamic_cast<const degpu::DataError*>(&e) ? 2 : 1;

@@ -197,6 +197,17 @@ void OutputOptions::add_to(CLI::App& app, const std::vector<Flag>& flags) {
     g->add_flag("--quiet", quiet, quiet_flag->help.empty() ? entry(output_entries(), "quiet", "output").help : quiet_flag->help);
 }
 
+void OutputOptions::apply_checkpoints(RunOptions& o, std::string note) const {
+  if (!checkpoint_every.empty() && checkpoint.empty())
+    throw ConfigError("--checkpoint-every " + checkpoint_every + ": needs --checkpoint FILE");
+  if (!checkpoint_every.empty()) o.checkpoint.every_s = parse_number("--checkpoint-every", checkpoint_every);
+  for (const auto& [flag, other] : {std::pair{"--json", &json}, std::pair{"--history", &history}})
+    if (!checkpoint.empty() && *other == checkpoint) throw ConfigError("--checkpoint " + checkpoint + ": also given to " + flag);
+  o.checkpoint.file = checkpoint;
+  o.checkpoint.resume = resume;
+  o.checkpoint.note = std::move(note);
+}
+
 void OutputOptions::check_writable() const {
   cli::check_writable("--json", json);
   cli::check_writable("--history", history);

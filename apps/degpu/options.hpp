@@ -70,6 +70,10 @@ struct OutputOptions {
   void add_to(CLI::App& app, const std::vector<Flag>& flags);
   // --json, --history and --checkpoint can be written (checked before a long run).
   void check_writable() const;
+  // --checkpoint, --checkpoint-every and --resume into o.checkpoint (`note`: the command's arguments, which
+  // the checkpoints keep for --resume); ConfigError for --checkpoint-every without --checkpoint, and for a
+  // checkpoint given to --json or --history too.
+  void apply_checkpoints(RunOptions& o, std::string note) const;
 };
 
 }  // namespace degpu::cli

@@ -40,7 +40,7 @@ bool take(std::vector<std::string>& args, const std::string& option, bool has_va
 
 }  // namespace
 
-std::vector<std::string> run_arguments(const std::vector<std::string>& args) {
+std::vector<std::string> expand_resume(const std::string& command, const std::vector<std::string>& args) {
   std::vector<std::string> given = args;
   std::string file;
   if (!take(given, "--resume", true, &file)) return args;
@@ -61,8 +61,10 @@ std::vector<std::string> run_arguments(const std::vector<std::string>& args) {
   } catch (const nlohmann::json::exception&) {
     throw DataError(file + ": its note holds no degpu run's arguments (written by the library, not `degpu run --checkpoint`?)");
   }
-  if (!note.is_object() || note.value("command", "") != "run" || !note.contains("args") || !note["args"].is_array())
+  if (!note.is_object() || !note.contains("args") || !note["args"].is_array())
     throw DataError(file + ": its note holds no degpu run's arguments (written by the library, not `degpu run --checkpoint`?)");
+  if (note.value("command", "") != command)
+    throw DataError(file + ": a checkpoint of `degpu " + note.value("command", "?") + "`, not of `degpu " + command + "`");
   std::vector<std::string> out;
   for (const auto& a : note["args"]) {
     if (!a.is_string()) throw DataError(file + ": its note's arguments are not text");
@@ -84,13 +86,13 @@ std::vector<std::string> run_arguments(const std::vector<std::string>& args) {
   return out;
 }
 
-std::string run_note(const std::vector<std::string>& args) {
+std::string command_note(const std::string& command, const std::vector<std::string>& args) {
   std::vector<std::string> kept = args;
   take(kept, "--resume", true);
-  return nlohmann::json{{"command", "run"}, {"args", kept}}.dump();
+  return nlohmann::json{{"command", command}, {"args", kept}}.dump();
 }
 
-void set_run_command(std::vector<std::string> args) { given_command = std::move(args); }
-const std::vector<std::string>& run_command() { return given_command; }
+void set_command_arguments(std::vector<std::string> args) { given_command = std::move(args); }
+const std::vector<std::string>& command_arguments() { return given_command; }
 
 }  // namespace degpu::cli

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/checkpoint_batch.hpp"
 #include "core/masw_ops.hpp"
 #include "core/number_text.hpp"
 #include "core/trials.hpp"
@@ -45,9 +46,11 @@ void validate_masw(const Problem& problem, const MaswConfig& c, const StopCriter
   if (c.ls_intensity < 1) throw ConfigError("{ls_intensity} " + std::to_string(c.ls_intensity) + ": must be >= 1");
   if (!(c.ls_ratio > 0 && c.ls_ratio < 1)) throw ConfigError("{ls_ratio} " + num(c.ls_ratio) + ": must be in (0, 1)");
   if (c.offspring < 1) throw ConfigError("{offspring} " + std::to_string(c.offspring) + ": must be >= 1");
-  if (!o.checkpoint.file.empty() || !o.checkpoint.resume.empty())
-    throw ConfigError(std::string(o.checkpoint.file.empty() ? "{resume}" : "{checkpoint}") +
-                      ": ma-sw-chains takes no checkpoints yet (DE, jDE, JADE, SHADE, L-SHADE and jSO do)");
+  if (!(o.checkpoint.every_s >= 0) || !std::isfinite(o.checkpoint.every_s))
+    throw ConfigError("{checkpoint_every} " + num(o.checkpoint.every_s) + ": must be a number of seconds >= 0");
+  if ((!o.checkpoint.file.empty() || !o.checkpoint.resume.empty()) && resolve_masw_engine(o.engine, problem) == Engine::gpu)
+    throw ConfigError(std::string("{engine} gpu: ") + (o.checkpoint.file.empty() ? "{resume}" : "{checkpoint}") +
+                      ": ma-sw-chains takes checkpoints on the serial and threads engines (not yet on gpu)");
   const Engine e = resolve_masw_engine(o.engine, problem);
   if (e == Engine::gpu) {
     if (!problem.is_builtin() && !problem.cec2010_data())
@@ -87,6 +90,8 @@ Result minimize_masw(const Problem& problem, const MaswConfig& c, const StopCrit
   RunOptions o = options;
   o.engine = resolve_masw_engine(o.engine, problem);
   validate_masw(problem, c, stop, o);
+  const bool checkpoints = !o.checkpoint.file.empty() || !o.checkpoint.resume.empty();
+  if (checkpoints && !o.checkpoint.batch) o = detail::checkpoint_batch(ckpt::masw_identity(problem, c, stop, o, o.trial, 1), o, 1);
   if (o.engine == Engine::gpu) return cuda::minimize_masw_gpu(problem, c, stop, o);
   return cpu::minimize_masw_cpu(problem, c, stop, o);
 }
@@ -98,6 +103,8 @@ TrialsResult minimize_masw_trials(const Problem& problem, const MaswConfig& c, c
   o.engine = resolve_masw_engine(o.engine, problem);
   validate_masw(problem, c, stop, o);
   detail::check_trial_range(o.trial, n);
+  if (!o.checkpoint.file.empty() || !o.checkpoint.resume.empty())
+    o = detail::checkpoint_batch(ckpt::masw_identity(problem, c, stop, o, o.trial, n), o, n);
   const auto t0 = std::chrono::steady_clock::now();
   TrialsResult out;
   out.trials = detail::each_trial(o, n, [&](const RunOptions& ot) { return minimize_masw(problem, c, stop, ot); });

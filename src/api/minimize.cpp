@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/checkpoint_batch.hpp"
 #include "core/de_ops.hpp"
 #include "core/trials.hpp"
 #include "cpu/engines.hpp"
@@ -40,25 +41,7 @@ void check_trial_range(std::uint32_t first, int n) {
 }
 RunOptions with_checkpoints(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
   if (o.checkpoint.file.empty() && o.checkpoint.resume.empty()) return o;
-  auto b = std::make_shared<CheckpointBatch>();
-  b->first = o.trial;
-  b->n = n;
-  b->identity = ckpt::identity(problem, r, o, o.trial, n);
-  b->last_write = std::make_shared<double>(std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count());
-  if (!o.checkpoint.resume.empty()) {
-    auto s = std::make_shared<ckpt::Sections>(ckpt::read(o.checkpoint.resume));
-    ckpt::check_identity(*s, b->identity);
-    const auto done = s->value<std::uint32_t>("done");
-    const auto at = s->value<std::uint32_t>("run.trial");
-    if (done >= static_cast<std::uint32_t>(n) || at != o.trial + done)
-      throw DataError(s->file + ": trial " + std::to_string(at) + " in progress after " + std::to_string(done) +
-                      " done: not a checkpoint of trials " + std::to_string(o.trial) + " to " + std::to_string(o.trial + n - 1));
-    for (std::uint32_t k = 0; k < done; ++k) b->done.push_back(ckpt::get_result(*s, "done." + std::to_string(k) + "."));
-    b->resume = std::move(s);
-  }
-  RunOptions out = o;
-  out.checkpoint.batch = std::move(b);
-  return out;
+  return checkpoint_batch(ckpt::identity(problem, r, o, o.trial, n), o, n);
 }
 
 void choose_best(TrialsResult& out) {

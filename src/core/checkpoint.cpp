@@ -1,5 +1,7 @@
 #include "core/checkpoint.hpp"
 
+#include "core/checkpoint_batch.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -200,24 +202,64 @@ Sections read(const std::string& path) {
   return s;
 }
 
+namespace {
+
+Identity problem_identity(const Problem& problem) {
+  return {{"problem", problem.name()},
+          {"dim", std::to_string(problem.dim())},
+          {"bounds", hex(digest(problem.upper(), digest(problem.lower())))},
+          {"shift", hex(digest(problem.shift(), digest({problem.bias()})))},
+          {"data", problem.data_source()},
+          {"constraints", problem.constraints() ? std::to_string(problem.constraints()->count()) : "none"},
+          {"integrality", std::to_string(std::count(problem.integrality().begin(), problem.integrality().end(), 1))}};
+}
+
+// The options' part: engine, precision, seed, trials, initial rows, stop criteria, what is recorded.
+void add_options(Identity& id, const StopCriteria& st, const RunOptions& o, std::uint32_t first, int trials) {
+  const auto add = [&](const char* key, const std::string& v) { id.emplace_back(key, v); };
+  add("engine", std::string(engine_name(o.engine)));
+  add("precision", std::string(precision_name(o.precision)));
+  add("seed", std::to_string(o.seed));
+  add("trial", std::to_string(first));
+  add("trials", std::to_string(trials));
+  add("initial", std::to_string(o.initial.size()) + " rows " + hex([&] {
+        std::uint64_t h = digest({});
+        for (const auto& row : o.initial) h = digest(row, h);
+        return h;
+      }()));
+  add("max_evals", opt(st.max_evals));
+  add("max_gens", opt(st.max_gens));
+  add("target_error", opt(st.target_error));
+  add("max_time", opt(st.max_time_s));
+  add("tol", st.convergence ? num(st.convergence->tol) + " " + num(st.convergence->atol) : "none");
+  add("history_every", std::to_string(o.history_every) + (o.history_x ? " x" : ""));
+  add("keep_population", o.keep_population ? "yes" : "no");
+}
+
+}  // namespace
+
+Identity masw_identity(const Problem& problem, const MaswConfig& c, const StopCriteria& stop, const RunOptions& o,
+                       std::uint32_t first, int trials) {
+  Identity id = problem_identity(problem);
+  id.emplace_back("algorithm", "ma-sw-chains");
+  id.emplace_back("np", std::to_string(c.np));
+  id.emplace_back("ma-sw-chains", num(c.alpha) + " " + std::to_string(c.nam) + " " + num(c.mutation_rate) + " " +
+                                      std::to_string(c.ls_intensity) + " " + num(c.ls_ratio) + " " + std::to_string(c.offspring));
+  add_options(id, stop, o, first, trials);
+  return id;
+}
+
 Identity identity(const Problem& problem, const Resolved& r, const RunOptions& o, std::uint32_t first, int trials) {
   const DEConfig& de = r.de;
-  const StopCriteria& st = r.stop;
-  Identity id{{"problem", problem.name()},
-              {"dim", std::to_string(problem.dim())},
-              {"bounds", hex(digest(problem.upper(), digest(problem.lower())))},
-              {"shift", hex(digest(problem.shift(), digest({problem.bias()})))},
-              {"data", problem.data_source()},
-              {"constraints", problem.constraints() ? std::to_string(problem.constraints()->count()) : "none"},
-              {"integrality", std::to_string(std::count(problem.integrality().begin(), problem.integrality().end(), 1))},
-              {"algorithm", std::string(algorithm_name(de.algorithm))},
+  Identity id = problem_identity(problem);
+  id.insert(id.end(), {{"algorithm", std::string(algorithm_name(de.algorithm))},
               {"strategy", strategy_name(de.mutation, de.crossover)},
               {"np", std::to_string(de.np)},
               {"F", range(de.F)},
               {"CR", range(de.CR)},
               {"dither", std::string(dither_name(de.dither))},
               {"p", num(de.p)},
-              {"repair", std::string(repair_name(de.repair))}};
+              {"repair", std::string(repair_name(de.repair))}});
   const auto add = [&](const char* key, const std::string& v) { id.emplace_back(key, v); };
   switch (de.algorithm) {
     case Algorithm::de: break;
@@ -241,23 +283,7 @@ Identity identity(const Problem& problem, const Resolved& r, const RunOptions& o
                      " " + num(de.jso.archive) + " " + std::to_string(de.jso.np_min));
       break;
   }
-  add("engine", std::string(engine_name(o.engine)));
-  add("precision", std::string(precision_name(o.precision)));
-  add("seed", std::to_string(o.seed));
-  add("trial", std::to_string(first));
-  add("trials", std::to_string(trials));
-  add("initial", std::to_string(o.initial.size()) + " rows " + hex([&] {
-        std::uint64_t h = digest({});
-        for (const auto& row : o.initial) h = digest(row, h);
-        return h;
-      }()));
-  add("max_evals", opt(st.max_evals));
-  add("max_gens", opt(st.max_gens));
-  add("target_error", opt(st.target_error));
-  add("max_time", opt(st.max_time_s));
-  add("tol", st.convergence ? num(st.convergence->tol) + " " + num(st.convergence->atol) : "none");
-  add("history_every", std::to_string(o.history_every) + (o.history_x ? " x" : ""));
-  add("keep_population", o.keep_population ? "yes" : "no");
+  add_options(id, r.stop, o, first, trials);
   return id;
 }
 
@@ -383,6 +409,33 @@ void RunCheckpoints::write(const Sections& s) {
 }
 
 }  // namespace degpu::ckpt
+
+namespace degpu::detail {
+
+RunOptions checkpoint_batch(ckpt::Identity id, const RunOptions& o, int n) {
+  if (o.checkpoint.file.empty() && o.checkpoint.resume.empty()) return o;
+  auto b = std::make_shared<CheckpointBatch>();
+  b->first = o.trial;
+  b->n = n;
+  b->identity = std::move(id);
+  b->last_write = std::make_shared<double>(ckpt::steady_now());
+  if (!o.checkpoint.resume.empty()) {
+    auto s = std::make_shared<ckpt::Sections>(ckpt::read(o.checkpoint.resume));
+    ckpt::check_identity(*s, b->identity);
+    const auto done = s->value<std::uint32_t>("done");
+    const auto at = s->value<std::uint32_t>("run.trial");
+    if (done >= static_cast<std::uint32_t>(n) || at != o.trial + done)
+      throw DataError(s->file + ": trial " + std::to_string(at) + " in progress after " + std::to_string(done) +
+                      " done: not a checkpoint of trials " + std::to_string(o.trial) + " to " + std::to_string(o.trial + n - 1));
+    for (std::uint32_t k = 0; k < done; ++k) b->done.push_back(ckpt::get_result(*s, "done." + std::to_string(k) + "."));
+    b->resume = std::move(s);
+  }
+  RunOptions out = o;
+  out.checkpoint.batch = std::move(b);
+  return out;
+}
+
+}  // namespace degpu::detail
 
 namespace degpu {
 

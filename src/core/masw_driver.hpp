@@ -12,15 +12,20 @@
 //       reached; the individual holds that point
 //   void restore(int i);                             // undo the search just made on i
 //   std::vector<double> row_values(int i);           // individual i's coordinates
+//   void save_state(ckpt::Sections&) const; void restore_state(const ckpt::Sections&);  // (optional) the rows
+//       and the chains' biases into and from a checkpoint (core/checkpoint.hpp); an engine without them takes none
 // The run loop and the values: docs/MA_SW_CHAINS.md.
 #pragma once
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <vector>
 
+#include "core/checkpoint.hpp"
 #include "core/masw_ops.hpp"
+#include "degpu/errors.hpp"
 #include "degpu/interrupt.hpp"
 #include "degpu/masw.hpp"
 
@@ -57,23 +62,32 @@ class Driver {
     n_free_ = std::max(1LL, static_cast<long long>(std::floor(c.ls_intensity * (1.0 - c.ls_ratio) / c.ls_ratio)));
   }
 
+  // Checkpoints (RunOptions::checkpoint) between two steps (a GA step or a local search) when one is due,
+  // and when interrupted: the state the loop continues from.
   Result run() {
+    ckpt::RunCheckpoints ck(o_);
     t0_ = Clock::now();
-    self().init_population();
-    for (int i = 0; i < np_; ++i) count(f_[i]), reset_chain(i);
-    evals_ = np_;
-    record();
-    long long since_ls = np_;  // the initial population counts toward the first GA phase (realea)
+    if (const ckpt::Sections* s = ck.resume()) {
+      resume(*s);
+    } else {
+      self().init_population();
+      for (int i = 0; i < np_; ++i) count(f_[i]), reset_chain(i);
+      evals_ = np_;
+      record();
+      since_ls_ = np_;  // the initial population counts toward the first GA phase (realea)
+    }
     while (!stopped()) {
-      if (since_ls < n_free_) {
-        const long long budget = std::min<long long>({c_.offspring, n_free_ - since_ls, max_evals_ - evals_});
+      if (since_ls_ < n_free_) {
+        const long long budget = std::min<long long>({c_.offspring, n_free_ - since_ls_, max_evals_ - evals_});
         ga_step(static_cast<int>(budget));
-        since_ls += budget;
+        since_ls_ += budget;
       } else {
         local_search(static_cast<int>(std::min<long long>(c_.ls_intensity, max_evals_ - evals_)));
-        since_ls = 0;
+        since_ls_ = 0;
       }
+      checkpoint(ck, false);
     }
+    if (reason_ == StopReason::interrupted) checkpoint(ck, true);
     return result();
   }
 
@@ -154,6 +168,54 @@ class Driver {
     record();
   }
 
+  // (a function, so that Derived is complete where it is asked)
+  static constexpr bool resumable() {
+    return requires(const Derived& d, Derived& m, ckpt::Sections& s, const ckpt::Sections& cs) {
+      d.save_state(s);
+      m.restore_state(cs);
+    };
+  }
+  void checkpoint(ckpt::RunCheckpoints& ck, bool interrupted) {
+    if constexpr (resumable()) {
+      if (!ck.due(interrupted)) return;
+      ckpt::Sections s = ck.start();
+      const long long counts[] = {evals_, steps_, applications_, nan_evals_, since_ls_};
+      s.put("masw.counts", counts, std::size(counts));
+      const double times[] = {seconds(t0_, Clock::now()), ga_s_, ls_s_, eval_s_};
+      s.put("masw.times", times, std::size(times));
+      s.put("masw.f", f_);
+      s.put("masw.rho", rho_);
+      s.put("masw.succ", succ_);
+      s.put("masw.fail", fail_);
+      s.put("masw.chain", chain_);
+      s.put("masw.failed", failed_);
+      ckpt::put_history(s, "masw.", history_);
+      self().save_state(s);
+      ck.write(s);
+    }
+  }
+  void resume(const ckpt::Sections& s) {
+    if constexpr (resumable()) {
+      const auto counts = s.get<long long>("masw.counts", 5);
+      evals_ = counts[0], steps_ = counts[1], applications_ = counts[2], nan_evals_ = counts[3], since_ls_ = counts[4];
+      const auto times = s.get<double>("masw.times", 4);
+      t0_ -= std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(times[0]));
+      ga_s_ = times[1], ls_s_ = times[2], eval_s_ = times[3];
+      const std::size_t n = static_cast<std::size_t>(np_);
+      f_ = s.get<T>("masw.f", n);
+      rho_ = s.get<double>("masw.rho", n);
+      succ_ = s.get<int>("masw.succ", n);
+      fail_ = s.get<int>("masw.fail", n);
+      chain_ = s.get<Chain>("masw.chain", n);
+      failed_ = s.get<std::uint8_t>("masw.failed", n);
+      history_ = ckpt::get_history(s, "masw.");
+      self().restore_state(s);
+    } else {
+      (void)s;
+      throw ConfigError("{engine}: this engine does not resume ma-sw-chains from a checkpoint");
+    }
+  }
+
   bool stopped() {
     const double best = f_[best_index()];
     if (target_reached(best)) return reason_ = StopReason::target, true;
@@ -199,6 +261,7 @@ class Driver {
   const RunOptions& o_;
   const int D_, np_;
   long long max_evals_ = 0, n_free_ = 0, evals_ = 0, steps_ = 0, applications_ = 0, nan_evals_ = 0;
+  long long since_ls_ = 0;  // the GA's evaluations since the last local search
   std::vector<T> f_, fkids_;
   std::vector<double> rho_;
   std::vector<int> succ_, fail_;

@@ -70,6 +70,14 @@ class MaswRun : public masw::Driver<MaswRun<T>, T> {
   void zero_bias(int i) { std::fill(bias(i), bias(i) + D_, T(0)); }
   void restore(int i) { std::copy(saved_.begin(), saved_.end(), row(i)); }
   std::vector<double> row_values(int i) { return std::vector<double>(row(i), row(i) + D_); }
+  void save_state(ckpt::Sections& s) const {
+    s.put("masw.rows", X_);
+    s.put("masw.bias", bias_);
+  }
+  void restore_state(const ckpt::Sections& s) {
+    X_ = s.get<T>("masw.rows", X_.size());
+    bias_ = s.get<T>("masw.bias", bias_.size());
+  }
 
   // Offspring 0..n-1 of GA step s, made and evaluated: at large D the threads split each offspring's
   // coordinates; else they take whole offspring.

@@ -362,12 +362,90 @@ TEST_F(Checkpoint, EnginesAndSettingsThatTakeNoCheckpointAreRefused) {
           << x.what();
     }
   }
-  o.engine = Engine::serial;
+  o.engine = Engine::gpu;  // ma-sw-chains' gpu engine: not yet
   try {
     minimize_masw(p, MaswConfig{}, gens(2), o);
-    FAIL() << "ma-sw-chains took a checkpoint";
+    FAIL() << "ma-sw-chains took a checkpoint on the gpu engine";
   } catch (const ConfigError& x) {
-    EXPECT_EQ(x.parameter(), "checkpoint");
+    EXPECT_NE(std::string(x.what()).find("engine gpu: checkpoint: ma-sw-chains takes checkpoints on the serial and threads engines"),
+              std::string::npos)
+        << x.what();
   }
   EXPECT_FALSE(fs::exists(path("x.ckpt")));
+}
+
+// MA-SW-Chains (its driver, core/masw_driver.hpp, on the CPU engines): interrupted, or crashed after a
+// checkpoint at every step, and resumed, it ends where the run that was not stopped ends; a batch too.
+TEST_F(Checkpoint, MaSwChainsResumesToTheSameBits) {
+  const Problem p = classic("rastrigin", 24);
+  MaswConfig c;
+  c.np = 20;
+  c.ls_intensity = 60;
+  StopCriteria stop;
+  stop.max_evals = 3000;
+  for (Engine e : {Engine::serial, Engine::threads}) {
+    const std::string what(engine_name(e));
+    RunOptions o;
+    o.engine = e;
+    o.threads = e == Engine::serial ? 0 : 2;
+    o.seed = 2;
+    o.history_every = 3;
+    const Result ref = minimize_masw(p, c, stop, o);
+    ASSERT_GT(ref.ls_applications, 3) << what;
+    // interrupted after GA step 9 (local searches between), resumed
+    RunOptions first = o;
+    first.checkpoint.file = path("m.ckpt");
+    first.checkpoint.every_s = 1e9;
+    first.progress = [](const Progress& pr) {
+      if (pr.generation == 9) request_interrupt(SIGINT);
+    };
+    const Result stopped = minimize_masw(p, c, stop, first);
+    clear_interrupt();
+    ASSERT_EQ(stopped.stop_reason, StopReason::interrupted) << what;
+    RunOptions again = o;
+    again.checkpoint.resume = path("m.ckpt");
+    const Result resumed = minimize_masw(p, c, stop, again);
+    expect_same_run(resumed, ref, "ma-sw-chains " + what);
+    EXPECT_EQ(resumed.ls_applications, ref.ls_applications) << what;
+    // a crash inside a step, a checkpoint after every one
+    RunOptions crash = o;
+    crash.checkpoint.file = path("k.ckpt");
+    crash.checkpoint.every_s = 0;
+    int calls = 0;
+    crash.progress = [&calls](const Progress&) {
+      if (++calls == 40) throw Crash();
+    };
+    EXPECT_THROW(minimize_masw(p, c, stop, crash), Crash);
+    RunOptions after = o;
+    after.checkpoint.resume = path("k.ckpt");
+    expect_same_run(minimize_masw(p, c, stop, after), ref, "ma-sw-chains after a crash, " + what);
+  }
+  // a batch: the second of three trials interrupted, then resumed
+  RunOptions o;
+  o.engine = Engine::serial;
+  const TrialsResult ref = minimize_masw_trials(p, c, stop, o, 3);
+  RunOptions first = o;
+  first.checkpoint.file = path("b.ckpt");
+  first.checkpoint.every_s = 1e9;
+  int starts = 0;
+  first.progress = [&starts](const Progress& pr) {
+    starts += pr.generation == 0 && pr.evals == 20;
+    if (starts == 2 && pr.generation == 4) request_interrupt(SIGINT);
+  };
+  ASSERT_EQ(minimize_masw_trials(p, c, stop, first, 3).trials.size(), 2u);
+  clear_interrupt();
+  RunOptions again = o;
+  again.checkpoint.resume = path("b.ckpt");
+  const TrialsResult resumed = minimize_masw_trials(p, c, stop, again, 3);
+  ASSERT_EQ(resumed.trials.size(), 3u);
+  for (int k = 0; k < 3; ++k) expect_same_run(resumed.trials[k], ref.trials[k], "ma-sw-chains trial " + std::to_string(k));
+  // a DE checkpoint is not ma-sw-chains'
+  RunOptions de = o;
+  de.checkpoint.file = path("de.ckpt");
+  de.checkpoint.every_s = 0;
+  minimize(p, with_algorithm(Algorithm::de, 20), gens(3), de);
+  RunOptions wrong = o;
+  wrong.checkpoint.resume = path("de.ckpt");
+  EXPECT_NE(data_error([&] { minimize_masw(p, c, stop, wrong); }).find("a checkpoint of algorithm de, not ma-sw-chains"),
+            std::string::npos);
 }

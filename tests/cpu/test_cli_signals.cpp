@@ -275,7 +275,8 @@ TEST_F(CliSignals, BadCheckpointOptionsAndFiles) {
   expect_invalid(run1 + " --checkpoint /nonexistent/folder/c", "--checkpoint /nonexistent/folder/c: folder /nonexistent/folder does not exist");
   expect_invalid("run --problem sphere --dim 4 --max-gens 5 --engine gpu --quiet --checkpoint " + path("c"),
                  "--engine gpu: --checkpoint: checkpoints are taken by the serial, threads, matrix and gpu-eval engines");
-  expect_invalid(run1 + " --algorithm ma-sw-chains --checkpoint " + path("c"), "--checkpoint: ma-sw-chains takes no checkpoints yet");
+  expect_invalid("run --problem sphere --dim 4 --max-gens 5 --engine gpu --quiet --algorithm ma-sw-chains --checkpoint " + path("c"),
+                 "--engine gpu: --checkpoint: ma-sw-chains takes checkpoints on the serial and threads engines");
   expect_invalid(run1 + " --checkpoint " + path("c") + " --history " + path("c"), "--checkpoint " + path("c") + ": also given to --history");
   EXPECT_FALSE(exists(path("c")));
   // a checkpoint that a bit flip corrupted
@@ -285,4 +286,34 @@ TEST_F(CliSignals, BadCheckpointOptionsAndFiles) {
   bytes[bytes.size() / 2] ^= 1;
   write("c", bytes);
   expect_invalid("run --resume " + path("c"), "corrupt or truncated (its checksum does not match its content)");
+}
+
+// schedule's DE and run's ma-sw-chains: stopped by SIGINT with --checkpoint, resumed to the same result.
+TEST_F(CliSignals, ScheduleAndMaSwChainsResume) {
+  const std::string sched = "schedule --generate 512x16:ThMhCc:1 --engine serial --np 32 --max-evals 2000000 --seed-heuristic minmin --quiet";
+  const Out ref = run(sched + " --json -");
+  ASSERT_EQ(ref.code, 0) << ref.err;
+  const std::string ck = path("s.ckpt");
+  const int st = interrupt(sched + " --checkpoint " + ck + " --json " + path("first.json"), SIGINT, 200ms);
+  ASSERT_TRUE(WIFEXITED(st));
+  ASSERT_EQ(WEXITSTATUS(st), 130) << err();
+  EXPECT_NE(err().find("`degpu schedule --resume " + ck + "` continues it"), std::string::npos) << err();
+  const Out resumed = run("schedule --resume " + ck + " --json -");
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  const auto a = nlohmann::json::parse(resumed.out), b = nlohmann::json::parse(ref.out);
+  for (const char* key : {"fitness", "makespan", "flowtime", "machine", "evals", "stop_reason"}) EXPECT_EQ(a[key], b[key]) << key;
+  expect_invalid("run --resume " + ck, ck + ": a checkpoint of `degpu schedule`, not of `degpu run`");
+  expect_invalid("schedule --generate 64x4:ThMhCc:1 --heuristic minmin --checkpoint " + path("h.ckpt"),
+                 "--checkpoint " + path("h.ckpt") + ": --heuristic runs the heuristic alone, not DE");
+
+  const std::string masw = "run --problem rastrigin --dim 200 --algorithm ma-sw-chains --engine serial --max-evals 3000000 --quiet";
+  const Out mref = run(masw + " --json -");
+  ASSERT_EQ(mref.code, 0) << mref.err;
+  const std::string mk = path("m.ckpt");
+  const int ms = interrupt(masw + " --checkpoint " + mk, SIGINT, 200ms);
+  ASSERT_TRUE(WIFEXITED(ms));
+  ASSERT_EQ(WEXITSTATUS(ms), 130) << err();
+  const Out mres = run("run --resume " + mk + " --json -");
+  ASSERT_EQ(mres.code, 0) << mres.err;
+  expect_same_result(nlohmann::json::parse(mres.out), nlohmann::json::parse(mref.out));
 }
