@@ -14,6 +14,7 @@ run for the same settings.
 from __future__ import annotations
 
 import math
+import os
 import sys
 import warnings
 from typing import Any, Callable, Optional, Sequence, Union
@@ -86,6 +87,19 @@ _MESSAGES = {
 }
 
 
+def _path(parameter: str, value) -> Optional[str]:
+    """A file name given as str or os.PathLike (None: none)."""
+    if value is None:
+        return None
+    try:
+        path = os.fspath(value)
+    except TypeError:
+        raise TypeError(f"{parameter}: expected a file name (str or os.PathLike), got {type(value).__name__}") from None
+    if isinstance(path, bytes) or not path:
+        raise ValueError(f"{parameter} {path!r}: expected a file name")
+    return path
+
+
 class DeviceList(list):
     """The usable CUDA devices (each a dict: index, name, compute_capability, multiprocessors,
     global_memory, free_memory); where there is none, `why` says why."""
@@ -156,7 +170,8 @@ def minimize(fun: Union[Problem, CudaObjective, Callable], bounds: Optional[Sequ
              target: Optional[float] = None, max_time: Optional[float] = None, seed: int = 1, engine: str = "auto",
              precision: str = "f64", trials: int = 1, trial: int = 0, threads: int = 0, vectorized: bool = False,
              x0: Optional[Sequence[float]] = None, callback: Optional[Callable] = None, progress: bool = False,
-             array: str = "numpy", history_every: int = 0, name: str = "python") -> Result:
+             array: str = "numpy", history_every: int = 0, name: str = "python", checkpoint=None,
+             checkpoint_every: float = 60.0, resume=None) -> Result:
     """Minimise `fun` by differential evolution with degpu's engines.
 
     fun: a degpu.Problem (built-in: degpu.problem(...)), or a Python callable: f(x) -> float with x a
@@ -192,8 +207,18 @@ def minimize(fun: Union[Problem, CudaObjective, Callable], bounds: Optional[Sequ
         an engine whose generations the host sees (not 'gpu'; 'auto' then picks gpu-kernels).
     Ctrl-C stops the run at the end of a generation and returns the best so far (stop_reason
     'interrupted'), on every engine but 'gpu', whose generations run inside one kernel.
+    checkpoint: a file that the run's whole state is written to every checkpoint_every seconds (0: every
+        generation) and at Ctrl-C; resume: such a file, to continue the run it was written by, given the same
+        arguments (ValueError naming the first that differs): the result is the run's that was not stopped,
+        bit for bit. Engines 'serial', 'threads', 'matrix' and 'gpu-eval' (docs/CHECKPOINT_PLAN.md).
     Bad arguments raise ValueError or TypeError naming the parameter.
     """
+    checkpoint = _path("checkpoint", checkpoint)
+    resume = _path("resume", resume)
+    if isinstance(checkpoint_every, bool) or not isinstance(checkpoint_every, (int, float)):
+        raise TypeError(f"checkpoint_every: expected a number of seconds, got {type(checkpoint_every).__name__}")
+    if not checkpoint_every >= 0 or not math.isfinite(checkpoint_every):
+        raise ValueError(f"checkpoint_every {checkpoint_every}: must be a number of seconds >= 0")
     if isinstance(fun, CudaObjective):
         if bounds is None:
             raise ValueError("bounds: required for a CudaObjective, as (lo, hi) for each coordinate")
@@ -276,7 +301,8 @@ def minimize(fun: Union[Problem, CudaObjective, Callable], bounds: Optional[Sequ
         seed=integer("seed", seed, minimum=0), engine=engine, precision=precision, trials=trials,
         trial=integer("trial", trial, minimum=0), threads=integer("threads", threads, minimum=0),
         history_every=integer("history_every", history_every, minimum=0), initial=initial,
-        observe=observe if watched else None, observe_population=callback is not None, interrupt="stop"))
+        observe=observe if watched else None, observe_population=callback is not None, interrupt="stop",
+        checkpoint=checkpoint, checkpoint_every=float(checkpoint_every), resume=resume))
     finally:
         if bar is not None:
             bar.close()

@@ -9,6 +9,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <csignal>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -22,6 +23,7 @@
 #include "degpu/cuda_objective.hpp"
 #include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
+#include "degpu/interrupt.hpp"
 #include "degpu/problem.hpp"
 #include "degpu/run.hpp"
 #include "objective.hpp"
@@ -135,12 +137,15 @@ std::function<bool(const degpu::Generation&)> observer(nb::object fun, bool popu
 }
 
 // The observer `inner` (or none) behind a check for Ctrl-C: at most every 20 ms of the run, Python's signal
-// handlers run (PyErr_CheckSignals, on the main thread); a KeyboardInterrupt there, or one a Python objective
-// saw (interrupt_flag), stops the run at the generation's end.
+// handlers run (PyErr_CheckSignals, on the main thread); a KeyboardInterrupt there stops the run at the
+// generation's end through the library's interrupt (degpu/interrupt.hpp: StopReason::interrupted, and the
+// checkpoint written where one is asked for). One that a Python objective saw (interrupt_flag) left the
+// generation's remaining values NaN: the run stops there as its observer's (no checkpoint of that generation;
+// the last one stays).
 std::function<bool(const degpu::Generation&)> interruptible(std::function<bool(const degpu::Generation&)> inner) {
   auto next_check = std::make_shared<double>(0.0);
   return [inner = std::move(inner), next_check](const degpu::Generation& g) {
-    if (degpu::py::interrupt_flag().load()) return true;
+    if (degpu::py::interrupt_flag().load()) return degpu::interrupted_by() == 0;
     if (g.elapsed_s >= *next_check) {
       *next_check = g.elapsed_s + 0.02;
       nb::gil_scoped_acquire gil;
@@ -148,7 +153,8 @@ std::function<bool(const degpu::Generation&)> interruptible(std::function<bool(c
         if (!PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) throw nb::python_error();
         PyErr_Clear();
         degpu::py::interrupt_flag().store(true);
-        return true;
+        degpu::request_interrupt(SIGINT);
+        return false;
       }
     }
     return inner ? inner(g) : false;
@@ -159,6 +165,7 @@ std::function<bool(const degpu::Generation&)> interruptible(std::function<bool(c
 // s holds algorithm, strategy, np, F, CR, dither, p, repair, max_evals, max_gens, target_error, max_time,
 // tol, atol (the convergence test where tol is given), seed, engine, precision, trials, trial, threads,
 // history_every, initial (rows), keep_population, observe and observe_population (observer() above), and
+// checkpoint, checkpoint_every and resume (RunOptions::checkpoint), and
 // interrupt: what Ctrl-C does ("stop": the run stops at the generation's end, its result's "interrupted"
 // set; "raise": KeyboardInterrupt once the run has stopped; none: only a Python objective sees it), on every
 // engine but gpu (whose generations run inside one kernel).
@@ -201,6 +208,15 @@ nb::list minimize(const degpu::Problem& problem, const nb::dict& s) {
   std::vector<degpu::Result> out;
   std::string engine_ran;
   degpu::py::interrupt_flag().store(false);
+  degpu::clear_interrupt();
+  degpu::Checkpointing& ck = o.checkpoint;
+  ck.file = get<std::string>(s, "checkpoint", "");
+  ck.every_s = get<double>(s, "checkpoint_every", ck.every_s);
+  ck.resume = get<std::string>(s, "resume", "");
+  ck.note = "python";
+  struct ClearAfter {
+    ~ClearAfter() { degpu::clear_interrupt(); }
+  } clear_after;
   {
     nb::gil_scoped_release release;  // a Python objective or observer takes the GIL back for its calls
     // auto resolved with the caller's observer (gpu-kernels in place of gpu where one watches), before the
