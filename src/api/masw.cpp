@@ -46,8 +46,7 @@ void validate_masw(const Problem& problem, const MaswConfig& c, const StopCriter
   if (c.ls_intensity < 1) throw ConfigError("{ls_intensity} " + std::to_string(c.ls_intensity) + ": must be >= 1");
   if (!(c.ls_ratio > 0 && c.ls_ratio < 1)) throw ConfigError("{ls_ratio} " + num(c.ls_ratio) + ": must be in (0, 1)");
   if (c.offspring < 1) throw ConfigError("{offspring} " + std::to_string(c.offspring) + ": must be >= 1");
-  if (!(o.checkpoint.every_s >= 0) || !std::isfinite(o.checkpoint.every_s))
-    throw ConfigError("{checkpoint_every} " + num(o.checkpoint.every_s) + ": must be a number of seconds >= 0");
+  detail::check_checkpointing(o.checkpoint);
   if ((!o.checkpoint.file.empty() || !o.checkpoint.resume.empty()) && resolve_masw_engine(o.engine, problem) == Engine::gpu)
     throw ConfigError(std::string("{engine} gpu: ") + (o.checkpoint.file.empty() ? "{resume}" : "{checkpoint}") +
                       ": ma-sw-chains takes checkpoints on the serial and threads engines (not yet on gpu)");

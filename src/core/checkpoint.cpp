@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
@@ -433,6 +434,23 @@ RunOptions checkpoint_batch(ckpt::Identity id, const RunOptions& o, int n) {
   RunOptions out = o;
   out.checkpoint.batch = std::move(b);
   return out;
+}
+
+void check_checkpointing(const Checkpointing& c) {
+  namespace fs = std::filesystem;
+  if (!(c.every_s >= 0) || !std::isfinite(c.every_s))
+    throw ConfigError("{checkpoint_every} " + num(c.every_s) + ": must be a number of seconds >= 0");
+  std::error_code ec;
+  if (!c.file.empty()) {
+    const fs::path p(c.file);
+    const fs::file_status st = fs::status(p, ec);  // (through a symlink)
+    if (fs::exists(st) && !fs::is_regular_file(st))
+      throw ConfigError("{checkpoint} " + c.file + ": not a regular file (each checkpoint replaces the file whole)");
+    const fs::path folder = p.has_parent_path() ? p.parent_path() : fs::path(".");
+    if (!fs::is_directory(folder, ec)) throw ConfigError("{checkpoint} " + c.file + ": folder " + folder.string() + " does not exist");
+  }
+  if (!c.resume.empty() && fs::is_directory(c.resume, ec))
+    throw ConfigError("{resume} " + c.resume + ": is a folder, not a checkpoint file");
 }
 
 }  // namespace degpu::detail

@@ -15,6 +15,11 @@ namespace degpu::detail {
 // must be of that run (DataError naming the file otherwise).
 RunOptions checkpoint_batch(ckpt::Identity id, const RunOptions& o, int n);
 
+// ConfigError unless c's settings can be used: every_s >= 0; the checkpoint file, where it exists, a
+// regular file (each checkpoint replaces it whole: never a device, a FIFO or a folder), in a folder that
+// exists; resume, where given, not a folder.
+void check_checkpointing(const Checkpointing& c);
+
 }  // namespace degpu::detail
 
 namespace degpu::ckpt {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/algorithms/registry.hpp"
+#include "core/checkpoint_batch.hpp"
 #include "core/number_text.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/rng.hpp"
@@ -113,8 +114,7 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
   if (engine == Engine::gpu && options.observe)  // its generations run inside one kernel, which the host does not see
     throw ConfigError("{engine} gpu: it runs its generations inside one kernel and calls no {callback}: use {engine} gpu-kernels");
   const Checkpointing& ck = options.checkpoint;
-  if (!(ck.every_s >= 0) || !std::isfinite(ck.every_s))
-    throw ConfigError("{checkpoint_every} " + num(ck.every_s) + ": must be a number of seconds >= 0");
+  detail::check_checkpointing(ck);
   if ((!ck.file.empty() || !ck.resume.empty()) && engine != Engine::serial && engine != Engine::threads &&
       engine != Engine::matrix && engine != Engine::gpu_eval)
     throw ConfigError("{engine} " + std::string(engine_name(engine)) + ": " +

@@ -351,6 +351,29 @@ TEST_F(Checkpoint, EnginesAndSettingsThatTakeNoCheckpointAreRefused) {
     EXPECT_EQ(e.parameter(), "checkpoint_every");
   }
   o.checkpoint.every_s = 10;
+  // a device (it would be replaced by a regular file), a folder that does not exist, a folder to resume
+  const auto refused_as = [&](RunOptions x, const std::string& needle) {
+    for (int masw = 0; masw < 2; ++masw) {
+      try {
+        if (masw) minimize_masw(p, MaswConfig{}, gens(2), x);
+        else minimize(p, DEConfig{}, gens(2), x);
+        ADD_FAILURE() << needle << ": taken";
+      } catch (const ConfigError& e) {
+        EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+      }
+    }
+  };
+  RunOptions dev = o;
+  dev.checkpoint.file = "/dev/null";
+  refused_as(dev, "checkpoint /dev/null: not a regular file (each checkpoint replaces the file whole)");
+  RunOptions nofolder = o;
+  nofolder.checkpoint.file = path("no/such/c.ckpt");
+  refused_as(nofolder, "folder " + path("no/such") + " does not exist");
+  RunOptions folder = o;
+  folder.checkpoint.file.clear();
+  folder.checkpoint.resume = dir_.string();
+  refused_as(folder, "is a folder, not a checkpoint file");
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
   for (Engine e : {Engine::gpu, Engine::gpu_kernels, Engine::gpu_fused}) {
     o.engine = e;
     try {

@@ -272,6 +272,7 @@ TEST_F(CliSignals, BadCheckpointOptionsAndFiles) {
   expect_invalid(run1 + " --checkpoint-every 5", "--checkpoint-every 5: needs --checkpoint FILE");
   expect_invalid(run1 + " --checkpoint " + path("c") + " --checkpoint-every -1", "--checkpoint-every -1: must be a number of seconds >= 0");
   expect_invalid(run1 + " --checkpoint " + path("c") + " --checkpoint-every x", "--checkpoint-every x");
+  expect_invalid(run1 + " --checkpoint /dev/null", "--checkpoint /dev/null: not a regular file");
   expect_invalid(run1 + " --checkpoint /nonexistent/folder/c", "--checkpoint /nonexistent/folder/c: folder /nonexistent/folder does not exist");
   expect_invalid("run --problem sphere --dim 4 --max-gens 5 --engine gpu --quiet --checkpoint " + path("c"),
                  "--engine gpu: --checkpoint: checkpoints are taken by the serial, threads, matrix and gpu-eval engines");
