@@ -1,5 +1,6 @@
 #include "core/checkpoint.hpp"
 
+#include "core/algorithms/lshade.hpp"
 #include "core/checkpoint_batch.hpp"
 
 #include <fcntl.h>
@@ -239,6 +240,37 @@ void add_options(Identity& id, const StopCriteria& st, const RunOptions& o, std:
 
 }  // namespace
 
+void check_counters(long long generation, long long evals, double elapsed_s, const std::string& file) {
+  if (generation < 0 || evals < 0 || !(elapsed_s >= 0) || !(elapsed_s < 1e12))
+    throw DataError(file + ": a run at generation " + std::to_string(generation) + ", " + std::to_string(evals) +
+                    " evaluations, " + num(elapsed_s) + " s: not a run's counters");
+}
+
+void check_shared_state(const ops::Params& p, const std::vector<double>& s, int np, int archive_max, const std::string& file) {
+  const auto whole_in = [&](std::size_t word, double lo, double hi, const char* what) {
+    const double v = word < s.size() ? s[word] : NAN;
+    if (!(v >= lo && v <= hi && v == std::floor(v)))
+      throw DataError(file + ": section pop.shared: " + what + " " + num(v) + " is not a whole number in [" + num(lo) + ", " +
+                      num(hi) + "]");
+  };
+  int H = 0;
+  bool reduces = false;
+  switch (p.algorithm) {
+    case Algorithm::shade: H = p.shade.H; break;
+    case Algorithm::lshade: H = p.lshade.H, reduces = true; break;
+    case Algorithm::jso: H = p.jso.H, reduces = true; break;
+    default: return;  // (DE, jDE, JADE: no word is an index)
+  }
+  whole_in(0, 0, H - 1, "the memory slot");
+  if (!reduces) return;
+  using R = alg::Reduction;
+  whole_in(R::kNp, np, np, "the live NP");
+  whole_in(R::kNp0, np, 1e9, "the initial NP");
+  whole_in(R::kPbest, 1, np, "the p-best count");
+  whole_in(R::kArc, 0, archive_max, "the archive's capacity");
+  if (!(s[R::kNfes] >= 0 && s[R::kNfes] < 1e18)) throw DataError(file + ": section pop.shared: evaluations " + num(s[R::kNfes]));
+}
+
 Identity masw_identity(const Problem& problem, const MaswConfig& c, const StopCriteria& stop, const RunOptions& o,
                        std::uint32_t first, int trials) {
   Identity id = problem_identity(problem);
@@ -302,7 +334,8 @@ void check_identity(const Sections& s, const Identity& id) {
     if (tab == std::string::npos) throw DataError(s.file + ": corrupt identity line '" + line + "'");
     got.emplace_back(line.substr(0, tab), line.substr(tab + 1));
   }
-  for (const auto& [key, value] : id) {
+  for (const auto& expected : id) {  // (not a structured binding: clang 14 does not capture one)
+    const std::string &key = expected.first, &value = expected.second;
     const auto it = std::find_if(got.begin(), got.end(), [&](const auto& kv) { return kv.first == key; });
     const std::string named = is_parameter_name(key) ? "{" + key + "}" : key;
     if (it == got.end()) throw DataError(s.file + ": a checkpoint without " + named + ": not of this run");

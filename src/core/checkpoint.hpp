@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/de_ops.hpp"
 #include "degpu/result.hpp"
 #include "degpu/run.hpp"
 
@@ -92,6 +93,15 @@ Identity identity(const Problem& problem, const Resolved& r, const RunOptions& o
 void put_identity(Sections& s, const Identity& id);
 // DataError "FILE: a checkpoint of KEY V, not W" naming the first difference.
 void check_identity(const Sections& s, const Identity& id);
+
+// A resumed population's algorithm state (`shared`: the population-level words) where the algorithms read
+// words of it as indices or sizes (the SHADE family's memory slot; L-SHADE's and jSO's live NP, p-best
+// count and archive capacity): DataError naming the file unless each is a whole number in its range for
+// this run (a live population of `np`, an archive of at most `archive_max` rows). The counters of a run:
+// whole and in range (a generation >= 0, evaluations >= 0, a finite time >= 0), DataError otherwise.
+void check_shared_state(const ops::Params& p, const std::vector<double>& shared, int np, int archive_max,
+                        const std::string& file);
+void check_counters(long long generation, long long evals, double elapsed_s, const std::string& file);
 
 // A finished trial's result under `prefix` (every field but the kept population).
 void put_result(Sections& s, const std::string& prefix, const Result& r);

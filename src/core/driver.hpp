@@ -76,11 +76,12 @@ Result generations(const Problem& problem, const Resolved& r, const RunOptions& 
   std::optional<StopReason> reason;
   if (const ckpt::Sections* s = ck.resume()) {  // (only where resumable: validate refuses the other engines)
     if constexpr (resumable) {
-      pop.restore(*s);
       g = s->value<long long>("run.generation");
       res.evals = s->value<long long>("run.evals");
-      res.history = ckpt::get_history(*s, "run.");
       const double before = s->value<double>("run.elapsed");
+      ckpt::check_counters(g, res.evals, before, s->file);
+      pop.restore(*s);
+      res.history = ckpt::get_history(*s, "run.");
       t0 -= std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(before));
     } else {
       throw ConfigError("{engine}: this engine does not resume from a checkpoint");
@@ -630,6 +631,8 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
       const std::vector<T> x = s.get<T>("pop.rows", static_cast<std::size_t>(n) * P.D);
       P.np = p.np = n;
       p.pbest_count = s.value<int>("pop.pbest_count");
+      if (p.pbest_count < (p.mutation == Mutation::current_to_pbest1 ? 1 : 0) || p.pbest_count > n)
+        throw DataError(s.file + ": section pop.pbest_count: " + std::to_string(p.pbest_count) + " of " + std::to_string(n));
       std::copy(x.begin(), x.end(), P.buffer[0].begin());
       P.side.assign(static_cast<std::size_t>(n), 0);
       P.f = s.get<T>("pop.f", static_cast<std::size_t>(n));
@@ -639,6 +642,8 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
       P.state = s.get<double>("pop.state", words * n);
       P.trial_state.resize(P.state.size());
       P.shared = s.get<double>("pop.shared", P.shared.size());
+      const int arc_rows = P.D > 0 ? static_cast<int>(P.archive.size() / static_cast<std::size_t>(P.D)) : 0;
+      ckpt::check_shared_state(p, P.shared, n, arc_rows, s.file);
       P.sums.resize(sum_words * n);
       if (!P.controls.empty()) P.controls.resize(static_cast<std::size_t>(n));
       const int cap = s.value<int>("pop.arc_cap");

@@ -199,6 +199,11 @@ class Driver {
       const auto counts = s.get<long long>("masw.counts", 5);
       evals_ = counts[0], steps_ = counts[1], applications_ = counts[2], nan_evals_ = counts[3], since_ls_ = counts[4];
       const auto times = s.get<double>("masw.times", 4);
+      ckpt::check_counters(steps_, evals_, times[0], s.file);
+      if (evals_ < np_ || evals_ > max_evals_ || applications_ < 0 || nan_evals_ < 0 || since_ls_ < 0 || since_ls_ > n_free_ + c_.offspring)
+        throw DataError(s.file + ": section masw.counts: not this run's counts");
+      for (double t : times)
+        if (!(t >= 0 && t < 1e12)) throw DataError(s.file + ": section masw.times: not a run's times");
       t0_ -= std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(times[0]));
       ga_s_ = times[1], ls_s_ = times[2], eval_s_ = times[3];
       const std::size_t n = static_cast<std::size_t>(np_);
@@ -208,6 +213,10 @@ class Driver {
       fail_ = s.get<int>("masw.fail", n);
       chain_ = s.get<Chain>("masw.chain", n);
       failed_ = s.get<std::uint8_t>("masw.failed", n);
+      for (std::size_t i = 0; i < n; ++i)
+        if ((chain_[i] != Chain::none && chain_[i] != Chain::chained) || failed_[i] > 1 || !(rho_[i] >= 0 && rho_[i] < INFINITY) ||
+            succ_[i] < 0 || fail_[i] < 0 || succ_[i] > (1 << 20) || fail_[i] > (1 << 20))
+          throw DataError(s.file + ": sections masw.chain, masw.failed, masw.rho: not a chain's state");
       history_ = ckpt::get_history(s, "masw.");
       self().restore_state(s);
     } else {

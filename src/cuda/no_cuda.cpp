@@ -3,6 +3,7 @@
 #include "cuda/engines_cuda.hpp"
 #include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
+#include "degpu/run.hpp"
 #include "problems/builtin_model.hpp"
 
 namespace degpu {
@@ -14,7 +15,11 @@ std::vector<DeviceInfo> list_devices(std::string* why) {
   return {};
 }
 
-std::vector<LaunchExplanation> explain_launch(const Problem&, const DEConfig&, const StopCriteria&, const RunOptions&, int) {
+std::vector<LaunchExplanation> explain_launch(const Problem& problem, const DEConfig& de, const StopCriteria& stop,
+                                              const RunOptions& options, int) {
+  RunOptions o = options;
+  o.engine = Engine::gpu;
+  validate(problem, de, stop, o);  // (the settings' refusals first, as the CUDA build's explain_launch)
   throw NotCompiled("this build of degpu has no CUDA engines: there is no launch to explain");
 }
 

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <limits>
 #include <stdexcept>
@@ -471,4 +472,41 @@ TEST_F(Checkpoint, MaSwChainsResumesToTheSameBits) {
   wrong.checkpoint.resume = path("de.ckpt");
   EXPECT_NE(data_error([&] { minimize_masw(p, c, stop, wrong); }).find("a checkpoint of algorithm de, not ma-sw-chains"),
             std::string::npos);
+}
+
+// A checkpoint whose CRC was mended by hand after its sections were changed: what the algorithms read as
+// indices, sizes or counts is checked on resume (found by tests/fuzz/fuzz_checkpoint: docs/FUZZING.md).
+TEST_F(Checkpoint, ACraftedCheckpointCannotMisleadTheRun) {
+  const Problem p = classic("sphere", 4);
+  for (Algorithm a : {Algorithm::shade, Algorithm::lshade}) {
+    const DEConfig de = with_algorithm(a, 16);
+    StopCriteria stop;
+    stop.max_evals = 16 * 20;
+    RunOptions o;
+    o.engine = Engine::serial;
+    o.checkpoint.file = path("c.ckpt");
+    o.checkpoint.every_s = 0;
+    stop.max_gens = 5;
+    minimize(p, de, stop, o);
+    const ckpt::Sections good = ckpt::read(path("c.ckpt"));
+    const auto refused = [&](const std::function<void(ckpt::Sections&)>& change, const std::string& needle) {
+      ckpt::Sections s = good;
+      change(s);
+      ckpt::write(path("bad.ckpt"), s);
+      RunOptions r = o;
+      r.checkpoint.file.clear();
+      r.checkpoint.resume = path("bad.ckpt");
+      const std::string e = data_error([&] { minimize(p, de, stop, r); });
+      EXPECT_NE(e.find(needle), std::string::npos) << algorithm_name(a) << ": " << e;
+    };
+    refused([](ckpt::Sections& s) { s.put_value("run.generation", -(1LL << 62)); }, "not a run's counters");
+    refused([](ckpt::Sections& s) { s.put_value("run.elapsed", std::numeric_limits<double>::infinity()); }, "not a run's counters");
+    refused([](ckpt::Sections& s) { s.put_value("pop.pbest_count", 999); }, "section pop.pbest_count: 999");
+    refused([](ckpt::Sections& s) {
+      std::vector<double> shared = s.get<double>("pop.shared");
+      shared[0] = 1e300;
+      s.put("pop.shared", shared);
+    }, "the memory slot 1e+300 is not a whole number");
+    refused([](ckpt::Sections& s) { s.put_value("pop.np", 1000); }, "section pop.np: 1000 individuals");
+  }
 }

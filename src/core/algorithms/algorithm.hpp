@@ -75,7 +75,8 @@ struct State {
 #endif
   }
   // individual k's state when this is individual 0's
-  DEGPU_HD_INLINE State operator+(std::size_t k) const { return State{at + k, stride}; }
+  // (null stays null: a stateless algorithm's state has no words, and null + k is undefined)
+  DEGPU_HD_INLINE State operator+(std::size_t k) const { return State{at ? at + k : nullptr, stride}; }
 };
 
 // Where a selection's contribution goes: word w at at[w * stride]. Plain stores: the words are read by a

@@ -354,7 +354,7 @@ struct Trials {
   double* sums = nullptr;
   // trial i's F and CR in generation g; the state it gives its individual if it replaces it, set aside
   DEGPU_HD_INLINE Control draw(const ops::Params& p, std::uint32_t g, std::uint32_t i) const {
-    const State from{state + i, n}, to{trial + i, n};
+    const State from = State{state, n} + i, to = State{trial, n} + i;
     const Control c = alg::draw(p, g, i, from, shared);
     if (words) {
       for (int w = 0; w < words; ++w) to.set(w, from.get(w));
@@ -371,7 +371,7 @@ struct Trials {
   // the trial's state where it won
   DEGPU_HD_INLINE void select(const ops::Params& p, std::uint32_t g, std::uint32_t i, bool took, double f_parent,
                               double f_trial) const {
-    if (sums) contribute(p, alg::draw(p, g, i, State{state + i, n}, shared), f_parent, f_trial, took, Sums{sums + i, n});
+    if (sums) contribute(p, alg::draw(p, g, i, State{state, n} + i, shared), f_parent, f_trial, took, Sums{sums + i, n});
     if (took) take(i);
   }
 };
@@ -380,6 +380,7 @@ struct Trials {
 // n individuals' initial state, word by word (word w of individual i at w n + i); empty when stateless.
 inline std::vector<double> initial_state(const ops::Params& p, std::size_t n) {
   std::vector<double> s(static_cast<std::size_t>(state_words(p)) * n);
+  if (s.empty()) return s;  // (stateless: no State to make, and s.data() + i on an empty vector is undefined)
   Dispatch::visit(p.algorithm, [&](auto a) {
     for (std::size_t i = 0; i < n; ++i) decltype(a)::init(p, State{s.data() + i, n});
   });

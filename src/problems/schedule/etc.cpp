@@ -113,7 +113,8 @@ std::shared_ptr<const EtcInstance> load_etc(const std::string& path, int machine
     };
     e->n = count(tok[0], "tasks");
     e->m = count(tok[1], "machines");
-    e->etc.reserve(static_cast<std::size_t>(e->n) * e->m);
+    // (grown as the values are read: the first line's n and m alone may claim terabytes)
+    e->etc.reserve(std::min<std::size_t>(static_cast<std::size_t>(e->n) * e->m, std::size_t{1} << 20));
     for (int t = 0; t < e->n; ++t) {
       if (!f.next_line(tok)) f.fail("ends after " + std::to_string(t) + " of " + std::to_string(e->n) + " task lines");
       if (tok.empty()) {
