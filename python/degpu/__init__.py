@@ -306,8 +306,8 @@ def minimize(fun: Union[Problem, CudaObjective, Callable], bounds: Optional[Sequ
     finally:
         if bar is not None:
             bar.close()
-    for d in results:
-        if d["interrupted"]:
+    for d in results:  # the trials Ctrl-C cut short (a trial that ended before it keeps its reason)
+        if d["interrupted"] and d["stop_reason"] in ("callback", "interrupted"):
             d["stop_reason"] = "interrupted"
     all_results = [Result(d) for d in results]
     if len(all_results) == 1:

@@ -86,3 +86,18 @@ def test_bad_checkpoint_arguments_and_files(tmp_path):
     with pytest.raises(ValueError, match="a checkpoint of seed 1, not 2"):
         degpu.minimize(p, max_generations=3, engine="serial", popsize=20, seed=2, resume=ck)
     assert not (tmp_path / "a").exists()
+
+
+def test_trials_before_ctrl_c_keep_their_stop_reason():
+    count = [0]
+
+    def f(x):
+        count[0] += 1
+        if count[0] == 20 * 11 * 1 + 20 * 5:  # in the second trial (10 generations of 20, and generation 0)
+            raise KeyboardInterrupt
+        return float(np.sum(x * x))
+
+    r = degpu.minimize(f, [(-1, 1)] * 3, popsize=20, max_generations=10, trials=3, engine="serial")
+    reasons = [t.stop_reason for t in r.trials]
+    assert reasons[0] == "max_gens" and reasons[1] == "interrupted", reasons
+    assert all(s == "interrupted" for s in reasons[1:]), reasons
