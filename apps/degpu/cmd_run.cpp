@@ -17,12 +17,12 @@
 #include "de_options.hpp"
 #include "stats.hpp"
 #include "degpu/errors.hpp"
-#include "degpu/interrupt.hpp"
 #include "degpu/masw.hpp"
 #include "degpu/rng.hpp"
 #include "degpu/run.hpp"
 #include "options.hpp"
 #include "parse.hpp"
+#include "interrupts.hpp"
 #include "results.hpp"
 #include "resume.hpp"
 
@@ -276,9 +276,7 @@ int run(const RunArgs& a) {
   if (!out.history.empty()) files.emplace_back(out.history, history_table(res, problem.optimum_f()).csv());
   if (!out.json.empty()) files.emplace_back(out.json, j.dump(2) + "\n");
   write_outputs(files);
-  if (interrupted_by() > 0 && !out.checkpoint.empty())
-    std::fprintf(stderr, "degpu: %s holds the run: `degpu run --resume %s` continues it\n", out.checkpoint.c_str(),
-                 out.checkpoint.c_str());
+  say_resumable("run", out.checkpoint);
   if (out.json == "-" || out.quiet) return 0;
   std::printf("problem     %s  D=%d  %s  NP=%d  engine=%s  precision=%s  seed=%llu", problem.name().c_str(),
               problem.dim(), masw ? "ma-sw-chains" : j["strategy"].get<std::string>().c_str(), masw ? mc.np : r.de.np,

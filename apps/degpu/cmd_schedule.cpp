@@ -13,9 +13,9 @@
 #include "commands.hpp"
 #include "de_options.hpp"
 #include "degpu/errors.hpp"
-#include "degpu/interrupt.hpp"
 #include "degpu/run.hpp"
 #include "degpu/schedule.hpp"
+#include "interrupts.hpp"
 #include "options.hpp"
 #include "parse.hpp"
 #include "results.hpp"
@@ -222,9 +222,7 @@ int schedule(const ScheduleArgs& a) {
   if (!a.out.history.empty() && !heuristic_only) files.emplace_back(a.out.history, history);
   if (!a.out.json.empty()) files.emplace_back(a.out.json, j.dump(2) + "\n");
   write_outputs(files);
-  if (interrupted_by() > 0 && !a.out.checkpoint.empty())
-    std::fprintf(stderr, "degpu: %s holds DE's run: `degpu schedule --resume %s` continues it\n", a.out.checkpoint.c_str(),
-                 a.out.checkpoint.c_str());
+  say_resumable("schedule", a.out.checkpoint, "DE's run");
   if (!a.out.quiet && a.out.json != "-") {
     std::printf("%s on %s (%d tasks, %d machines): makespan %.6g, flowtime %.6g, fitness %.6g (lambda %g), %.3g s\n",
                 j["method"].get<std::string>().c_str(), e->source.c_str(), e->n, e->m, cost.makespan, cost.flowtime,
@@ -266,7 +264,7 @@ Command add_schedule(CLI::App& app) {
                       {"history", "write the convergence log as CSV: wall_s, generation, evals, fitness, makespan, flowtime"},
                       {"history-every", "a --history line every N generations (default: ~1000 lines of --max-evals; 100 with --max-time alone)"},
                       {"checkpoint", "write DE's whole state to FILE every --checkpoint-every seconds and when interrupted, for "
-                                     "--resume (engines serial, threads, matrix and gpu-eval)"},
+                                     "--resume (every engine but gpu)"},
                       {"checkpoint-every"},
                       {"resume", "continue the DE run a --checkpoint FILE was written by (alone or with --json, --history, "
                                  "--quiet: the command's own arguments, these outputs in place of its own)"},

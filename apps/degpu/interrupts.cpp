@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <initializer_list>
 
@@ -40,6 +41,11 @@ const char* signal_name(int signal) {
   if (signal == SIGINT) return "SIGINT";
   if (signal == SIGTERM) return "SIGTERM";
   return "a signal";
+}
+
+void say_resumable(const char* command, const std::string& file, const char* what) {
+  if (interrupted_by() > 0 && !file.empty())
+    std::fprintf(stderr, "degpu: %s holds %s: `degpu %s --resume %s` continues it\n", file.c_str(), what, command, file.c_str());
 }
 
 }  // namespace degpu::cli

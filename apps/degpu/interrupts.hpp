@@ -2,6 +2,7 @@
 // run to stop at the end of its generation (degpu/interrupt.hpp), and the command then writes what it was
 // asked for as usual, with the best so far; a second ends the process at once.
 #pragma once
+#include <string>
 
 namespace degpu::cli {
 
@@ -13,5 +14,9 @@ void catch_interrupts();
 
 // "SIGINT", "SIGTERM", or "a signal".
 const char* signal_name(int signal);
+
+// After an interrupted run that wrote the checkpoint `file` (none: ""), says on stderr how to continue it:
+// `degpu COMMAND --resume FILE`; `what`: the run it holds ("the run", "DE's run").
+void say_resumable(const char* command, const std::string& file, const char* what = "the run");
 
 }  // namespace degpu::cli

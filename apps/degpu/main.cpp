@@ -30,6 +30,27 @@ void refuse_empty_values(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) refuse_empty_values(*sub);
 }
 
+// body() with degpu's errors reported as one line: invalid input (a setting, a file's data) exit 2, any
+// other failure exit 1.
+template <class Body>
+int reporting_errors(Body&& body) {
+  try {
+    return body();
+  } catch (const degpu::ConfigError& e) {
+    std::fprintf(stderr, "error: %s\n", degpu::cli::cli_message(e).c_str());
+    return 2;
+  } catch (const degpu::DataError& e) {
+    std::fprintf(stderr, "error: %s\n", degpu::cli::cli_message(e).c_str());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "error: out of memory: use a smaller --np or --dim\n");
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", degpu::cli::cli_message(e).c_str());
+    return 1;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -37,46 +58,41 @@ int main(int argc, char** argv) {
   // them as they are
   for (const char* script : {"plot", "data"})
     if (argc >= 2 && std::strcmp(argv[1], script) == 0) return degpu::cli::python_command(script, argc - 2, argv + 2);
-  // degpu run (schedule) --resume FILE: the arguments the checkpoint's run was started with (resume.hpp)
-  std::vector<std::string> args(argv + 1, argv + argc);
-  if (!args.empty() && (args[0] == "run" || args[0] == "schedule")) {
-    try {
+  return reporting_errors([&] {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    // degpu run (schedule) --resume FILE: the arguments the checkpoint's run was started with (resume.hpp)
+    if (!args.empty() && (args[0] == "run" || args[0] == "schedule")) {
       std::vector<std::string> given = degpu::cli::expand_resume(args[0], {args.begin() + 1, args.end()});
       degpu::cli::set_command_arguments(given);
       args.resize(1);
       args.insert(args.end(), given.begin(), given.end());
-    } catch (const degpu::Error& e) {
-      std::fprintf(stderr, "error: %s\n", degpu::cli::cli_message(e).c_str());
-      return dynamic_cast<const degpu::ConfigError*>(&e) || dynamic_cast<const degpu::DataError*>(&e) ? 2 : 1;
     }
-  }
-  CLI::App app{"degpu: differential evolution on CPUs and NVIDIA GPUs", argv[0]};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "degpu 0.1.0");
-  degpu::cli::Command run, eval, list, devices, bench, schedule;
-  try {
-    run = degpu::cli::add_run(*app.add_subcommand("run", "minimise a problem with differential evolution"));
-    eval = degpu::cli::add_eval(*app.add_subcommand("eval", "evaluate a problem at points read from a file"));
-    list = degpu::cli::add_list(*app.add_subcommand("list", "list problems, strategies or engines"));
-    devices = degpu::cli::add_devices(*app.add_subcommand("devices", "list the CUDA devices"));
-    bench = degpu::cli::add_bench(*app.add_subcommand("bench", "benchmark protocols of the papers (janssen)"));
-    schedule = degpu::cli::add_schedule(
-        *app.add_subcommand("schedule", "map independent tasks onto heterogeneous machines (ETC model): DE or a heuristic"));
-    app.add_subcommand("plot", "draw --history logs (CSV), a line per file, or a benchmark's figures (matplotlib; degpu plot --help)");
-    app.add_subcommand("data", "fetch the official CEC 2017 / 2014 / 2010 data, or say where it is (degpu data --help)");
-    std::vector<std::string> reversed(args.rbegin(), args.rend());  // (CLI11 takes a vector last argument first)
-    app.parse(reversed);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 2;
-  }
-  try {
+    CLI::App app{"degpu: differential evolution on CPUs and NVIDIA GPUs", argv[0]};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", "degpu 0.1.0");
+    degpu::cli::Command run, eval, list, devices, bench, schedule;
+    try {
+      run = degpu::cli::add_run(*app.add_subcommand("run", "minimise a problem with differential evolution"));
+      eval = degpu::cli::add_eval(*app.add_subcommand("eval", "evaluate a problem at points read from a file"));
+      list = degpu::cli::add_list(*app.add_subcommand("list", "list problems, strategies or engines"));
+      devices = degpu::cli::add_devices(*app.add_subcommand("devices", "list the CUDA devices"));
+      bench = degpu::cli::add_bench(*app.add_subcommand("bench", "benchmark protocols of the papers (janssen)"));
+      schedule = degpu::cli::add_schedule(
+          *app.add_subcommand("schedule", "map independent tasks onto heterogeneous machines (ETC model): DE or a heuristic"));
+      app.add_subcommand("plot", "draw --history logs (CSV), a line per file, or a benchmark's figures (matplotlib; degpu plot --help)");
+      app.add_subcommand("data", "fetch the official CEC 2017 / 2014 / 2010 data, or say where it is (degpu data --help)");
+      std::vector<std::string> reversed(args.rbegin(), args.rend());  // (CLI11 takes a vector last argument first)
+      app.parse(reversed);
+    } catch (const CLI::CallForHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+      return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+      std::fprintf(stderr, "error: %s\n", e.what());
+      return 2;
+    }
     refuse_empty_values(app);
     const degpu::cli::Command& command = app.got_subcommand("run")        ? run
                                          : app.got_subcommand("eval")     ? eval
@@ -93,17 +109,5 @@ int main(int argc, char** argv) {
       return 128 + sig;
     }
     return code;
-  } catch (const degpu::ConfigError& e) {
-    std::fprintf(stderr, "error: %s\n", degpu::cli::cli_message(e).c_str());
-    return 2;
-  } catch (const degpu::DataError& e) {
-    std::fprintf(stderr, "error: %s\n", degpu::cli::cli_message(e).c_str());
-    return 2;
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "error: out of memory: use a smaller --np or --dim\n");
-    return 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", degpu::cli::cli_message(e).c_str());
-    return 1;
-  }
+  });
 }

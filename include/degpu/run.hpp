@@ -78,6 +78,7 @@ struct Checkpointing {
   std::string resume;
   std::string note;  // kept in the file as it is (a front end's own: the command's arguments); checkpoint_note()
   std::shared_ptr<const detail::CheckpointBatch> batch;  // (set by minimize() and minimize_trials())
+  bool used() const { return !file.empty() || !resume.empty(); }  // checkpoints taken or a run resumed
 };
 // The note of a checkpoint file (DataError naming the file for one that is not a checkpoint, of another
 // version, truncated or corrupt).

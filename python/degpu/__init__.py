@@ -210,7 +210,7 @@ def minimize(fun: Union[Problem, CudaObjective, Callable], bounds: Optional[Sequ
     checkpoint: a file that the run's whole state is written to every checkpoint_every seconds (0: every
         generation) and at Ctrl-C; resume: such a file, to continue the run it was written by, given the same
         arguments (ValueError naming the first that differs): the result is the run's that was not stopped,
-        bit for bit. Engines 'serial', 'threads', 'matrix' and 'gpu-eval' (docs/CHECKPOINT_PLAN.md).
+        bit for bit. Every engine but 'gpu' ('auto' then picks gpu-kernels; docs/CHECKPOINT_PLAN.md).
     Bad arguments raise ValueError or TypeError naming the parameter.
     """
     checkpoint = _path("checkpoint", checkpoint)

@@ -47,9 +47,6 @@ void validate_masw(const Problem& problem, const MaswConfig& c, const StopCriter
   if (!(c.ls_ratio > 0 && c.ls_ratio < 1)) throw ConfigError("{ls_ratio} " + num(c.ls_ratio) + ": must be in (0, 1)");
   if (c.offspring < 1) throw ConfigError("{offspring} " + std::to_string(c.offspring) + ": must be >= 1");
   detail::check_checkpointing(o.checkpoint);
-  if ((!o.checkpoint.file.empty() || !o.checkpoint.resume.empty()) && resolve_masw_engine(o.engine, problem) == Engine::gpu)
-    throw ConfigError(std::string("{engine} gpu: ") + (o.checkpoint.file.empty() ? "{resume}" : "{checkpoint}") +
-                      ": ma-sw-chains takes checkpoints on the serial and threads engines (not yet on gpu)");
   const Engine e = resolve_masw_engine(o.engine, problem);
   if (e == Engine::gpu) {
     if (!problem.is_builtin() && !problem.cec2010_data())
@@ -89,8 +86,7 @@ Result minimize_masw(const Problem& problem, const MaswConfig& c, const StopCrit
   RunOptions o = options;
   o.engine = resolve_masw_engine(o.engine, problem);
   validate_masw(problem, c, stop, o);
-  const bool checkpoints = !o.checkpoint.file.empty() || !o.checkpoint.resume.empty();
-  if (checkpoints && !o.checkpoint.batch) o = detail::checkpoint_batch(ckpt::masw_identity(problem, c, stop, o, o.trial, 1), o, 1);
+  if (o.checkpoint.used() && !o.checkpoint.batch) o = detail::checkpoint_batch(ckpt::masw_identity(problem, c, stop, o, o.trial, 1), o, 1);
   if (o.engine == Engine::gpu) return cuda::minimize_masw_gpu(problem, c, stop, o);
   return cpu::minimize_masw_cpu(problem, c, stop, o);
 }
@@ -102,7 +98,7 @@ TrialsResult minimize_masw_trials(const Problem& problem, const MaswConfig& c, c
   o.engine = resolve_masw_engine(o.engine, problem);
   validate_masw(problem, c, stop, o);
   detail::check_trial_range(o.trial, n);
-  if (!o.checkpoint.file.empty() || !o.checkpoint.resume.empty())
+  if (o.checkpoint.used())
     o = detail::checkpoint_batch(ckpt::masw_identity(problem, c, stop, o, o.trial, n), o, n);
   const auto t0 = std::chrono::steady_clock::now();
   TrialsResult out;

@@ -40,7 +40,7 @@ void check_trial_range(std::uint32_t first, int n) {
                       " trials from {trial} " + std::to_string(first) + ")");
 }
 RunOptions with_checkpoints(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
-  if (o.checkpoint.file.empty() && o.checkpoint.resume.empty()) return o;
+  if (!o.checkpoint.used()) return o;
   return checkpoint_batch(ckpt::identity(problem, r, o, o.trial, n), o, n);
 }
 

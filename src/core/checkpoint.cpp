@@ -1,6 +1,7 @@
 #include "core/checkpoint.hpp"
 
 #include "core/algorithms/lshade.hpp"
+#include "core/algorithms/registry.hpp"
 #include "core/checkpoint_batch.hpp"
 
 #include <fcntl.h>
@@ -271,6 +272,14 @@ void check_shared_state(const ops::Params& p, const std::vector<double>& s, int 
   if (!(s[R::kNfes] >= 0 && s[R::kNfes] < 1e18)) throw DataError(file + ": section pop.shared: evaluations " + num(s[R::kNfes]));
 }
 
+void check_live_sizes(const ops::Params& p, int n, int pbest_count, int np0, const std::string& file) {
+  if (n < 1 || n > np0 || (n != np0 && !alg::reduces(p)))
+    throw DataError(file + ": section pop.np: " + std::to_string(n) + " individuals where this run " +
+                    (alg::reduces(p) ? "has at most " : "keeps ") + std::to_string(np0));
+  if (pbest_count < (p.mutation == Mutation::current_to_pbest1 ? 1 : 0) || pbest_count > n)
+    throw DataError(file + ": section pop.pbest_count: " + std::to_string(pbest_count) + " of " + std::to_string(n));
+}
+
 Identity masw_identity(const Problem& problem, const MaswConfig& c, const StopCriteria& stop, const RunOptions& o,
                        std::uint32_t first, int trials) {
   Identity id = problem_identity(problem);
@@ -447,7 +456,7 @@ void RunCheckpoints::write(const Sections& s) {
 namespace degpu::detail {
 
 RunOptions checkpoint_batch(ckpt::Identity id, const RunOptions& o, int n) {
-  if (o.checkpoint.file.empty() && o.checkpoint.resume.empty()) return o;
+  if (!o.checkpoint.used()) return o;
   auto b = std::make_shared<CheckpointBatch>();
   b->first = o.trial;
   b->n = n;

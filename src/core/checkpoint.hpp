@@ -102,6 +102,10 @@ void check_identity(const Sections& s, const Identity& id);
 void check_shared_state(const ops::Params& p, const std::vector<double>& shared, int np, int archive_max,
                         const std::string& file);
 void check_counters(long long generation, long long evals, double elapsed_s, const std::string& file);
+// A resumed population's live size n (sections pop.np) and p-best count (pop.pbest_count) for a run that
+// starts with np0 individuals: n is np0 unless the population shrinks (L-SHADE, jSO: then in [1, np0]),
+// the p-best count in [1, n] for current-to-pbest/1 (else [0, n]); DataError naming the file otherwise.
+void check_live_sizes(const ops::Params& p, int n, int pbest_count, int np0, const std::string& file);
 
 // A finished trial's result under `prefix` (every field but the kept population).
 void put_result(Sections& s, const std::string& prefix, const Result& r);

@@ -74,7 +74,8 @@ Result generations(const Problem& problem, const Resolved& r, const RunOptions& 
   };
   long long g = 0;
   std::optional<StopReason> reason;
-  if (const ckpt::Sections* s = ck.resume()) {  // (only where resumable: validate refuses the other engines)
+  const ckpt::Sections* const resumed = ck.resume();
+  if (const ckpt::Sections* s = resumed) {  // (only where resumable: validate refuses the other engines)
     if constexpr (resumable) {
       g = s->value<long long>("run.generation");
       res.evals = s->value<long long>("run.evals");
@@ -101,7 +102,7 @@ Result generations(const Problem& problem, const Resolved& r, const RunOptions& 
     if constexpr (requires { pop.np(); }) return pop.np();
     else return np;
   };
-  if (!ck.resume()) {
+  if (!resumed) {
     reason = check_stop(r.stop, fstar, pop.best_f(), res.evals, np, 0, elapsed());
     if (!reason && interrupted_by()) reason = StopReason::interrupted;  // (degpu/interrupt.hpp: after every stop test)
     checkpoint(0, reason, false);
@@ -626,13 +627,12 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
     }
     void restore(const ckpt::Sections& s) {
       const int n = s.value<int>("pop.np");
-      if (n < 1 || n > P.np) throw DataError(s.file + ": section pop.np: " + std::to_string(n) + " individuals of at most " + std::to_string(P.np));
+      const int pbest_count = s.value<int>("pop.pbest_count");
+      ckpt::check_live_sizes(p, n, pbest_count, P.np, s.file);
       const std::size_t words = P.state.size() / static_cast<std::size_t>(P.np), sum_words = P.sums.size() / static_cast<std::size_t>(P.np);
       const std::vector<T> x = s.get<T>("pop.rows", static_cast<std::size_t>(n) * P.D);
       P.np = p.np = n;
-      p.pbest_count = s.value<int>("pop.pbest_count");
-      if (p.pbest_count < (p.mutation == Mutation::current_to_pbest1 ? 1 : 0) || p.pbest_count > n)
-        throw DataError(s.file + ": section pop.pbest_count: " + std::to_string(p.pbest_count) + " of " + std::to_string(n));
+      p.pbest_count = pbest_count;
       std::copy(x.begin(), x.end(), P.buffer[0].begin());
       P.side.assign(static_cast<std::size_t>(n), 0);
       P.f = s.get<T>("pop.f", static_cast<std::size_t>(n));

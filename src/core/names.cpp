@@ -156,7 +156,8 @@ Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de) {
 }
 Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de, const RunOptions& options) {
   if (e != Engine::auto_) return e;
-  const Engine chosen = detail::auto_engine(problem, resolve_engine(e) == Engine::gpu, static_cast<bool>(options.observe));
+  const Engine chosen = detail::auto_engine(problem, resolve_engine(e) == Engine::gpu,
+                                            static_cast<bool>(options.observe) || options.checkpoint.used());
   // every algorithm runs on every engine (registry.hpp); the gpu engine's grid and wide paths keep an
   // archive's plan and a shrinking population's live table in each CTA's shared memory, and refuse what a
   // device's CTA cannot hold (its opt-in shared memory less a margin for the kernels' own, 4 KB): there auto
@@ -179,7 +180,7 @@ Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de, cons
   return chosen;
 }
 namespace detail {
-Engine auto_engine(const Problem& problem, bool device, bool observed) {
+Engine auto_engine(const Problem& problem, bool device, bool host_loop) {
   if (!problem.on_gpu()) return Engine::threads;
   // An objective that only the GPU evaluates (a device batch, a CudaObjective) goes to a GPU engine even where
   // there is no device, so that the refusal says so (CudaError: no CUDA device) rather than "use a GPU engine".
@@ -188,7 +189,7 @@ Engine auto_engine(const Problem& problem, bool device, bool observed) {
   // of gpu and gpu-fused too, go on to the gpu engine (PERFORMANCE.md: the fastest under them, measured)
   if (problem.constraints() && !problem.constraints()->linear()) return Engine::gpu_eval;
   for (Engine e : {Engine::gpu, Engine::gpu_kernels})
-    if (problem.model()->not_on(e).empty() && !(observed && e == Engine::gpu)) return e;
+    if (problem.model()->not_on(e).empty() && !(host_loop && e == Engine::gpu)) return e;
   return Engine::threads;
 }
 }  // namespace detail

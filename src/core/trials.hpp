@@ -22,10 +22,10 @@ void choose_best(TrialsResult& out);
 // The engine auto runs `problem` on, given whether a CUDA device is there (resolve_engine asks once): threads
 // for what only the CPU engines run or without a device; else gpu, or, where the problem's model refuses the
 // gpu engine (a schedule of more machines than its groups hold), gpu-kernels, or threads where it refuses both;
-// gpu-eval for a problem with constraints or integrality (the GPU engine that takes them). `observed`: a
-// callback watches every generation (RunOptions::observe), which the gpu engine's one kernel never shows the
-// host, so gpu-kernels in its place.
-Engine auto_engine(const Problem& problem, bool device, bool observed = false);
+// gpu-eval for a problem with constraints or integrality (the GPU engine that takes them). `host_loop`: the
+// host must see every generation, for a callback (RunOptions::observe) or checkpoints (RunOptions::checkpoint),
+// which the gpu engine's one kernel does not give, so gpu-kernels in its place.
+Engine auto_engine(const Problem& problem, bool device, bool host_loop = false);
 
 // Trials o.trial .. o.trial + n - 1 one after another (an engine that does not run them together):
 // one(ot) for each, ot being o with that trial's index. An interrupted trial (degpu/interrupt.hpp) is the

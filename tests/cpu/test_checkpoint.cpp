@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "core/checkpoint.hpp"
+#include "../resume_cases.hpp"
 #include "cpu_test_util.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/interrupt.hpp"
@@ -60,27 +61,6 @@ std::string data_error(F&& f) {
 }
 
 // Everything a resumed run must give as the run that was not stopped gives it (the times aside).
-void expect_same_run(const Result& a, const Result& b, const std::string& what) {
-  EXPECT_TRUE(same_bits(a, b)) << what << ": best_f " << a.best_f << " vs " << b.best_f << ", generations "
-                               << a.generations << " vs " << b.generations;
-  EXPECT_EQ(a.final_np, b.final_np) << what;
-  EXPECT_EQ(a.archive_size, b.archive_size) << what;
-  EXPECT_EQ(a.memory_F, b.memory_F) << what;
-  EXPECT_EQ(a.memory_CR, b.memory_CR) << what;
-  ASSERT_EQ(a.history.size(), b.history.size()) << what;
-  for (std::size_t k = 0; k < a.history.size(); ++k) {
-    EXPECT_EQ(a.history[k].generation, b.history[k].generation) << what;
-    EXPECT_EQ(a.history[k].evals, b.history[k].evals) << what;
-    EXPECT_EQ(std::memcmp(&a.history[k].best_f, &b.history[k].best_f, sizeof(double)), 0) << what;
-    EXPECT_EQ(a.history[k].best_x, b.history[k].best_x) << what;
-  }
-}
-
-// Ends a run at generation g as a crash would: by an exception, after the checkpoints before it.
-struct Crash : std::runtime_error {
-  Crash() : std::runtime_error("crash") {}
-};
-
 }  // namespace
 
 TEST_F(Checkpoint, Crc32IsTheIeeeOne) {
@@ -187,7 +167,7 @@ TEST_F(Checkpoint, AnInterruptedRunResumesToTheSameBits) {
 
       RunOptions again = o;
       again.checkpoint.resume = path("run.ckpt");
-      expect_same_run(minimize(p, de, stop, again), ref, what);
+      expect_resumed_run(minimize(p, de, stop, again), ref, what);
       fs::remove(path("run.ckpt"));
     }
 }
@@ -217,7 +197,7 @@ TEST_F(Checkpoint, ACrashedRunResumesFromItsLastCheckpoint) {
     EXPECT_EQ(ckpt::read(path("c.ckpt")).value<long long>("run.generation"), crash_at - 1);
     RunOptions r = o;
     r.checkpoint.resume = path("c.ckpt");
-    expect_same_run(minimize(p, de, stop, r), ref, "crash at " + std::to_string(crash_at));
+    expect_resumed_run(minimize(p, de, stop, r), ref, "crash at " + std::to_string(crash_at));
   }
   // resumed with checkpoints still on, crashed again, resumed again
   RunOptions c = o;
@@ -236,7 +216,7 @@ TEST_F(Checkpoint, ACrashedRunResumesFromItsLastCheckpoint) {
   EXPECT_THROW(minimize(p, de, stop, c), Crash);
   RunOptions r = o;
   r.checkpoint.resume = path("d.ckpt");
-  expect_same_run(minimize(p, de, stop, r), ref, "two crashes");
+  expect_resumed_run(minimize(p, de, stop, r), ref, "two crashes");
 }
 
 // A batch of trials: the trials done are kept in the checkpoint, the trial in progress resumes, the
@@ -271,7 +251,7 @@ TEST_F(Checkpoint, ABatchOfTrialsResumesWithTheTrialInProgress) {
   r.checkpoint.resume = path("t.ckpt");
   const TrialsResult resumed = minimize_trials(p, de, stop, r, 5);
   ASSERT_EQ(resumed.trials.size(), 5u);
-  for (int k = 0; k < 5; ++k) expect_same_run(resumed.trials[k], ref.trials[k], "trial " + std::to_string(3 + k));
+  for (int k = 0; k < 5; ++k) expect_resumed_run(resumed.trials[k], ref.trials[k], "trial " + std::to_string(3 + k));
   EXPECT_EQ(resumed.best, ref.best);
 }
 
@@ -375,26 +355,17 @@ TEST_F(Checkpoint, EnginesAndSettingsThatTakeNoCheckpointAreRefused) {
   folder.checkpoint.resume = dir_.string();
   refused_as(folder, "is a folder, not a checkpoint file");
   EXPECT_TRUE(fs::is_character_file("/dev/null"));
-  for (Engine e : {Engine::gpu, Engine::gpu_kernels, Engine::gpu_fused}) {
-    o.engine = e;
-    try {
-      minimize(p, DEConfig{}, gens(2), o);
-      FAIL() << engine_name(e) << " took a checkpoint";
-    } catch (const ConfigError& x) {
-      EXPECT_NE(std::string(x.what()).find("checkpoints are taken by the serial, threads, matrix and gpu-eval engines"),
-                std::string::npos)
-          << x.what();
-    }
-  }
-  o.engine = Engine::gpu;  // ma-sw-chains' gpu engine: not yet
+  // the gpu engine (one kernel for the whole run) takes none yet; auto takes an engine that does
+  o.engine = Engine::gpu;
   try {
-    minimize_masw(p, MaswConfig{}, gens(2), o);
-    FAIL() << "ma-sw-chains took a checkpoint on the gpu engine";
+    minimize(p, DEConfig{}, gens(2), o);
+    FAIL() << "the gpu engine took a checkpoint";
   } catch (const ConfigError& x) {
-    EXPECT_NE(std::string(x.what()).find("engine gpu: checkpoint: ma-sw-chains takes checkpoints on the serial and threads engines"),
+    EXPECT_NE(std::string(x.what()).find("engine gpu: checkpoint: its generations run inside one kernel, which takes no checkpoint"),
               std::string::npos)
         << x.what();
   }
+  EXPECT_NE(resolve_engine(Engine::auto_, p, DEConfig{}, o), Engine::gpu);
   EXPECT_FALSE(fs::exists(path("x.ckpt")));
 }
 
@@ -414,35 +385,7 @@ TEST_F(Checkpoint, MaSwChainsResumesToTheSameBits) {
     o.threads = e == Engine::serial ? 0 : 2;
     o.seed = 2;
     o.history_every = 3;
-    const Result ref = minimize_masw(p, c, stop, o);
-    ASSERT_GT(ref.ls_applications, 3) << what;
-    // interrupted after GA step 9 (local searches between), resumed
-    RunOptions first = o;
-    first.checkpoint.file = path("m.ckpt");
-    first.checkpoint.every_s = 1e9;
-    first.progress = [](const Progress& pr) {
-      if (pr.generation == 9) request_interrupt(SIGINT);
-    };
-    const Result stopped = minimize_masw(p, c, stop, first);
-    clear_interrupt();
-    ASSERT_EQ(stopped.stop_reason, StopReason::interrupted) << what;
-    RunOptions again = o;
-    again.checkpoint.resume = path("m.ckpt");
-    const Result resumed = minimize_masw(p, c, stop, again);
-    expect_same_run(resumed, ref, "ma-sw-chains " + what);
-    EXPECT_EQ(resumed.ls_applications, ref.ls_applications) << what;
-    // a crash inside a step, a checkpoint after every one
-    RunOptions crash = o;
-    crash.checkpoint.file = path("k.ckpt");
-    crash.checkpoint.every_s = 0;
-    int calls = 0;
-    crash.progress = [&calls](const Progress&) {
-      if (++calls == 40) throw Crash();
-    };
-    EXPECT_THROW(minimize_masw(p, c, stop, crash), Crash);
-    RunOptions after = o;
-    after.checkpoint.resume = path("k.ckpt");
-    expect_same_run(minimize_masw(p, c, stop, after), ref, "ma-sw-chains after a crash, " + what);
+    expect_masw_resumes(p, c, stop, o, path("m.ckpt"), what);
   }
   // a batch: the second of three trials interrupted, then resumed
   RunOptions o;
@@ -462,7 +405,7 @@ TEST_F(Checkpoint, MaSwChainsResumesToTheSameBits) {
   again.checkpoint.resume = path("b.ckpt");
   const TrialsResult resumed = minimize_masw_trials(p, c, stop, again, 3);
   ASSERT_EQ(resumed.trials.size(), 3u);
-  for (int k = 0; k < 3; ++k) expect_same_run(resumed.trials[k], ref.trials[k], "ma-sw-chains trial " + std::to_string(k));
+  for (int k = 0; k < 3; ++k) expect_resumed_run(resumed.trials[k], ref.trials[k], "ma-sw-chains trial " + std::to_string(k));
   // a DE checkpoint is not ma-sw-chains'
   RunOptions de = o;
   de.checkpoint.file = path("de.ckpt");
@@ -508,5 +451,8 @@ TEST_F(Checkpoint, ACraftedCheckpointCannotMisleadTheRun) {
       s.put("pop.shared", shared);
     }, "the memory slot 1e+300 is not a whole number");
     refused([](ckpt::Sections& s) { s.put_value("pop.np", 1000); }, "section pop.np: 1000 individuals");
+    // fewer individuals than the run's: only where the population shrinks (L-SHADE's sizes then checked on)
+    if (a == Algorithm::shade)
+      refused([](ckpt::Sections& s) { s.put_value("pop.np", 15); }, "section pop.np: 15 individuals where this run keeps 16");
   }
 }

@@ -235,9 +235,10 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
     DEGPU_CUDA_TRY(cudaEventRecord(p_done[gen % 2].e, sp));
   };
   int cur = 0;  // xs[cur], fs[cur]: the population
-  device_loop::Family family;
-  if (alg_state.shared_words) family.shared = alg_state.shared();
-  if (arc_cap) family.archive_size = [&] { return archive.size(sm); };
+  device_loop::Family<T> family;
+  family.state = &alg_state;
+  if (arc_cap) family.archive = &archive;
+  family.resumed = [&](long long g) { launch_p(g + 1); };  // (as IE's launch and each generation's end do)
   if (alg::reduces(p))
     family.shrink = [&](const std::uint32_t* kept, int n, const alg::Sizes& z) {
       compact<T>(p.D, static_cast<int>(m), kept, n, xs[cur], xs[cur ^ 1], fs[cur], fs[cur ^ 1], cvs[cur], cvs[cur ^ 1], &archive,

@@ -83,9 +83,10 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, const
   };
   const auto grid = [&] { return static_cast<unsigned>(p.np); };
   DEGPU_CUDA_TRY(cudaMemset(nan_count.ptr, 0, sizeof(unsigned long long)));
-  device_loop::Family family;
-  if (alg_state.shared_words) family.shared = alg_state.shared();
-  if (arc_cap) family.archive_size = [&] { return archive.size(stream); };
+  device_loop::Family<T> family;
+  family.state = &alg_state;
+  if (arc_cap) family.archive = &archive;
+  if (constrained) family.resumed = [&](long long) { constrained->np = p.np; };  // (a shrunken population's)
   if (alg::reduces(p))
     family.shrink = [&](const std::uint32_t* kept, int n, const alg::Sizes& z) {
       compact<T>(p.D, m, kept, n, x, trial, f, ftrial, cv(), cvtrial(), &archive, z.archive, stream);

@@ -177,6 +177,28 @@ class Run : public masw::Driver<Run<T, F>, T> {
   void restore(int i) {
     DEGPU_CUDA_TRY(cudaMemcpyAsync(row(slot_[i]), saved_.ptr, L_.stride * sizeof(T), cudaMemcpyDeviceToDevice, stream_.s));
   }
+  // A checkpoint's rows and biases (masw_driver.hpp): individual i's padded row and bias, in order; restored
+  // into the slots of a new run (slot i for individual i, the offspring after them: the slots are only
+  // where the rows live).
+  void save_state(ckpt::Sections& s) const {
+    const std::size_t w = L_.stride, n = static_cast<std::size_t>(np_);
+    std::vector<T> x(n * w), b(n * w);
+    for (std::size_t i = 0; i < n; ++i)
+      DEGPU_CUDA_TRY(cudaMemcpyAsync(x.data() + i * w, row(slot_[i]), w * sizeof(T), cudaMemcpyDeviceToHost, stream_.s));
+    DEGPU_CUDA_TRY(cudaMemcpyAsync(b.data(), bias_.ptr, b.size() * sizeof(T), cudaMemcpyDeviceToHost, stream_.s));
+    DEGPU_CUDA_TRY(cudaStreamSynchronize(stream_.s));
+    s.put("masw.rows", x);
+    s.put("masw.bias", b);
+  }
+  void restore_state(const ckpt::Sections& s) {
+    const std::size_t w = L_.stride, n = static_cast<std::size_t>(np_);
+    const std::vector<T> x = s.get<T>("masw.rows", n * w), b = s.get<T>("masw.bias", n * w);
+    for (int i = 0; i < np_; ++i) slot_[i] = i;
+    for (std::size_t k = 0; k < kid_slot_.size(); ++k) kid_slot_[k] = np_ + static_cast<int>(k);
+    DEGPU_CUDA_TRY(cudaMemcpyAsync(X_.ptr, x.data(), x.size() * sizeof(T), cudaMemcpyHostToDevice, stream_.s));
+    DEGPU_CUDA_TRY(cudaMemcpyAsync(bias_.ptr, b.data(), b.size() * sizeof(T), cudaMemcpyHostToDevice, stream_.s));
+    sync();
+  }
   std::vector<double> row_values(int i) {
     std::vector<T> v(D_);
     DEGPU_CUDA_TRY(cudaMemcpyAsync(v.data(), row(slot_[i]), D_ * sizeof(T), cudaMemcpyDeviceToHost, stream_.s));
