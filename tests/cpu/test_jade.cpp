@@ -84,7 +84,7 @@ TEST(Jade, DrawStatistics) {
       f_one += c.F == 1.0, f_below_mu += c.F <= mu_F;
     }
     const auto near_p = [&](int count, double prob, const char* what) {
-      EXPECT_NEAR(count / double(n), prob, 5 * std::sqrt(prob * (1 - prob) / n) + 1e-4) << what << " mu_F " << mu_F;
+      EXPECT_NEAR(count / double(n), prob, 5 * std::sqrt(prob * (1 - prob) / n) + 1e-4) << what << " mu_F " << shared[0];
     };
     const double P0 = cauchy_cdf(0, mu_F, 0.1);  // F <= 0: drawn again
     near_p(f_one, (1 - cauchy_cdf(1, mu_F, 0.1)) / (1 - P0), "F = 1");
