@@ -100,6 +100,15 @@ class CudaError : public Error {
   using Error::Error;
 };
 
+// The GPU failed under a run and this process can use it no more (its CUDA context is lost): a fault in
+// a kernel (an illegal address, a trap or an assertion in the objective's code, ...) or a device lost (an
+// uncorrectable ECC error, fallen off the bus). The message says which and names the problem whose run it
+// was and, where the run took checkpoints, the file that holds it as of its last one.
+class DeviceFault : public CudaError {
+ public:
+  using CudaError::CudaError;
+};
+
 // A feature this build does not contain (e.g. a CUDA engine in a build without CUDA).
 class NotCompiled : public Error {
  public:

@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <new>
+#include <string>
 
 #include "core/driver.hpp"
+#include "core/host_memory.hpp"
 
 namespace degpu::cpu {
 
@@ -114,7 +117,23 @@ Result run_cpu(const Problem& problem, const Resolved& r, const RunOptions& o) {
 }  // namespace
 
 Result minimize_cpu(const Problem& problem, const Resolved& r, const RunOptions& o) {
-  return o.precision == Precision::f32 ? run_cpu<float>(problem, r, o) : run_cpu<double>(problem, r, o);
+  // the population's buffers (driver.hpp's Population: two rows an individual, the values, the algorithm's
+  // words, the violations, the archive; the matrix engine's trial matrix; a kept population), checked
+  // against the host's memory before they are made
+  const ops::Params p = ops::make_params(problem, r, o);
+  const double np = p.np, D = p.D, value = o.precision == Precision::f32 ? 4 : 8;
+  const double m = problem.constraints() ? problem.constraints()->count() : 0;
+  const double rows = 2 * np * D + 2 * np + static_cast<double>(alg::initial_sizes(p).archive) * D +
+                      (o.engine == Engine::matrix ? np * D : 0) + (o.keep_population ? np * D : 0);
+  const double bytes = value * rows + np * 21 + 8 * np * (2.0 * alg::state_words(p) + alg::sum_words(p) + 2 * m);
+  const std::string what = "a population of " + std::to_string(p.np) + " x " + std::to_string(p.D);
+  const char* lower = "use a smaller {np} or {dim}";
+  use_host(bytes, what, lower);
+  try {
+    return o.precision == Precision::f32 ? run_cpu<float>(problem, r, o) : run_cpu<double>(problem, r, o);
+  } catch (const std::bad_alloc&) {
+    out_of_host_memory(bytes, what, lower);
+  }
 }
 
 }  // namespace degpu::cpu

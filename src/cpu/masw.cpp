@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "core/host_memory.hpp"
 #include "core/de_ops.hpp"
 #include "core/masw_driver.hpp"
 #include "core/masw_ops.hpp"
@@ -227,14 +228,15 @@ namespace cpu {
 Result minimize_masw_cpu(const Problem& problem, const MaswConfig& c, const StopCriteria& stop, const RunOptions& o) {
   const std::size_t value = o.precision == Precision::f32 ? sizeof(float) : sizeof(double);
   const double bytes = static_cast<double>(value) * problem.dim() * (2.0 * c.np + c.offspring + 5);  // rows, biases, offspring, work
+  const std::string what = "ma-sw-chains at D " + std::to_string(problem.dim()) + " with {np} " + std::to_string(c.np) +
+                           " and {offspring} " + std::to_string(c.offspring);
+  const char* lower = "use a smaller {np}, {offspring} or {dim}, or {precision} f32";
+  use_host(bytes, what, lower);
   try {
     if (o.precision == Precision::f32) return MaswRun<float>(problem, c, stop, o).run();
     return MaswRun<double>(problem, c, stop, o).run();
   } catch (const std::bad_alloc&) {
-    char what[200];
-    std::snprintf(what, sizeof what, "ma-sw-chains: out of memory: D = %d with {np} %d and {offspring} %d needs %.3g GB; "
-                  "use a smaller {np}, {offspring} or {dim}, or {precision} f32", problem.dim(), c.np, c.offspring, bytes / 1e9);
-    throw Error(what);
+    out_of_host_memory(bytes, what, lower);
   }
 }
 

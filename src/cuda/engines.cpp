@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "cuda/util/faults.hpp"
 #include "degpu/errors.hpp"
 
 namespace degpu::cuda {
@@ -20,7 +21,7 @@ std::vector<Result> minimize_cuda_trials(const Problem& problem, const Resolved&
                       ": not a CUDA engine; the CUDA engines are gpu, gpu-fused, gpu-kernels and gpu-eval");
   // the model's kernels: a built-in family's (cuda/families, or NotCompiled without CUDA), or a user's
   // functor's, instantiated where its objective is known (device_problem.hpp)
-  return problem.model()->run_gpu(problem, r, o, n);
+  return naming_faults(problem.name(), problem.is_builtin(), o.checkpoint.file, [&] { return problem.model()->run_gpu(problem, r, o, n); });
 }
 
 }  // namespace degpu::cuda

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "degpu/errors.hpp"
+#include "degpu/masw.hpp"
 #include "degpu/problem.hpp"
 #include "degpu/run.hpp"
 
@@ -56,5 +57,44 @@ TEST(Errors, TheLibraryNamesItsParameters) {
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.parameter(), "F") << e.what();
     EXPECT_EQ(std::string(e.what()).find("--"), std::string::npos) << e.what();
+  }
+}
+
+// A population larger than the host's memory is refused before it is made (core/host_memory.hpp), in one
+// message with the bytes, what the host has and what to lower; the command exits 1 with it (test_cli.cpp).
+TEST(Errors, APopulationPastTheHostsMemoryIsRefusedWithItsBytes) {
+  const int D = 100000;
+  const Problem p = Problem::builtin(fn::Classic::sphere, D, std::vector<double>(D, -5), std::vector<double>(D, 5));
+  DEConfig de;
+  de.np = 100'000'000;  // 2 x 10^13 values: past any host
+  StopCriteria stop;
+  stop.max_gens = 1;
+  for (Engine e : {Engine::serial, Engine::threads}) {
+    RunOptions o;
+    o.engine = e;
+    try {
+      (void)minimize(p, de, stop, o);
+      FAIL() << "no error";
+    } catch (const ConfigError& x) {
+      FAIL() << "a runtime failure, not a configuration's: " << x.what();
+    } catch (const Error& x) {
+      const std::string m = x.what();
+      EXPECT_EQ(m.rfind("out of host memory: a population of 100000000 x 100000 needs 160", 0), 0u) << m;
+      EXPECT_NE(m.find(" bytes, "), std::string::npos) << m;
+      EXPECT_NE(m.find(" available; use a smaller np or dim"), std::string::npos) << m;
+    }
+  }
+  MaswConfig c;
+  c.np = 1000;
+  c.offspring = 1000000;
+  RunOptions o;
+  o.engine = Engine::serial;
+  try {
+    (void)minimize_masw(p, c, stop, o);
+    FAIL() << "no error";
+  } catch (const Error& x) {
+    EXPECT_EQ(std::string(x.what()).rfind("out of host memory: ma-sw-chains at D 100000 with np 1000 and offspring 1000000 needs ", 0),
+              0u)
+        << x.what();
   }
 }

@@ -11,10 +11,29 @@
 #include "degpu/errors.hpp"
 
 namespace degpu::cuda {
-[[noreturn]] inline void throw_cuda(cudaError_t e, const char* what, const char* file, int line) {
-  throw CudaError(std::string("CUDA error: ") + cudaGetErrorString(e) + " (" + what + " at " + file + ":" +
-                  std::to_string(line) + ")");
+// The errors after which this process's CUDA context is unusable (DeviceFault): a kernel's fault, which
+// every later call reports too, and a device lost.
+inline bool kernel_fault(cudaError_t e) {
+  switch (e) {
+    case cudaErrorIllegalAddress: case cudaErrorLaunchFailure: case cudaErrorAssert: case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction: case cudaErrorMisalignedAddress: case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc: case cudaErrorLaunchTimeout:
+      return true;
+    default:
+      return false;
+  }
 }
+inline bool device_lost(cudaError_t e) {
+  return e == cudaErrorECCUncorrectable || e == cudaErrorDevicesUnavailable || e == cudaErrorContextIsDestroyed ||
+         e == cudaErrorUnknown;
+}
+[[noreturn]] inline void throw_cuda(cudaError_t e, const char* what, const char* file, int line) {
+  const std::string where = std::string(" (") + what + " at " + file + ":" + std::to_string(line) + ")";
+  if (kernel_fault(e)) throw DeviceFault(std::string("the GPU faulted in a kernel: ") + cudaGetErrorString(e) + where);
+  if (device_lost(e)) throw DeviceFault(std::string("the GPU was lost: ") + cudaGetErrorString(e) + where);
+  throw CudaError(std::string("CUDA error: ") + cudaGetErrorString(e) + where);
+}
+
 
 // Selects device 0 and checks that `bytes` of device memory are free. CudaError "no CUDA device: ..."
 // or "out of GPU memory: N bytes needed, M available" otherwise (devices.cu).
