@@ -6,14 +6,15 @@
 // (so no argument is empty: the CLI's tests cover those) in the working folder (a fresh, empty folder of
 // the harness's for each input, which the commands may write in). So that a run stays short and inside
 // that folder, an input is refused (not run) where an argument holds '/' or starts with "..", names plot or
-// data (Python's), or holds a finite number above 256 (a population, dimension or budget that is valid but
-// large: CEC 2017 f4 at D 782, its rotation generated and 7,820 rotated evaluations, takes over 20 s under
-// the sanitizers); and every run is interrupted before it starts (degpu/interrupt.hpp: it stops after its
+// data (Python's), or holds a finite number above 256, as does a `bench` run's file (a population,
+// dimension or budget that is valid but large: CEC 2017 f4 at D 782, its rotation generated and 7,820
+// rotated evaluations, takes over 20 s under the sanitizers); and every run is interrupted before it starts (degpu/interrupt.hpp: it stops after its
 // initial population, as at a first SIGINT). stdin is /dev/null. A finding: a crash, a sanitizer's report,
 // a leak, a hang or an allocation past the limits; any exit code is an answer.
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <cstdint>
@@ -81,6 +82,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const std::string& a : args)
     if (a.size() > 256 || a.find('/') != std::string::npos || a.rfind("..", 0) == 0 || large_number(a)) return -1;
   if (!args.empty() && (args[0] == "plot" || args[0] == "data")) return -1;
+  // bench's configurations (the file's lines) under the same limit: a line's np=77776 took past 20 s
+  if (std::find(args.begin(), args.end(), "bench") != args.end())
+    for (std::size_t at = 0; at < file.size();) {
+      const std::size_t end = std::min(file.find_first_of(" \t\r\n", at), file.size());
+      if (large_number(file.substr(at, end - at))) return -1;
+      at = end + 1;
+    }
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator(work_folder(), ec)) fs::remove_all(e.path(), ec);
   std::ofstream(work_folder() / "f", std::ios::binary) << file;
