@@ -264,7 +264,7 @@ Command add_schedule(CLI::App& app) {
                       {"history", "write the convergence log as CSV: wall_s, generation, evals, fitness, makespan, flowtime"},
                       {"history-every", "a --history line every N generations (default: ~1000 lines of --max-evals; 100 with --max-time alone)"},
                       {"checkpoint", "write DE's whole state to FILE every --checkpoint-every seconds and when interrupted, for "
-                                     "--resume (every engine but gpu)"},
+                                     "--resume (every engine; gpu: its global path, in launches of up to ~0.25 s)"},
                       {"checkpoint-every"},
                       {"resume", "continue the DE run a --checkpoint FILE was written by (alone or with --json, --history, "
                                  "--quiet: the command's own arguments, these outputs in place of its own)"},

@@ -247,11 +247,12 @@ void check_counters(long long generation, long long evals, double elapsed_s, con
                     " evaluations, " + num(elapsed_s) + " s: not a run's counters");
 }
 
-void check_shared_state(const ops::Params& p, const std::vector<double>& s, int np, int archive_max, const std::string& file) {
+void check_shared_state(const ops::Params& p, const std::vector<double>& s, int np, int archive_max, const std::string& file,
+                        const std::string& at) {
   const auto whole_in = [&](std::size_t word, double lo, double hi, const char* what) {
     const double v = word < s.size() ? s[word] : NAN;
     if (!(v >= lo && v <= hi && v == std::floor(v)))
-      throw DataError(file + ": section pop.shared: " + what + " " + num(v) + " is not a whole number in [" + num(lo) + ", " +
+      throw DataError(file + ": section " + at + ": " + what + " " + num(v) + " is not a whole number in [" + num(lo) + ", " +
                       num(hi) + "]");
   };
   int H = 0;
@@ -269,15 +270,30 @@ void check_shared_state(const ops::Params& p, const std::vector<double>& s, int 
   whole_in(R::kNp0, np, 1e9, "the initial NP");
   whole_in(R::kPbest, 1, np, "the p-best count");
   whole_in(R::kArc, 0, archive_max, "the archive's capacity");
-  if (!(s[R::kNfes] >= 0 && s[R::kNfes] < 1e18)) throw DataError(file + ": section pop.shared: evaluations " + num(s[R::kNfes]));
+  if (!(s[R::kNfes] >= 0 && s[R::kNfes] < 1e18)) throw DataError(file + ": section " + at + ": evaluations " + num(s[R::kNfes]));
 }
 
-void check_live_sizes(const ops::Params& p, int n, int pbest_count, int np0, const std::string& file) {
+void check_live_sizes(const ops::Params& p, int n, int pbest_count, int np0, const std::string& file, const std::string& np_at,
+                      const std::string& pbest_at) {
   if (n < 1 || n > np0 || (n != np0 && !alg::reduces(p)))
-    throw DataError(file + ": section pop.np: " + std::to_string(n) + " individuals where this run " +
+    throw DataError(file + ": section " + np_at + ": " + std::to_string(n) + " individuals where this run " +
                     (alg::reduces(p) ? "has at most " : "keeps ") + std::to_string(np0));
   if (pbest_count < (p.mutation == Mutation::current_to_pbest1 ? 1 : 0) || pbest_count > n)
-    throw DataError(file + ": section pop.pbest_count: " + std::to_string(pbest_count) + " of " + std::to_string(n));
+    throw DataError(file + ": section " + pbest_at + ": " + std::to_string(pbest_count) + " of " + std::to_string(n));
+}
+
+int check_archive(int cap, int room, std::size_t values, int D, const std::string& file) {
+  const std::size_t row = static_cast<std::size_t>(std::max(D, 1));
+  if (cap < 0 || cap > room || values % row != 0 || values / row > static_cast<std::size_t>(cap))
+    throw DataError(file + ": sections pop.arc_cap and pop.archive: an archive of " + std::to_string(values / row) +
+                    " rows and capacity " + std::to_string(cap) + " where this run's holds at most " + std::to_string(room));
+  return static_cast<int>(values / row);
+}
+
+void check_counts(long long infeasible, long long nan_evals, const std::string& file) {
+  if (infeasible < 0 || nan_evals < 0)
+    throw DataError(file + ": sections pop.infeasible and pop.nan_evals: " + std::to_string(infeasible) + " and " +
+                    std::to_string(nan_evals) + ", not a run's counts");
 }
 
 Identity masw_identity(const Problem& problem, const MaswConfig& c, const StopCriteria& stop, const RunOptions& o,

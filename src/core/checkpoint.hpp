@@ -100,12 +100,21 @@ void check_identity(const Sections& s, const Identity& id);
 // this run (a live population of `np`, an archive of at most `archive_max` rows). The counters of a run:
 // whole and in range (a generation >= 0, evaluations >= 0, a finite time >= 0), DataError otherwise.
 void check_shared_state(const ops::Params& p, const std::vector<double>& shared, int np, int archive_max,
-                        const std::string& file);
+                        const std::string& file, const std::string& at = "pop.shared");
 void check_counters(long long generation, long long evals, double elapsed_s, const std::string& file);
 // A resumed population's live size n (sections pop.np) and p-best count (pop.pbest_count) for a run that
 // starts with np0 individuals: n is np0 unless the population shrinks (L-SHADE, jSO: then in [1, np0]),
 // the p-best count in [1, n] for current-to-pbest/1 (else [0, n]); DataError naming the file otherwise.
-void check_live_sizes(const ops::Params& p, int n, int pbest_count, int np0, const std::string& file);
+// (np_at, pbest_at: the sections named, where they are others)
+void check_live_sizes(const ops::Params& p, int n, int pbest_count, int np0, const std::string& file,
+                      const std::string& np_at = "pop.np", const std::string& pbest_at = "pop.pbest_count");
+// A resumed archive (sections pop.arc_cap and pop.archive: its capacity and `values` numbers, whole rows of
+// D) for a run whose archive holds at most `room` rows: its member count, DataError naming the file unless
+// the capacity is in [0, room] and the members are whole rows within it.
+int check_archive(int cap, int room, std::size_t values, int D, const std::string& file);
+// A resumed run's counts of infeasible trials and NaN evaluations (pop.infeasible, pop.nan_evals): >= 0,
+// DataError naming the file otherwise.
+void check_counts(long long infeasible, long long nan_evals, const std::string& file);
 
 // A finished trial's result under `prefix` (every field but the kept population).
 void put_result(Sections& s, const std::string& prefix, const Result& r);

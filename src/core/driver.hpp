@@ -210,6 +210,16 @@ struct Population {
   // Integrality: the integer coordinates, and the integers each may take (lo and hi are widened around them)
   std::vector<int> ints;
   std::vector<T> ilo, ihi;
+  // The bytes run_generational's population of p.np x p.D with m constraints takes (two rows an
+  // individual, the values and the trials', the archive, the algorithm's words and the trials', the
+  // selections' sums and controls, the violations, the sides and the ranking): what the host's memory is
+  // checked against before it is made.
+  static double bytes(const ops::Params& p, int m) {
+    const double np = p.np, D = p.D;
+    const double values = 2 * np * D + 2 * np + static_cast<double>(alg::initial_sizes(p).archive) * D;
+    const double words = 2.0 * alg::state_words(p) + alg::sum_words(p) + 2.0 * m;
+    return sizeof(T) * values + sizeof(double) * np * words + np * (1 + sizeof(std::uint32_t) + sizeof(alg::Control));
+  }
   // Rounds x's integer coordinates to the nearest integer (ties to even), kept in their range.
   void round_integers(T* x) const {
     for (std::size_t k = 0; k < ints.size(); ++k) {
@@ -648,14 +658,12 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
       if (!P.controls.empty()) P.controls.resize(static_cast<std::size_t>(n));
       const int cap = s.value<int>("pop.arc_cap");
       const std::vector<T> a = s.get<T>("pop.archive");
-      if (cap < 0 || static_cast<std::size_t>(cap) * P.D > P.archive.size() || a.size() % std::max(P.D, 1) != 0 ||
-          a.size() > static_cast<std::size_t>(cap) * P.D)
-        throw DataError(s.file + ": sections pop.arc_cap and pop.archive: an archive that this run's cannot hold");
+      P.arc_count = ckpt::check_archive(cap, arc_rows, a.size(), P.D, s.file);
       P.arc_cap = cap;
-      P.arc_count = static_cast<int>(a.size() / std::max(P.D, 1));
       std::copy(a.begin(), a.end(), P.archive.begin());
       P.infeasible = s.value<long long>("pop.infeasible");
       nans = s.value<long long>("pop.nan_evals");
+      ckpt::check_counts(P.infeasible, nans, s.file);
       find_best();
       states = P.states();
     }

@@ -115,10 +115,6 @@ void validate(const Problem& problem, const DEConfig& de, const StopCriteria& st
     throw ConfigError("{engine} gpu: it runs its generations inside one kernel and calls no {callback}: use {engine} gpu-kernels");
   const Checkpointing& ck = options.checkpoint;
   detail::check_checkpointing(ck);
-  if (ck.used() && engine == Engine::gpu)
-    throw ConfigError("{engine} gpu: " + std::string(ck.file.empty() ? "{resume}" : "{checkpoint}") +
-                      ": its generations run inside one kernel, which takes no checkpoint yet (use {engine} gpu-fused or "
-                      "gpu-kernels, which do)");
   if (!options.initial.empty()) {
     const int np = resolve(problem, de, stop).de.np;
     if (static_cast<long long>(options.initial.size()) > np)

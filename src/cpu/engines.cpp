@@ -117,15 +117,13 @@ Result run_cpu(const Problem& problem, const Resolved& r, const RunOptions& o) {
 }  // namespace
 
 Result minimize_cpu(const Problem& problem, const Resolved& r, const RunOptions& o) {
-  // the population's buffers (driver.hpp's Population: two rows an individual, the values, the algorithm's
-  // words, the violations, the archive; the matrix engine's trial matrix; a kept population), checked
-  // against the host's memory before they are made
+  // the population's buffers (driver.hpp's Population; the matrix engine's trial matrix; a kept
+  // population), checked against the host's memory before they are made
   const ops::Params p = ops::make_params(problem, r, o);
-  const double np = p.np, D = p.D, value = o.precision == Precision::f32 ? 4 : 8;
-  const double m = problem.constraints() ? problem.constraints()->count() : 0;
-  const double rows = 2 * np * D + 2 * np + static_cast<double>(alg::initial_sizes(p).archive) * D +
-                      (o.engine == Engine::matrix ? np * D : 0) + (o.keep_population ? np * D : 0);
-  const double bytes = value * rows + np * 21 + 8 * np * (2.0 * alg::state_words(p) + alg::sum_words(p) + 2 * m);
+  const bool f32 = o.precision == Precision::f32;
+  const int m = problem.constraints() ? problem.constraints()->count() : 0;
+  const double rows = static_cast<double>(p.np) * p.D * ((o.engine == Engine::matrix) + o.keep_population);
+  const double bytes = f32 ? Population<float>::bytes(p, m) + 4 * rows : Population<double>::bytes(p, m) + 8 * rows;
   const std::string what = "a population of " + std::to_string(p.np) + " x " + std::to_string(p.D);
   const char* lower = "use a smaller {np} or {dim}";
   use_host(bytes, what, lower);

@@ -274,9 +274,6 @@ TEST_F(CliSignals, BadCheckpointOptionsAndFiles) {
   expect_invalid(run1 + " --checkpoint " + path("c") + " --checkpoint-every x", "--checkpoint-every x");
   expect_invalid(run1 + " --checkpoint /dev/null", "--checkpoint /dev/null: not a regular file");
   expect_invalid(run1 + " --checkpoint /nonexistent/folder/c", "--checkpoint /nonexistent/folder/c: folder /nonexistent/folder does not exist");
-  expect_invalid("run --problem sphere --dim 4 --max-gens 5 --engine gpu --quiet --checkpoint " + path("c"),
-                 "--engine gpu: --checkpoint: its generations run inside one kernel, which takes no checkpoint yet (use --engine "
-                 "gpu-fused or gpu-kernels, which do)");
   expect_invalid(run1 + " --checkpoint " + path("c") + " --history " + path("c"), "--checkpoint " + path("c") + ": also given to --history");
   EXPECT_FALSE(exists(path("c")));
   // a checkpoint that a bit flip corrupted

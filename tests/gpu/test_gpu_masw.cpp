@@ -138,5 +138,6 @@ TEST(GpuMasw, OutOfMemorySaysTheBytes) {
     EXPECT_NE(m.find("out of GPU memory"), std::string::npos) << m;
     EXPECT_NE(m.find("bytes needed"), std::string::npos) << m;
     EXPECT_NE(m.find("available"), std::string::npos) << m;
+    EXPECT_NE(m.find("smaller np, offspring or dim"), std::string::npos) << m;  // (what() names the parameters)
   }
 }

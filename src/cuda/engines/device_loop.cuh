@@ -221,11 +221,9 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, ops::
       ckpt::check_shared_state(p, shared, n, room, s.file);
       const int cap = s.value<int>("pop.arc_cap");
       const std::vector<T> members = s.get<T>("pop.archive");
-      const std::size_t row = std::max<std::size_t>(D, 1);
-      if (cap < 0 || cap > room || members.size() % row != 0 || members.size() > static_cast<std::size_t>(cap) * D)
-        throw DataError(s.file + ": sections pop.arc_cap and pop.archive: an archive that this run's cannot hold");
+      const int count = ckpt::check_archive(cap, room, members.size(), D, s.file);
       const long long infeasible_n = s.value<long long>("pop.infeasible"), nan_n = s.value<long long>("pop.nan_evals");
-      if (infeasible_n < 0 || nan_n < 0) throw DataError(s.file + ": sections pop.infeasible and pop.nan_evals: not a run's counts");
+      ckpt::check_counts(infeasible_n, nan_n, s.file);
       const unsigned long long nans = static_cast<unsigned long long>(nan_n);
       const auto put = [&](void* dst, const void* src, std::size_t bytes) {
         if (bytes) DEGPU_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
@@ -238,7 +236,6 @@ Result run(const Problem& problem, const Resolved& r, const RunOptions& o, ops::
       put(now.cv, cv.data(), cv.size() * sizeof(double));
       for (int w = 0; a && w < a->words; ++w) put(a->store.ptr + w * a->n, words.data() + w * nn, nn * sizeof(double));
       if (a) put(a->shared(), shared.data(), shared.size() * sizeof(double));
-      const int count = static_cast<int>(members.size() / row);
       if (arc && arc->cap) {
         arc->cap = cap;
         put(arc->rows.ptr, members.data(), members.size() * sizeof(T));

@@ -35,9 +35,16 @@ inline bool device_lost(cudaError_t e) {
 }
 
 
+// What a run that needs more device memory than there is may lower (the front ends' option names).
+inline constexpr const char* kLowerDefault = "use a smaller {np} or {dim}";
+
 // Selects device 0 and checks that `bytes` of device memory are free. CudaError "no CUDA device: ..."
-// or "out of GPU memory: N bytes needed, M available" otherwise (devices.cu).
-void use_device(std::size_t bytes);
+// or "out of GPU memory: N bytes needed, M available; LOWER" otherwise (devices.cu).
+void use_device(std::size_t bytes, const char* lower = kLowerDefault);
+
+// CudaError "out of GPU memory: an allocation of N bytes failed, M available; use a smaller {np} or
+// {dim}": a cudaMalloc that found less than use_device's check did (another process took the memory).
+[[noreturn]] void out_of_device_memory(std::size_t bytes);
 
 }  // namespace degpu::cuda
 

@@ -18,7 +18,12 @@ namespace degpu::cuda {
 template <class T>
 struct DeviceArray {
   T* ptr = nullptr;
-  explicit DeviceArray(std::size_t n) { DEGPU_CUDA_TRY(cudaMalloc(&ptr, std::max<std::size_t>(n, 1) * sizeof(T))); }
+  explicit DeviceArray(std::size_t n) {
+    const std::size_t bytes = std::max<std::size_t>(n, 1) * sizeof(T);
+    const cudaError_t e = cudaMalloc(&ptr, bytes);
+    if (e == cudaErrorMemoryAllocation) out_of_device_memory(bytes);
+    if (e != cudaSuccess) throw_cuda(e, "cudaMalloc", __FILE__, __LINE__);
+  }
   ~DeviceArray() { cudaFree(ptr); }
   DeviceArray(DeviceArray&& o) noexcept : ptr(o.ptr) { o.ptr = nullptr; }
   DeviceArray(const DeviceArray&) = delete;

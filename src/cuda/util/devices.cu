@@ -40,7 +40,7 @@ std::vector<DeviceInfo> list_devices(std::string* why) {
 
 namespace degpu::cuda {
 
-void use_device(std::size_t bytes) {
+void use_device(std::size_t bytes, const char* lower) {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0)
@@ -51,7 +51,15 @@ void use_device(std::size_t bytes) {
   DEGPU_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total));
   if (bytes > free_bytes)
     throw CudaError("out of GPU memory: " + std::to_string(bytes) + " bytes needed, " + std::to_string(free_bytes) +
-                    " available; use a smaller {np} or {dim}");
+                    " available; " + lower);
+}
+
+void out_of_device_memory(std::size_t bytes) {
+  (void)cudaGetLastError();  // (an allocation's failure is not sticky: the context stays usable)
+  std::size_t free_bytes = 0, total = 0;
+  const std::string avail = cudaMemGetInfo(&free_bytes, &total) == cudaSuccess ? std::to_string(free_bytes) : std::string("an unknown number");
+  throw CudaError("out of GPU memory: an allocation of " + std::to_string(bytes) + " bytes failed, " + avail +
+                  " available; " + kLowerDefault);
 }
 
 }  // namespace degpu::cuda

@@ -1,5 +1,6 @@
 // The gpu engine: the whole run is one kernel, generations follow one another on the device, and the
-// host waits once. Three paths (docs/GPU.md, "The gpu engine"):
+// host waits once (under checkpoints, a global path's run in slices of a few launches: gpu_slices.cuh).
+// Three paths (docs/GPU.md, "The gpu engine"):
 //   - resident (gpu_resident.cuh): a thread-block cluster per trial holds the population in its shared
 //     memory; n trials side by side in one launch; the cluster's hardware barrier between generations;
 //   - grid (gpu_global.cuh): rows in global memory, the whole device, a group of lanes per individual;
@@ -17,11 +18,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/checkpoint.hpp"
 #include "core/params.hpp"
 #include "core/trials.hpp"
 #include "cuda/engines/gpu/gpu_global.cuh"
 #include "cuda/engines/gpu/gpu_plan.hpp"
 #include "cuda/engines/gpu/gpu_resident.cuh"
+#include "cuda/engines/gpu/gpu_slices.cuh"
 #include "cuda/engines/linear_constraints.cuh"
 #include "cuda/util/check.hpp"
 #include "cuda/util/device_array.cuh"
@@ -218,13 +221,14 @@ void plan_global(const ops::Params& p, const DeviceLimits& dev, bool wide, int t
 // Under ncons linear constraints (their violations computed by each individual's group of lanes, a constraint
 // a lane, in the CPU's order) neither the wide path (several CTAs per individual) nor the resident path of
 // a function with its own resident generation (a CEC function's, which evaluates the CTA's trials
-// together) is taken.
+// together) is taken. `sliced`: a run in slices (under checkpoints, gpu_slices.cuh), which only the
+// global paths take so far.
 template <class Fn, class T>
-GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn, int ncons = 0) {
+GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn, int ncons = 0, bool sliced = false) {
   const DeviceLimits dev = device_limits();
   const int blocks_per_row = ceil_div(p.D, kBlock);
   GpuPlan plan;
-  const bool resident_ok = ncons == 0 || !has_resident_hooks<Fn>;
+  const bool resident_ok = (ncons == 0 || !has_resident_hooks<Fn>) && !sliced;
   const char* env = std::getenv("DEGPU_GPU_PLAN");
   if (env && *env) {
     int a = 0, b = 0, c = 0;
@@ -234,6 +238,8 @@ GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn, int ncons = 0) {
                         " path takes no {constraints} (the grid path does: grid,B)");
     };
     if (std::sscanf(env, "resident,%d,%d,%d", &a, &b, &c) == 3) {
+      if (sliced)
+        throw ConfigError(std::string("DEGPU_GPU_PLAN=") + env + ": the resident path takes no {checkpoint} yet (grid,B and wide,K,B do)");
       if (!resident_ok) refuse_constrained("resident path of this function: the");
       if (!fit_resident<Fn, T>(p, n, a, group_lanes<Fn>() ? group_lanes<Fn>() : c == 8 ? 8 : 32, dev, fn, ncons, plan))
         throw ConfigError(std::string("DEGPU_GPU_PLAN=") + env + ": the population does not fit that cluster");
@@ -283,7 +289,8 @@ GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn, int ncons = 0) {
   // Rows in global memory: a group of 32 lanes per individual over the whole device, or, for large D
   // with too few individuals to give each SM 16 warps, several CTAs per individual.
   const bool wide = ncons == 0 && has_terms<Fn> && p.D >= 2048 && static_cast<long long>(p.np) * 32 < static_cast<long long>(dev.sms) * 512;
-  plan.why = std::string("the population does not fit a cluster's shared memory") + (dev.cc < 9 ? " (or no clusters: sm < 90)" : "") +
+  plan.why = std::string(sliced ? "checkpoints, which the resident path does not take yet" : "the population does not fit a cluster's shared memory") +
+             (dev.cc < 9 && !sliced ? " (or no clusters: sm < 90)" : "") +
              ": rows in global memory, the whole device" + (n > 1 ? ", one trial after another" : "") + "; " +
              (wide ? "D >= 2048 and too few individuals to fill the SMs: several CTAs of 512 threads per individual. "
                    : "a group of 32 lanes per individual, CTAs sized to spread the individuals over all SMs. ");
@@ -318,7 +325,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const bool reduces = alg::reduces(p);
   const LinearForm* const linear = LinearConstraintsOnDevice::only_linear(problem, "gpu");
   const int ncons = linear ? linear->count() : 0;
-  const GpuPlan plan = make_plan<Fn, T>(p, n, fn, ncons);
+  const GpuPlan plan = make_plan<Fn, T>(p, n, fn, ncons, o.checkpoint.used());
   const bool resident = plan.path == GpuPlan::Path::resident;
   if (!resident && n > 1)  // the global paths take the whole device: one trial per launch
     return detail::each_trial(o, n, [&](const RunOptions& ot) { return run<T>(problem, r, ot, 1, fn).front(); });
@@ -435,9 +442,14 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   s.fn_choice = plan.fn_choice;
   s.per_individual = plan.per_individual;
   s.rk = round_keys(p.seed);
+  const bool sliced = o.checkpoint.used();  // (the plan is then a global path's, and n 1)
+  std::unique_ptr<CarryBuffers> carry;
+  if (sliced) {
+    carry = std::make_unique<CarryBuffers>(static_cast<int>(words), p.np, reduces);
+    s.carry = carry->view();
+  }
 
-  const double launched = std::chrono::duration<double>(clock::now() - t0).count();
-  {
+  const auto launch = [&] {
     ops::Params pp = p;
     auto fv = kernel_arg(fn);  // (a compiled functor's kernels take the empty functor's byte)
     void* args[] = {&pp, &s, &fv};
@@ -448,9 +460,30 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
       const void* k = global_kernel<Fn, T>(plan.path == GpuPlan::Path::wide, reduces, fn);
       DEGPU_CUDA_TRY(cudaLaunchCooperativeKernel(k, dim3(plan.blocks), dim3(plan.threads), args, plan.smem_bytes, 0));
     }
+    DEGPU_CUDA_TRY(cudaGetLastError());
+    DEGPU_CUDA_TRY(cudaDeviceSynchronize());
+  };
+  const double launched = std::chrono::duration<double>(clock::now() - t0).count();
+  // Under checkpoints, a global path's run in slices (gpu_slices.cuh), its history read after each
+  // (sliced_history); else one launch.
+  std::vector<HistoryPoint> sliced_history;
+  if (sliced) {
+    const std::vector<DeviceSection> kept = {
+        {"gpu.x0", x0.ptr, rows * sizeof(T)}, {"gpu.x1", x1.ptr, rows * sizeof(T)}, {"gpu.f0", f0.ptr, fs * sizeof(T)},
+        {"gpu.f1", f1.ptr, fs * sizeof(T)}, {"gpu.side0", side0.ptr, fs}, {"gpu.side1", side1.ptr, fs},
+        {"gpu.slots", slots.ptr, 2 * ranks * sizeof(Slot<T>)}, {"gpu.nans", nans.ptr, sizeof(unsigned long long)},
+        {"gpu.infeasible", infeasible.ptr, sizeof(unsigned long long)},
+        {"gpu.cv0", cv0.ptr, np * static_cast<std::size_t>(ncons) * sizeof(double)},
+        {"gpu.cv1", cv1.ptr, np * static_cast<std::size_t>(ncons) * sizeof(double)},
+        {"gpu.state", alg_state.store.ptr, static_cast<std::size_t>(alg_state.words) * np * sizeof(double)},
+        {"gpu.sums", alg_state.sums_store.ptr, 2 * static_cast<std::size_t>(alg_state.sum_words) * np * sizeof(double)},
+        {"gpu.archive", arc_rows.ptr, static_cast<std::size_t>(arc_cap) * Ds * sizeof(T)},
+        {"gpu.lost0", lost0.ptr, arc_cap ? np : 0}, {"gpu.lost1", lost1.ptr, arc_cap ? np : 0}};
+    sliced_history = run_slices(o, r, p, plan, s, *carry, kept, max_gens, evals_after, nhist, nhist_x, D, t0, launch,
+                                SampleBuffers<T>{history.ptr, history_ns.ptr, history_x.ptr});
+  } else {
+    launch();
   }
-  DEGPU_CUDA_TRY(cudaGetLastError());
-  DEGPU_CUDA_TRY(cudaDeviceSynchronize());
 
   std::vector<std::uint32_t> b(nt);
   std::vector<T> bf(nt), bx(nt * D);
@@ -506,7 +539,11 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
     }
     if (problem.optimum_f()) res.best_error = res.best_f - *problem.optimum_f();
     res.wall_s = wall;  // the trials run together
-    if (o.history_every > 0) {
+    if (o.history_every > 0 && sliced) {
+      res.history = std::move(sliced_history);
+      if (res.history.empty() || res.history.back().generation != g[t]) res.history.push_back({g[t], res.evals, res.best_f, wall});
+      if (o.history_x) res.history.back().best_x = res.best_x;
+    } else if (o.history_every > 0) {
       // a sample's time: the launch's (on the host) plus the device's time since generation 0's sample
       const T* h = hist.data() + t * nhist;
       const unsigned long long* ns = hist_ns.data() + t * nhist;

@@ -130,19 +130,47 @@ struct Generations {
   int acap;           // its capacity now (it shrinks with the population)
   std::uint32_t* row = nullptr;  // the live tables where the population shrinks (else nullptr: q is i)
   int* live = nullptr;
+  bool sliced = false;  // the launch ended at its slice's end (State::slice_end), the run not
+  // (a slice after the first: the CTA's copies from s.carry, as the last slice's CTA 0 wrote them)
   __device__ Generations(ops::Params& p_, const State<T>& s_)
       : p(p_),
         s(s_),
         Ds(static_cast<std::size_t>(row_stride(p_.D))),
         np0(p_.np),
+        g(s_.first_gen),
         sum_words(alg::sum_words(p_)),
-        shared(sum_words ? load_shared_state(p_, s_.shared0, reinterpret_cast<double*>(global_smem())) : nullptr),  // read after next()'s barrier
+        shared(sum_words ? load_shared_state(p_, s_.fresh ? s_.shared0 : s_.carry.shared, reinterpret_cast<double*>(global_smem()))
+                         : nullptr),  // read after next()'s barrier
         acap(s_.archive.cap) {
+    if (!s.fresh) {
+      const int* c = s.carry.ints;
+      arc_count = c[GlobalCarry::kArcCount], acap = c[GlobalCarry::kArcCap];
+      p.np = c[GlobalCarry::kNp], p.pbest_count = c[GlobalCarry::kPbest];
+    }
     if constexpr (kShrinking) {
       unsigned char* at = global_smem() + global_smem_bytes(alg::shared_words(p_), s_.archive.cap, 0);
       row = reinterpret_cast<std::uint32_t*>(at);
       live = reinterpret_cast<int*>(at + static_cast<std::size_t>(np0) * sizeof(std::uint32_t));
-      for (int i = threadIdx.x; i < np0; i += blockDim.x) row[i] = static_cast<std::uint32_t>(i), live[i] = i;
+      for (int i = threadIdx.x; i < np0; i += blockDim.x) {
+        row[i] = s.fresh ? static_cast<std::uint32_t>(i) : s.carry.row[i];
+        live[i] = s.fresh ? i : s.carry.live[i];
+      }
+    }
+  }
+  // The slice's end (generation slice_end's selections written, its end not made): CTA 0 hands its copies
+  // on (GlobalCarry), the same in every CTA.
+  __device__ void hand_on() {
+    sliced = true;
+    if (GridTeam::rank() != 0) return;
+    for (int w = threadIdx.x; w < alg::shared_words(p); w += blockDim.x) s.carry.shared[w] = shared ? shared[w] : s.shared0[w];
+    if constexpr (kShrinking)
+      for (int i = threadIdx.x; i < np0; i += blockDim.x) s.carry.row[i] = row[i], s.carry.live[i] = live[i];
+    if (threadIdx.x == 0) {
+      int* c = s.carry.ints;
+      c[GlobalCarry::kArcCount] = arc_count, c[GlobalCarry::kArcCap] = acap;
+      c[GlobalCarry::kNp] = p.np, c[GlobalCarry::kPbest] = p.pbest_count;
+      s.gens[0] = g - 1;
+      s.reason[0] = 0;
     }
   }
   // the archive's plan: its cap ints of shared memory, after the population's state
@@ -164,6 +192,10 @@ struct Generations {
     cur = static_cast<int>((g - 1) & 1);
     rows = GlobalRows<T>{s.x[0], s.x[1], s.side[cur], Ds};
     team.wait();
+    if (g - 1 == s.slice_end) {
+      hand_on();
+      return false;
+    }
     const unsigned ranks = GridTeam::ranks(), rank = GridTeam::rank();
     bool shrunk = false;
     if (g >= 2) {
@@ -185,6 +217,7 @@ struct Generations {
     }
     why = decide_stop(s, 0, g, ranks, rank == 0, [&](unsigned r) { return load_slot(s.slots + cur * ranks + r); },
                       [&] { return global_converged<T>(s.tol, s.atol, s.f[cur], static_cast<std::uint32_t>(p.np), table()); }, best);
+    if (!why && s.interrupted) why = 1 + static_cast<int>(StopReason::interrupted);  // (after the stop test, as the host driver's)
     if (shrunk && s.need_best && live_of(best) < 0) best = row_of(0);  // (the best went: every value was equal; the first is the host driver's)
     record_history_x(s, 0, g - 1, p.D, rank == 0, [&](int j) { return __ldcg(rows(best) + j); });
     if (why) return false;
@@ -239,6 +272,7 @@ struct Generations {
   // The donors' rows this generation (DonorRows: by value, so that no call keeps the generation in memory).
   __device__ __forceinline__ DonorRows<T> donors() const { return DonorRows<T>{rows, s.archive, static_cast<std::uint32_t>(p.np), table()}; }
   __device__ __forceinline__ void finish() {
+    if (sliced) return;
     const long long done = g - 1;
     const GlobalRows<T> last{s.x[0], s.x[1], s.side[done & 1], Ds};
     if (GridTeam::rank() == 0) {
@@ -309,7 +343,9 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
   T bf = nan;
   std::uint32_t bi = 0xffffffffu;
   double bv = static_cast<double>(INFINITY);
-  for (std::uint32_t i = group; i < np; i += groups) {
+  if (s.carry.start_ns && rank == 0 && threadIdx.x == 0) *s.carry.start_ns = start;
+  // generation 0 (a slice after the first finds it, and the generations before, in global memory)
+  for (std::uint32_t i = group; i < np && s.fresh; i += groups) {
     T* xi = s.x[0] + i * Ds;
     init_blocks(p, s, xi, s.x[1] + i * Ds, i, grp.lane, G);
     grp.sync();
@@ -323,8 +359,10 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
     }
     keep_best(bv, bf, bi, v, fi, i);
   }
-  if (s.need_best) publish_best(bf, bi, &s.slots[rank], rank == 0 && time_up(), mc > 0, bv);
-  team.arrive();
+  if (s.fresh) {
+    if (s.need_best) publish_best(bf, bi, &s.slots[rank], rank == 0 && time_up(), mc > 0, bv);
+    team.arrive();
+  }
   // A group with one individual makes its next draws while the others finish (not where the population
   // shrinks: the live indices change).
   const bool single = group < np && group + groups >= np && !kShrinking;
@@ -333,8 +371,9 @@ __global__ void __launch_bounds__(kMaxThreads) run_grid(ops::Params p, const __g
   WinDraw<T> wa{};
   rng::Block ahead{};
   if (single) {
-    wa = make_win<T>(p, 1, group);
-    if (bin) ahead = philox_block(s.rk, 1u + grp.lane, group, 1u, tag);
+    const std::uint32_t g1 = static_cast<std::uint32_t>(s.first_gen + 1);  // the launch's first generation
+    wa = make_win<T>(p, g1, group);
+    if (bin) ahead = philox_block(s.rk, 1u + grp.lane, group, g1, tag);
   }
 
   const bool stateful = alg::stateful(p);
@@ -511,21 +550,24 @@ __global__ void __launch_bounds__(kMaxThreads) run_wide(ops::Params p, const __g
     return F::template finish<double>(a.s0, a.s1, a.p, p.D);
   };
 
-  for (int i = first; i < p.np; i += stride) init_blocks(p, s, s.x[0] + i * Ds, s.x[1] + i * Ds, static_cast<std::uint32_t>(i), b0, bstep);
-  team.sync();
-  evaluate_rows([&](int i) { return s.x[0] + i * Ds; }, [](int) { return true; });
+  if (s.carry.start_ns && rank == 0 && threadIdx.x == 0) *s.carry.start_ns = start;
   T bf = nan;
   std::uint32_t bi = 0xffffffffu;
-  if (c == 0 && threadIdx.x == 0)
-    for (int i = first; i < p.np; i += stride) {
-      const T fi = static_cast<T>(total(i) + s.bias);
-      f[0][i] = fi;
-      s.side[0][i] = 0;
-      if (fi != fi) atomicAdd(s.nans, 1ull);
-      keep_best(bf, bi, fi, static_cast<std::uint32_t>(i));
-    }
-  if (s.need_best) publish_best(bf, bi, &s.slots[rank], rank == 0 && time_up());
-  team.arrive();
+  if (s.fresh) {  // generation 0 (a slice after the first finds it, and the generations before, in global memory)
+    for (int i = first; i < p.np; i += stride) init_blocks(p, s, s.x[0] + i * Ds, s.x[1] + i * Ds, static_cast<std::uint32_t>(i), b0, bstep);
+    team.sync();
+    evaluate_rows([&](int i) { return s.x[0] + i * Ds; }, [](int) { return true; });
+    if (c == 0 && threadIdx.x == 0)
+      for (int i = first; i < p.np; i += stride) {
+        const T fi = static_cast<T>(total(i) + s.bias);
+        f[0][i] = fi;
+        s.side[0][i] = 0;
+        if (fi != fi) atomicAdd(s.nans, 1ull);
+        keep_best(bf, bi, fi, static_cast<std::uint32_t>(i));
+      }
+    if (s.need_best) publish_best(bf, bi, &s.slots[rank], rank == 0 && time_up());
+    team.arrive();
+  }
 
   const bool stateful = alg::stateful(p);
   const bool redraw = s.archive.cap > 0;  // as run_grid

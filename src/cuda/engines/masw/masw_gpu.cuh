@@ -269,14 +269,17 @@ class Run : public masw::Driver<Run<T, F>, T> {
   std::unique_ptr<Cec2010Shares> cec_;
 };
 
+// what a run too large for the device lowers (as the CPU engine's message, cpu/masw.cpp)
+inline constexpr const char* kLower = "use a smaller {np}, {offspring} or {dim}, or {precision} f32";
+
 template <class T>
 Result run(const Problem& problem, const MaswConfig& c, const StopCriteria& stop, const RunOptions& o) {
   const std::size_t bytes = bytes_needed(problem.dim(), c.np, c.offspring, c.nam, sizeof(T));
   if (const Cec2010Instance* cec = problem.cec2010_data()) {
-    use_device(bytes + Cec2010Shares::bytes(cec->fn, cec->D) + make_layout(cec->D).stride * sizeof(T));
+    use_device(bytes + Cec2010Shares::bytes(cec->fn, cec->D) + make_layout(cec->D).stride * sizeof(T), kLower);
     return Run<T, Cec2010Tag>(problem, c, stop, o).run();
   }
-  use_device(bytes);
+  use_device(bytes, kLower);
   Result r;
   visit_host(problem.function(), [&](auto f) {
     using Fn = decltype(f);
