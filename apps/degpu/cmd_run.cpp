@@ -304,9 +304,13 @@ int run(const RunArgs& a) {
                   s.max);
     };
     const auto done = static_cast<long long>(tr.trials.size());  // (fewer than asked where one was interrupted)
+    long long cut = 0;  // (the gpu engine's trials side by side: each that had not ended)
+    for (const Result& t : tr.trials) cut += t.stop_reason == StopReason::interrupted;
     if (done < trials)
       std::printf("trials      %lld of %lld (%lld to %lld; trial %lld interrupted) in %.3f s\n", done, trials, first,
                   first + done - 1, first + done - 1, tr.wall_s);
+    else if (cut)
+      std::printf("trials      %lld (%lld to %lld; %lld interrupted) in %.3f s\n", trials, first, first + trials - 1, cut, tr.wall_s);
     else
       std::printf("trials      %lld (%lld to %lld) in %.3f s\n", trials, first, first + trials - 1, tr.wall_s);
     std::printf("best        trial %lld  best_f %.17g", first + static_cast<long long>(tr.best), res.best_f);

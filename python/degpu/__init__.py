@@ -206,11 +206,12 @@ def minimize(fun: Union[Problem, CudaObjective, Callable], bounds: Optional[Sequ
         'callback'). progress=True: a progress bar (tqdm where installed, else a line on stderr). Both need
         an engine whose generations the host sees (not 'gpu'; 'auto' then picks gpu-kernels).
     Ctrl-C stops the run at the end of a generation and returns the best so far (stop_reason
-    'interrupted'), on every engine but 'gpu', whose generations run inside one kernel.
+    'interrupted'); on 'gpu' at the end of a launch (a slice of generations of up to ~0.25 s).
     checkpoint: a file that the run's whole state is written to every checkpoint_every seconds (0: every
         generation) and at Ctrl-C; resume: such a file, to continue the run it was written by, given the same
         arguments (ValueError naming the first that differs): the result is the run's that was not stopped,
-        bit for bit. Every engine but 'gpu' ('auto' then picks gpu-kernels; docs/CHECKPOINT_PLAN.md).
+        bit for bit, on every engine ('gpu' between its launches, resumed on a device that plans the same
+        launch; docs/CHECKPOINT_PLAN.md).
     Bad arguments raise ValueError or TypeError naming the parameter.
     """
     checkpoint = _path("checkpoint", checkpoint)

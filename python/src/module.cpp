@@ -161,14 +161,51 @@ std::function<bool(const degpu::Generation&)> interruptible(std::function<bool(c
   };
 }
 
+// Ctrl-C on the gpu engine, whose generations run in the device's kernels (a slice of them a launch) and call
+// no observer: for the run's length, on Python's main thread and where SIGINT is not ignored, SIGINT goes to
+// the library's interrupt (degpu/interrupt.hpp; async-signal-safe), which stops the run at the slice's end
+// (its checkpoint written where one is asked for); Python's handler is back for a second Ctrl-C (it raises
+// once the run returns) and after the run.
+struct sigaction python_sigint;  // Python's handler while a run holds SIGINT
+extern "C" void sigint_during_gpu_run(int sig) {
+  degpu::request_interrupt(sig);
+  ::sigaction(SIGINT, &python_sigint, nullptr);
+}
+class GpuRunSigint {
+ public:
+  explicit GpuRunSigint(bool take) {
+    if (!take) return;
+    struct sigaction now {};
+    if (::sigaction(SIGINT, nullptr, &now) != 0 || (!(now.sa_flags & SA_SIGINFO) && now.sa_handler == SIG_IGN)) return;
+    python_sigint = now;
+    struct sigaction a {};
+    a.sa_handler = sigint_during_gpu_run;
+    sigemptyset(&a.sa_mask);
+    taken_ = ::sigaction(SIGINT, &a, nullptr) == 0;
+  }
+  ~GpuRunSigint() {
+    if (taken_) ::sigaction(SIGINT, &python_sigint, nullptr);
+  }
+  GpuRunSigint(const GpuRunSigint&) = delete;
+  GpuRunSigint& operator=(const GpuRunSigint&) = delete;
+
+ private:
+  bool taken_ = false;
+};
+
+bool on_main_thread() {
+  const nb::object threading = nb::module_::import_("threading");
+  return threading.attr("current_thread")().is(threading.attr("main_thread")());
+}
+
 // One run, or `trials` trials from `trial` (a list of result dicts), with the library's settings by name:
 // s holds algorithm, strategy, np, F, CR, dither, p, repair, max_evals, max_gens, target_error, max_time,
 // tol, atol (the convergence test where tol is given), seed, engine, precision, trials, trial, threads,
 // history_every, initial (rows), keep_population, observe and observe_population (observer() above), and
 // checkpoint, checkpoint_every and resume (RunOptions::checkpoint), and
 // interrupt: what Ctrl-C does ("stop": the run stops at the generation's end, its result's "interrupted"
-// set; "raise": KeyboardInterrupt once the run has stopped; none: only a Python objective sees it), on every
-// engine but gpu (whose generations run inside one kernel).
+// set; "raise": KeyboardInterrupt once the run has stopped; none: only a Python objective sees it); on the gpu
+// engine at the end of a slice of generations (GpuRunSigint).
 nb::list minimize(const degpu::Problem& problem, const nb::dict& s) {
   degpu::DEConfig de;
   de.algorithm = degpu::parse_algorithm(get<std::string>(s, "algorithm", "de"));
@@ -217,6 +254,7 @@ nb::list minimize(const degpu::Problem& problem, const nb::dict& s) {
   struct ClearAfter {
     ~ClearAfter() { degpu::clear_interrupt(); }
   } clear_after;
+  const bool main_thread = on_main_thread();
   {
     nb::gil_scoped_release release;  // a Python objective or observer takes the GIL back for its calls
     // auto resolved with the caller's observer (gpu-kernels in place of gpu where one watches), before the
@@ -225,11 +263,13 @@ nb::list minimize(const degpu::Problem& problem, const nb::dict& s) {
     o.engine = resolved;
     engine_ran = std::string(degpu::engine_name(resolved));
     if (!interrupt.empty() && resolved != degpu::Engine::gpu) o.observe = interruptible(std::move(o.observe));
+    const GpuRunSigint sigint(!interrupt.empty() && resolved == degpu::Engine::gpu && main_thread);
     if (trials == 1) {
       out.push_back(degpu::minimize(problem, de, stop, o));
     } else {
       out = degpu::minimize_trials(problem, de, stop, o, trials).trials;
     }
+    if (resolved == degpu::Engine::gpu && degpu::interrupted_by() != 0) degpu::py::interrupt_flag().store(true);
   }
   const bool interrupted = degpu::py::interrupt_flag().exchange(false);
   if (interrupted && interrupt != "stop") {

@@ -192,3 +192,48 @@ def test_linear_constraints_and_integrality_on_gpu_fused(precision):
     with pytest.raises(ValueError, match="linear constraints only.*gpu-kernels"):
         degpu.differential_evolution(p, None, engine="gpu-fused", maxiter=2,
                                      constraints=NonlinearConstraint(lambda x: x[0], 0, 1))
+
+
+def test_ctrl_c_stops_the_gpu_engine_at_a_launchs_end(tmp_path):
+    """The gpu engine runs its generations in launches of up to ~0.25 s: Ctrl-C (SIGINT from a timer here)
+    stops it at a launch's end with the best so far, writes the checkpoint asked for, and the checkpoint
+    resumes to the run that was not stopped; differential_evolution raises KeyboardInterrupt."""
+    import os
+    import signal
+    import threading
+    import time
+
+    p = degpu.problem("rastrigin", dim=30)
+
+    def interrupted(delay=1.0, **kw):
+        timer = threading.Timer(delay, lambda: os.kill(os.getpid(), signal.SIGINT))
+        timer.start()
+        t0 = time.perf_counter()
+        try:
+            return degpu.minimize(p, engine="gpu", popsize=256, seed=3, **kw), time.perf_counter() - t0
+        finally:
+            timer.cancel()
+
+    r, took = interrupted(max_generations=10**9)
+    assert r.stop_reason == "interrupted" and not r.success and took < 6
+    assert 0 < r.nit < 10**9 and np.isfinite(r.fun)
+    # a checkpoint written at the interrupt resumes to the run that was not stopped, bit for bit
+    ck = str(tmp_path / "gpu.ckpt")
+    kw = dict(max_generations=600_000, checkpoint_every=1e9)  # (~2-3 s on an H200)
+    stopped, _ = interrupted(0.3, checkpoint=ck, **kw)
+    assert stopped.stop_reason == "interrupted" and stopped.nit < 600_000
+    resumed = degpu.minimize(p, engine="gpu", popsize=256, seed=3, resume=ck, **kw)
+    ref = degpu.minimize(p, engine="gpu", popsize=256, seed=3, **kw)
+    assert resumed.fun == ref.fun and resumed.nit == ref.nit and np.array_equal(resumed.x, ref.x)
+    # SIGINT is Python's again after the run
+    with pytest.raises(KeyboardInterrupt):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(1)
+    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):  # (D 1000, NP 1000: the grid path, far from converged in a second)
+            degpu.differential_evolution(degpu.problem("rastrigin", dim=1000), None, popsize=1, maxiter=10**6, tol=0,
+                                         polish=False, engine="gpu")
+    finally:
+        timer.cancel()

@@ -156,8 +156,7 @@ Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de) {
 }
 Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de, const RunOptions& options) {
   if (e != Engine::auto_) return e;
-  const Engine chosen = detail::auto_engine(problem, resolve_engine(e) == Engine::gpu,
-                                            static_cast<bool>(options.observe) || options.checkpoint.used());
+  const Engine chosen = detail::auto_engine(problem, resolve_engine(e) == Engine::gpu, static_cast<bool>(options.observe));
   // every algorithm runs on every engine (registry.hpp); the gpu engine's grid and wide paths keep an
   // archive's plan and a shrinking population's live table in each CTA's shared memory, and refuse what a
   // device's CTA cannot hold (its opt-in shared memory less a margin for the kernels' own, 4 KB): there auto

@@ -23,8 +23,8 @@ void choose_best(TrialsResult& out);
 // for what only the CPU engines run or without a device; else gpu, or, where the problem's model refuses the
 // gpu engine (a schedule of more machines than its groups hold), gpu-kernels, or threads where it refuses both;
 // gpu-eval for a problem with constraints or integrality (the GPU engine that takes them). `host_loop`: the
-// host must see every generation, for a callback (RunOptions::observe) or checkpoints (RunOptions::checkpoint),
-// which the gpu engine's one kernel does not give, so gpu-kernels in its place.
+// host must see every generation, for a callback (RunOptions::observe), which the gpu engine's kernels (a
+// slice of generations a launch) do not give, so gpu-kernels in its place.
 Engine auto_engine(const Problem& problem, bool device, bool host_loop = false);
 
 // Trials o.trial .. o.trial + n - 1 one after another (an engine that does not run them together):

@@ -54,8 +54,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
 // Fn, as run() above makes them.
 template <class T, class Fn>
 std::vector<LaunchExplanation> explain(const Problem& problem, const Resolved& r, const RunOptions& o, int trials, const Fn& fn) {
-  const GpuPlan plan = gpu_engine::make_plan<Fn, T>(ops::make_params(problem, r, o), trials, fn,
-                                                          LinearConstraintsOnDevice::count(problem), o.checkpoint.used());
+  const GpuPlan plan = gpu_engine::make_plan<Fn, T>(ops::make_params(problem, r, o), trials, fn, LinearConstraintsOnDevice::count(problem));
   return describe_launches(problem, r, trials, function_rows_launch<Fn>(), fused::explain<T, Fn>(problem, r, o), plan);
 }
 

@@ -355,9 +355,6 @@ TEST_F(Checkpoint, EnginesAndSettingsThatTakeNoCheckpointAreRefused) {
   folder.checkpoint.resume = dir_.string();
   refused_as(folder, "is a folder, not a checkpoint file");
   EXPECT_TRUE(fs::is_character_file("/dev/null"));
-  // auto takes gpu-kernels under checkpoints where it would take the gpu engine (which runs them in
-  // slices of its global paths only, so far)
-  EXPECT_NE(resolve_engine(Engine::auto_, p, DEConfig{}, o), Engine::gpu);
   EXPECT_FALSE(fs::exists(path("x.ckpt")));
 }
 

@@ -4,16 +4,20 @@
 // with a checkpoint asked for, or one that crashed after a checkpoint at every generation, resumed, gives
 // the run that was not stopped, bit for bit: DE, jDE, JADE, SHADE, L-SHADE and jSO (their state words,
 // memories, archives and shrinking populations), both precisions, one run and a batch of trials, linear
-// constraints; the gpu engine's global paths in slices (their own test: it calls no callback).
+// constraints; the gpu engine in slices, on each of its paths (their own tests: it calls no callback).
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -37,6 +41,21 @@ Problem rastrigin(int D) {
   spec.name = "rastrigin";
   spec.dim = D;
   return make_problem(spec);
+}
+Problem sphere(int D) {
+  ProblemSpec spec;
+  spec.name = "sphere";
+  spec.dim = D;
+  return make_problem(spec);
+}
+// sphere on [-3, 3]^D with the linear constraint sum x >= 2
+Problem constrained_sphere(int D) {
+  ProblemSpec spec;
+  spec.name = "sphere";
+  spec.dim = D;
+  spec.bounds = std::pair<double, double>{-3, 3};
+  return make_problem(spec).with_constraints(
+      linear_constraints(std::vector<double>(static_cast<std::size_t>(D), 1.0), D, {2.0}, {std::numeric_limits<double>::infinity()}));
 }
 
 // Three trials of (p, de, stop) on o's engine: not stopped; interrupted (a checkpoint asked for) at
@@ -113,13 +132,7 @@ TEST(CheckpointGpu, EveryHostLoopedEngineResumesToTheSameBits) {
 // for gpu-kernels and on the device for gpu-fused).
 TEST(CheckpointGpu, ConstrainedPopulationsResumeToTheSameBits) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
-  const int D = 8;
-  ProblemSpec s;
-  s.name = "sphere";
-  s.dim = D;
-  s.bounds = std::pair<double, double>{-3, 3};
-  const Problem p = make_problem(s).with_constraints(
-      linear_constraints(std::vector<double>(D, 1.0), D, {2.0}, {std::numeric_limits<double>::infinity()}));
+  const Problem p = constrained_sphere(8);
   for (Engine e : {Engine::gpu_kernels, Engine::gpu_fused})
     for (Algorithm a : {Algorithm::de, Algorithm::jade}) {
       DEConfig de;
@@ -164,18 +177,31 @@ struct ForcedPlan {
   explicit ForcedPlan(const char* plan) { ::setenv("DEGPU_GPU_PLAN", plan, 1); }
   ~ForcedPlan() { ::unsetenv("DEGPU_GPU_PLAN"); }
 };
+// A run of the gpu engine without checkpoints in one launch while it lives (DEGPU_GPU_ONE_LAUNCH; else in slices).
+struct OneLaunch {
+  OneLaunch() { ::setenv("DEGPU_GPU_ONE_LAUNCH", "1", 1); }
+  ~OneLaunch() { ::unsetenv("DEGPU_GPU_ONE_LAUNCH"); }
+};
+TrialsResult in_one_launch(const Problem& p, const DEConfig& de, const StopCriteria& stop, const RunOptions& o, int n) {
+  const OneLaunch one;
+  return minimize_trials(p, de, stop, o, n);
+}
 
-// Three trials of (p, de, stop) on the gpu engine under `plan` (a global path's): in one launch each (no
-// checkpoints); under checkpoints, in slices, not stopped; interrupted at the end of its first slice (one
-// generation) and resumed, again and again, until the batch ends; with a checkpoint after every slice,
-// resumed from the last one. Every one is the first, bit for bit.
+// Three trials of (p, de, stop) on the gpu engine under `plan`: in one launch each (DEGPU_GPU_ONE_LAUNCH, no
+// checkpoints; the resident path's trials side by side); in slices without checkpoints; under checkpoints, in
+// slices, not stopped; interrupted at the end of its first slice (one generation, or the resident path's
+// window) and resumed, again and again (at least min_calls times), until the batch ends; with a checkpoint
+// after every slice, resumed from the last one. Every one is the first, bit for bit.
 void expect_sliced_batches(const Problem& p, const DEConfig& de, const StopCriteria& stop, RunOptions o, const char* plan,
-                           const std::string& what) {
+                           const std::string& what, int min_calls = 3 * 10) {
   const ForcedPlan forced(plan);
   const std::string file = temp_file("sliced");
   std::remove(file.c_str());
   o.engine = Engine::gpu;
-  const TrialsResult ref = minimize_trials(p, de, stop, o, 3);
+  const TrialsResult ref = in_one_launch(p, de, stop, o, 3);
+  const TrialsResult plain = minimize_trials(p, de, stop, o, 3);
+  ASSERT_EQ(plain.trials.size(), 3u) << what;
+  for (int k = 0; k < 3; ++k) expect_resumed_run(plain.trials[k], ref.trials[k], what + ", in slices without checkpoints, trial " + std::to_string(k));
   RunOptions c = o;
   c.checkpoint.file = file;
   c.checkpoint.every_s = 1e9;
@@ -189,13 +215,19 @@ void expect_sliced_batches(const Problem& p, const DEConfig& de, const StopCrite
   RunOptions r = c;
   r.checkpoint.resume = file;
   int calls = 1;
-  while (part.trials.size() < 3 || part.trials.back().stop_reason == StopReason::interrupted) {
-    ASSERT_EQ(part.trials.back().stop_reason, StopReason::interrupted) << what;
+  // (the resident path's trials run together: each that had not ended is interrupted, the others keep their stop)
+  const auto interrupted = [](const TrialsResult& t) {
+    for (const Result& r : t.trials)
+      if (r.stop_reason == StopReason::interrupted) return true;
+    return false;
+  };
+  while (part.trials.size() < 3 || interrupted(part)) {
+    ASSERT_TRUE(interrupted(part)) << what;
     ASSERT_LT(++calls, 3 * 400) << what;
     part = minimize_trials(p, de, stop, r, 3);
   }
   clear_interrupt();
-  EXPECT_GT(calls, 3 * 10) << what;
+  EXPECT_GT(calls, min_calls) << what;
   for (int k = 0; k < 3; ++k) expect_resumed_run(part.trials[k], ref.trials[k], what + ", interrupted, trial " + std::to_string(k));
   std::remove(file.c_str());
   // a checkpoint after every slice, the last resumed (a crash just before the run's end)
@@ -224,7 +256,7 @@ TEST(CheckpointGpu, GpuEngineSlicesResumeToTheSameBits) {
     int D, np;
     const char* plan;
   };
-  for (const Case& k : {Case{16, 40, "grid,64"}, Case{2048, 12, "wide,3,256"}})
+  for (const Case& k : {Case{16, 40, "grid,64"}, Case{2048, 12, "wide,3,256"}, Case{16, 40, "resident,3,0,8"}})
     for (const auto& [a, m] : algorithms)
       for (Precision prec : {Precision::f32, Precision::f64}) {
         DEConfig de;
@@ -238,39 +270,155 @@ TEST(CheckpointGpu, GpuEngineSlicesResumeToTheSameBits) {
         o.seed = 11;
         o.history_every = 3;
         o.history_x = true;
+        // (the resident path's trials together, a window of generations a slice at least: 8 for DE and jDE)
+        const bool resident = k.plan[0] == 'r';
         expect_sliced_batches(rastrigin(k.D), de, stop, o, k.plan,
-                              std::string(k.plan) + " " + std::string(algorithm_name(a)) + " " + std::string(precision_name(prec)));
+                              std::string(k.plan) + " " + std::string(algorithm_name(a)) + " " + std::string(precision_name(prec)),
+                              resident ? 3 : 3 * 10);
       }
 }
+
+// The resident path's trials, side by side, end at different generations (a target): in slices a trial that
+// ended does nothing more, and a checkpoint holds what it left; a linear constraint's violations in the CTAs'
+// shared memory too; interrupted and resumed, crashed and resumed, each batch is the one launch's.
+TEST(CheckpointGpu, ResidentTrialsEndApartAndResumeToTheSameBits) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  for (Algorithm a : {Algorithm::de, Algorithm::shade}) {
+    DEConfig de;
+    de.np = 32;
+    de.algorithm = a;
+    if (a == Algorithm::shade) de.mutation = Mutation::current_to_pbest1;
+    StopCriteria stop;
+    stop.max_gens = 3000;
+    stop.target_error = 1e-6;
+    RunOptions o;
+    o.engine = Engine::gpu;
+    o.seed = 4;
+    o.history_every = 7;
+    const std::string what = "sphere " + std::string(algorithm_name(a)) + ", a target";
+    {
+      const ForcedPlan forced("resident,2,0,8");
+      const TrialsResult ref = in_one_launch(sphere(8), de, stop, o, 3);
+      ASSERT_EQ(ref.trials[0].stop_reason, StopReason::target) << what;
+      EXPECT_TRUE(ref.trials[0].generations != ref.trials[1].generations || ref.trials[1].generations != ref.trials[2].generations) << what;
+    }
+    expect_sliced_batches(sphere(8), de, stop, o, "resident,2,0,8", what, 3);
+  }
+  // linear constraints (the resident path of a classic function takes them)
+  const Problem constrained = constrained_sphere(8);
+  DEConfig de;
+  de.np = 32;
+  StopCriteria stop;
+  stop.max_gens = 40;
+  RunOptions o;
+  o.seed = 5;
+  expect_sliced_batches(constrained, de, stop, o, "resident,2,0,8", "sphere de, constrained", 3);
+}
+
+// A run of the gpu engine without checkpoints stops on a signal at its slice's end, as one that ran to that
+// generation (resident and grid paths); through the command, SIGTERM ends a long one within a slice's time,
+// the JSON written (exit 143).
+TEST(CheckpointGpu, GpuEngineStopsOnASignalWithoutCheckpoints) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const Problem p = rastrigin(16);
+  for (const char* plan : {"resident,2,0,8", "grid,64"}) {
+    const ForcedPlan forced(plan);
+    DEConfig de;
+    de.np = 40;
+    StopCriteria stop;
+    stop.max_gens = 100000;
+    RunOptions o;
+    o.engine = Engine::gpu;
+    o.seed = 9;
+    request_interrupt(SIGINT);
+    const TrialsResult cut = minimize_trials(p, de, stop, o, 2);
+    clear_interrupt();
+    // (the resident path's trials together, each interrupted; the grid path's one after another: the first, the last)
+    ASSERT_EQ(cut.trials.size(), plan[0] == 'r' ? 2u : 1u) << plan;
+    EXPECT_EQ(cut.trials[0].stop_reason, StopReason::interrupted) << plan;
+    EXPECT_GT(cut.trials[0].generations, 0) << plan;
+    EXPECT_LT(cut.trials[0].generations, 1000) << plan;
+    StopCriteria there;
+    there.max_gens = cut.trials[0].generations;
+    const Result same = minimize(p, de, there, o);
+    EXPECT_EQ(same.best_f, cut.trials[0].best_f) << plan;
+    EXPECT_EQ(same.best_x, cut.trials[0].best_x) << plan;
+  }
+  const char* env = std::getenv("DEGPU_CLI_PATH");
+  const std::string cli = env && *env ? env : DEGPU_CLI;
+  const std::string json = temp_file("signal.json"), err = temp_file("signal.err");
+  const auto t0 = std::chrono::steady_clock::now();
+  const int st = std::system(("timeout --preserve-status -s TERM 3 " + cli +
+                              " run --problem rastrigin --dim 30 --np 256 --max-gens 100000000 --engine gpu --quiet --json " + json + " 2>" + err)
+                                 .c_str());
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 143);
+  EXPECT_LT(took, 10.0);
+  std::ifstream in(json);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(text.str().find("\"stop_reason\": \"interrupted\""), std::string::npos) << text.str();
+  std::remove(json.c_str());
+  std::remove(err.c_str());
+}
+
+namespace {
+
+// The refusal tests' job: L-SHADE (its live sizes, archive and state words) on rastrigin D 16, NP 40, the gpu
+// engine; `trials` trials, resumed from `resume` unless it is empty.
+struct LshadeJob {
+  Problem p = rastrigin(16);
+  DEConfig de;
+  StopCriteria stop;
+  LshadeJob() {
+    de.np = 40;
+    de.algorithm = Algorithm::lshade;
+    de.mutation = Mutation::current_to_pbest1;
+    stop.max_evals = 40 * 40;
+  }
+  TrialsResult run(int trials, const std::string& resume, const std::string& checkpoint = "") const {
+    RunOptions o;
+    o.engine = Engine::gpu;
+    o.checkpoint.resume = resume;
+    o.checkpoint.file = checkpoint;
+    return minimize_trials(p, de, stop, o, trials);
+  }
+};
+
+// The checkpoint `good` changed by `change`, written to `bad` and resumed by job.run(trials, bad): refused
+// before any launch (DataError naming `needle`).
+void expect_refused(const LshadeJob& job, int trials, const ckpt::Sections& good, const std::string& bad,
+                    const std::function<void(ckpt::Sections&)>& change, const std::string& needle) {
+  ckpt::Sections s = good;
+  change(s);
+  ckpt::write(bad, s);
+  try {
+    job.run(trials, bad);
+    ADD_FAILURE() << "resumed: " << needle;
+  } catch (const DataError& x) {
+    EXPECT_NE(std::string(x.what()).find(needle), std::string::npos) << x.what();
+  }
+}
+
+}  // namespace
 
 // A checkpoint of the gpu engine's slices is resumed only on the same plan (its buffers are laid out for it),
 // and one whose handed-on state was altered is refused before any launch.
 TEST(CheckpointGpu, GpuEngineCheckpointsNameTheirPlanAndAreChecked) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
-  const Problem p = rastrigin(16);
+  const LshadeJob job;
   const std::string file = temp_file("plan"), bad = temp_file("bad");
-  DEConfig de;
-  de.np = 40;
-  de.algorithm = Algorithm::lshade;
-  de.mutation = Mutation::current_to_pbest1;
-  StopCriteria stop;
-  stop.max_evals = 40 * 40;
-  RunOptions o;
-  o.engine = Engine::gpu;
-  o.checkpoint.file = file;
   {
     const ForcedPlan forced("grid,64");
     request_interrupt(SIGINT);
-    EXPECT_EQ(minimize(p, de, stop, o).stop_reason, StopReason::interrupted);
+    EXPECT_EQ(job.run(1, "", file).trials.at(0).stop_reason, StopReason::interrupted);
     clear_interrupt();
   }
-  RunOptions r;
-  r.engine = Engine::gpu;
-  r.checkpoint.resume = file;
   {
     const ForcedPlan forced("grid,128");
     try {
-      minimize(p, de, stop, r);
+      job.run(1, file);
       FAIL() << "resumed on another plan";
     } catch (const DataError& x) {
       EXPECT_NE(std::string(x.what()).find("a checkpoint of the gpu engine's grid path, "), std::string::npos) << x.what();
@@ -280,17 +428,7 @@ TEST(CheckpointGpu, GpuEngineCheckpointsNameTheirPlanAndAreChecked) {
   const ForcedPlan forced("grid,64");
   const ckpt::Sections good = ckpt::read(file);
   const auto refused = [&](const std::function<void(ckpt::Sections&)>& change, const std::string& needle) {
-    ckpt::Sections s = good;
-    change(s);
-    ckpt::write(bad, s);
-    RunOptions b = r;
-    b.checkpoint.resume = bad;
-    try {
-      minimize(p, de, stop, b);
-      ADD_FAILURE() << "resumed: " << needle;
-    } catch (const DataError& x) {
-      EXPECT_NE(std::string(x.what()).find(needle), std::string::npos) << x.what();
-    }
+    expect_refused(job, 1, good, bad, change, needle);
   };
   const auto ints = [&](int k, int v) {
     return [k, v](ckpt::Sections& s) {
@@ -315,17 +453,70 @@ TEST(CheckpointGpu, GpuEngineCheckpointsNameTheirPlanAndAreChecked) {
     s.put("gpu.carry.shared", w);
   }, "section gpu.carry.shared: the memory slot 0.5");
   // the checkpoint itself resumes (and the run ends as one not stopped would)
-  RunOptions plain = r;
-  plain.checkpoint.resume.clear();
-  const Result ref = minimize(p, de, stop, plain);
-  expect_resumed_run(minimize(p, de, stop, r), ref, "lshade grid,64");
+  expect_resumed_run(job.run(1, file).trials.at(0), job.run(1, "").trials.at(0), "lshade grid,64");
+  std::remove(file.c_str());
+  std::remove(bad.c_str());
+}
+
+// The resident path's checkpoint (each CTA's shared memory and header, the trials' ends) is resumed only on
+// the same plan, and one whose carry or trials were altered is refused before any launch.
+TEST(CheckpointGpu, ResidentCheckpointsNameTheirPlanAndAreChecked) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const LshadeJob job;
+  const std::string file = temp_file("resident"), bad = temp_file("resident_bad");
+  {
+    const ForcedPlan forced("resident,2,0,8");
+    request_interrupt(SIGINT);
+    const TrialsResult cut = job.run(2, "", file);
+    clear_interrupt();
+    ASSERT_EQ(cut.trials.size(), 2u);
+    EXPECT_EQ(cut.trials[1].stop_reason, StopReason::interrupted);
+  }
+  const auto refused_on = [&](const char* plan, const std::string& needle) {
+    const ForcedPlan forced(plan);
+    try {
+      job.run(2, file);
+      ADD_FAILURE() << "resumed on " << plan;
+    } catch (const DataError& x) {
+      EXPECT_NE(std::string(x.what()).find(needle), std::string::npos) << x.what();
+    }
+  };
+  refused_on("resident,3,0,8", "a checkpoint of the gpu engine's resident path, 2 clusters of 2 CTAs");
+  refused_on("grid,64", "a checkpoint of the gpu engine's resident path");
+  const ForcedPlan forced("resident,2,0,8");
+  const ckpt::Sections good = ckpt::read(file);
+  const auto refused = [&](const std::function<void(ckpt::Sections&)>& change, const std::string& needle) {
+    expect_refused(job, 2, good, bad, change, needle);
+  };
+  // the first CTA's header: its live NP, p-best count, archive's capacity
+  const auto header = [](int k, int v) {
+    return [k, v](ckpt::Sections& s) {
+      std::vector<std::uint8_t> c = s.get<std::uint8_t>("gpu.carry.cta");
+      std::memcpy(c.data() + k * sizeof(int), &v, sizeof v);
+      s.put("gpu.carry.cta", c);
+    };
+  };
+  refused(header(0, 41), "section gpu.carry.cta (the live NP): 41 individuals");
+  refused(header(1, 0), "section gpu.carry.cta (the p-best count): 0");
+  refused(header(2, 1 << 20), "an archive's capacity 1048576");
+  refused([](ckpt::Sections& s) { s.put("gpu.carry.cta", std::vector<std::uint8_t>(5)); }, "gpu.carry.cta");
+  refused([](ckpt::Sections& s) { s.put("gpu.reason", std::vector<int>{0, 99}); }, "sections gpu.gens and gpu.reason");
+  refused([](ckpt::Sections& s) { s.put_value("run.generation", 1LL << 40); }, "not where a slice of this run ends");
+  // (the checkpoint itself resumes, and the batch ends as one not stopped would)
+  TrialsResult ref;
+  {
+    const OneLaunch one;
+    ref = job.run(2, "");
+  }
+  const TrialsResult resumed = job.run(2, file);
+  ASSERT_EQ(resumed.trials.size(), 2u);
+  for (int k = 0; k < 2; ++k) expect_resumed_run(resumed.trials[k], ref.trials[k], "lshade resident,2,0,8, trial " + std::to_string(k));
   std::remove(file.c_str());
   std::remove(bad.c_str());
 }
 
 // A checkpoint of gpu-kernels is not gpu-fused's (the engine is part of the run's identity), nor the gpu
-// engine's; auto, which would take the gpu engine, takes gpu-kernels when checkpoints are asked for (the gpu
-// engine's resident path, its fastest, takes none yet).
+// engine's; auto takes the gpu engine when checkpoints are asked for too (every one of its paths takes them).
 TEST(CheckpointGpu, EnginesAreKeptApart) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
   const Problem p = rastrigin(8);
@@ -350,7 +541,7 @@ TEST(CheckpointGpu, EnginesAreKeptApart) {
   RunOptions a;
   EXPECT_EQ(resolve_engine(Engine::auto_, p, DEConfig{}, a), Engine::gpu);
   a.checkpoint.file = file;
-  EXPECT_EQ(resolve_engine(Engine::auto_, p, DEConfig{}, a), Engine::gpu_kernels);
+  EXPECT_EQ(resolve_engine(Engine::auto_, p, DEConfig{}, a), Engine::gpu);
   o.engine = Engine::gpu;
   minimize(p, DEConfig{}, stop, o);
   other.engine = Engine::gpu_kernels;

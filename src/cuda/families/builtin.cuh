@@ -61,8 +61,7 @@ template <class T>
 GpuPlan plan_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
   GpuPlan plan;
   with_function<T>(problem, 0, Upload::no, [&](const auto& fn) {
-    plan = gpu_engine::make_plan<std::decay_t<decltype(fn)>, T>(ops::make_params(problem, r, o), n, fn,
-                                                                LinearConstraintsOnDevice::count(problem), o.checkpoint.used());
+    plan = gpu_engine::make_plan<std::decay_t<decltype(fn)>, T>(ops::make_params(problem, r, o), n, fn, LinearConstraintsOnDevice::count(problem));
   });
   return plan;
 }

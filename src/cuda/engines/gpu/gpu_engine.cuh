@@ -1,5 +1,5 @@
-// The gpu engine: the whole run is one kernel, generations follow one another on the device, and the
-// host waits once (under checkpoints, a global path's run in slices of a few launches: gpu_slices.cuh).
+// The gpu engine: the whole run on the device, generations following one another inside the kernel; the
+// host waits for each launch, a slice of generations (gpu_slices.cuh: a signal or a checkpoint between them).
 // Three paths (docs/GPU.md, "The gpu engine"):
 //   - resident (gpu_resident.cuh): a thread-block cluster per trial holds the population in its shared
 //     memory; n trials side by side in one launch; the cluster's hardware barrier between generations;
@@ -39,6 +39,16 @@ int ceil_pow2(long long v) {
   return r;
 }
 int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b); }
+bool uses_pbest(const ops::Params& p) { return p.mutation == Mutation::current_to_pbest1; }
+
+// DEGPU_GPU_ONE_LAUNCH=1 (set in the environment, for measurements): a run without checkpoints in one
+// launch, not in slices (no signal is then read until it ends); 0 or unset: slices.
+bool one_launch() {
+  const char* env = std::getenv("DEGPU_GPU_ONE_LAUNCH");
+  if (!env || !*env || std::string(env) == "0") return false;
+  if (std::string(env) == "1") return true;
+  throw ConfigError(std::string("DEGPU_GPU_ONE_LAUNCH=") + env + " (set in the environment): expected 0 or 1");
+}
 
 // A cluster launch: n clusters of plan.cluster CTAs.
 struct ClusterLaunch {
@@ -221,14 +231,13 @@ void plan_global(const ops::Params& p, const DeviceLimits& dev, bool wide, int t
 // Under ncons linear constraints (their violations computed by each individual's group of lanes, a constraint
 // a lane, in the CPU's order) neither the wide path (several CTAs per individual) nor the resident path of
 // a function with its own resident generation (a CEC function's, which evaluates the CTA's trials
-// together) is taken. `sliced`: a run in slices (under checkpoints, gpu_slices.cuh), which only the
-// global paths take so far.
+// together) is taken.
 template <class Fn, class T>
-GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn, int ncons = 0, bool sliced = false) {
+GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn, int ncons = 0) {
   const DeviceLimits dev = device_limits();
   const int blocks_per_row = ceil_div(p.D, kBlock);
   GpuPlan plan;
-  const bool resident_ok = (ncons == 0 || !has_resident_hooks<Fn>) && !sliced;
+  const bool resident_ok = ncons == 0 || !has_resident_hooks<Fn>;
   const char* env = std::getenv("DEGPU_GPU_PLAN");
   if (env && *env) {
     int a = 0, b = 0, c = 0;
@@ -238,8 +247,6 @@ GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn, int ncons = 0, bool
                         " path takes no {constraints} (the grid path does: grid,B)");
     };
     if (std::sscanf(env, "resident,%d,%d,%d", &a, &b, &c) == 3) {
-      if (sliced)
-        throw ConfigError(std::string("DEGPU_GPU_PLAN=") + env + ": the resident path takes no {checkpoint} yet (grid,B and wide,K,B do)");
       if (!resident_ok) refuse_constrained("resident path of this function: the");
       if (!fit_resident<Fn, T>(p, n, a, group_lanes<Fn>() ? group_lanes<Fn>() : c == 8 ? 8 : 32, dev, fn, ncons, plan))
         throw ConfigError(std::string("DEGPU_GPU_PLAN=") + env + ": the population does not fit that cluster");
@@ -289,8 +296,7 @@ GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn, int ncons = 0, bool
   // Rows in global memory: a group of 32 lanes per individual over the whole device, or, for large D
   // with too few individuals to give each SM 16 warps, several CTAs per individual.
   const bool wide = ncons == 0 && has_terms<Fn> && p.D >= 2048 && static_cast<long long>(p.np) * 32 < static_cast<long long>(dev.sms) * 512;
-  plan.why = std::string(sliced ? "checkpoints, which the resident path does not take yet" : "the population does not fit a cluster's shared memory") +
-             (dev.cc < 9 && !sliced ? " (or no clusters: sm < 90)" : "") +
+  plan.why = std::string("the population does not fit a cluster's shared memory") + (dev.cc < 9 ? " (or no clusters: sm < 90)" : "") +
              ": rows in global memory, the whole device" + (n > 1 ? ", one trial after another" : "") + "; " +
              (wide ? "D >= 2048 and too few individuals to fill the SMs: several CTAs of 512 threads per individual. "
                    : "a group of 32 lanes per individual, CTAs sized to spread the individuals over all SMs. ");
@@ -325,7 +331,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const bool reduces = alg::reduces(p);
   const LinearForm* const linear = LinearConstraintsOnDevice::only_linear(problem, "gpu");
   const int ncons = linear ? linear->count() : 0;
-  const GpuPlan plan = make_plan<Fn, T>(p, n, fn, ncons, o.checkpoint.used());
+  const GpuPlan plan = make_plan<Fn, T>(p, n, fn, ncons);
   const bool resident = plan.path == GpuPlan::Path::resident;
   if (!resident && n > 1)  // the global paths take the whole device: one trial per launch
     return detail::each_trial(o, n, [&](const RunOptions& ot) { return run<T>(problem, r, ot, 1, fn).front(); });
@@ -442,11 +448,22 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   s.fn_choice = plan.fn_choice;
   s.per_individual = plan.per_individual;
   s.rk = round_keys(p.seed);
-  const bool sliced = o.checkpoint.used();  // (the plan is then a global path's, and n 1)
+  // Every run in slices (gpu_slices.cuh: a signal stops it at a slice's end, checkpoints are written between
+  // them), unless DEGPU_GPU_ONE_LAUNCH=1 asks for one launch (for measurements, without checkpoints).
+  const bool sliced = o.checkpoint.used() || !one_launch();
+  // the resident path's layout of a CTA's shared memory, as the kernel and the plan (fit_resident) make it
+  const ResidentShape shape =
+      resident ? resident_shape<T>(p.np, p.D, plan.cluster, plan.window, uses_pbest(p), alg::stateful(p), alg::sum_words(p), alg::shared_words(p),
+                                   arc_cap, reduces, fn, plan.fn_choice, ncons)
+               : ResidentShape{};
   std::unique_ptr<CarryBuffers> carry;
   if (sliced) {
-    carry = std::make_unique<CarryBuffers>(static_cast<int>(words), p.np, reduces);
+    carry = resident ? std::make_unique<CarryBuffers>(plan.blocks, shape.off_fn)
+                     : std::make_unique<CarryBuffers>(static_cast<int>(words), p.np, reduces);
     s.carry = carry->view();
+    // a resident batch resumes from a checkpoint of its own plan only (another path's batch, one trial after
+    // another, would name another trial in progress)
+    if (resident && o.checkpoint.batch && o.checkpoint.batch->resume) check_plan(*o.checkpoint.batch->resume, plan);
   }
 
   const auto launch = [&] {
@@ -464,22 +481,44 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
     DEGPU_CUDA_TRY(cudaDeviceSynchronize());
   };
   const double launched = std::chrono::duration<double>(clock::now() - t0).count();
-  // Under checkpoints, a global path's run in slices (gpu_slices.cuh), its history read after each
-  // (sliced_history); else one launch.
-  std::vector<HistoryPoint> sliced_history;
+  // In slices (gpu_slices.cuh), each trial's history read after each; else one launch.
+  std::vector<std::vector<HistoryPoint>> sliced_history;
   if (sliced) {
-    const std::vector<DeviceSection> kept = {
-        {"gpu.x0", x0.ptr, rows * sizeof(T)}, {"gpu.x1", x1.ptr, rows * sizeof(T)}, {"gpu.f0", f0.ptr, fs * sizeof(T)},
-        {"gpu.f1", f1.ptr, fs * sizeof(T)}, {"gpu.side0", side0.ptr, fs}, {"gpu.side1", side1.ptr, fs},
-        {"gpu.slots", slots.ptr, 2 * ranks * sizeof(Slot<T>)}, {"gpu.nans", nans.ptr, sizeof(unsigned long long)},
-        {"gpu.infeasible", infeasible.ptr, sizeof(unsigned long long)},
-        {"gpu.cv0", cv0.ptr, np * static_cast<std::size_t>(ncons) * sizeof(double)},
-        {"gpu.cv1", cv1.ptr, np * static_cast<std::size_t>(ncons) * sizeof(double)},
-        {"gpu.state", alg_state.store.ptr, static_cast<std::size_t>(alg_state.words) * np * sizeof(double)},
-        {"gpu.sums", alg_state.sums_store.ptr, 2 * static_cast<std::size_t>(alg_state.sum_words) * np * sizeof(double)},
-        {"gpu.archive", arc_rows.ptr, static_cast<std::size_t>(arc_cap) * Ds * sizeof(T)},
-        {"gpu.lost0", lost0.ptr, arc_cap ? np : 0}, {"gpu.lost1", lost1.ptr, arc_cap ? np : 0}};
-    sliced_history = run_slices(o, r, p, plan, s, *carry, kept, max_gens, evals_after, nhist, nhist_x, D, t0, launch,
+    SliceRun slices;
+    if (resident) {
+      // the trials side by side, each CTA's shared memory in the carry; what a trial that ended in an earlier
+      // slice left (its result, the algorithm's final state) with the run's other buffers
+      const std::size_t sw = static_cast<std::size_t>(alg_state.words) * nt * np;
+      slices.trials = n;
+      slices.quantum = plan.window;
+      slices.with_trials = true;
+      slices.kept = {{"gpu.gens", gens.ptr, nt * sizeof(long long)}, {"gpu.reason", reason.ptr, nt * sizeof(int)},
+                  {"gpu.best", best.ptr, nt * sizeof(std::uint32_t)}, {"gpu.best_f", best_f.ptr, nt * sizeof(T)},
+                  {"gpu.best_x", best_x.ptr, nt * D * sizeof(T)}, {"gpu.nans", nans.ptr, nt * sizeof(unsigned long long)},
+                  {"gpu.infeasible", infeasible.ptr, nt * sizeof(unsigned long long)}, {"gpu.state", alg_state.store.ptr, sw * sizeof(double)},
+                  {"gpu.archive", arc_rows.ptr, nt * static_cast<std::size_t>(arc_cap) * Ds * sizeof(T)},
+                  {"gpu.arc_size", arc_size.ptr, nt * sizeof(int)}, {"gpu.shared_out", shared_out.ptr, nt * words * sizeof(double)},
+                  {"gpu.pop_x", pop_x.ptr, kept_x * sizeof(T)}, {"gpu.pop_f", pop_f.ptr, kept_f * sizeof(T)}};
+      slices.check = [&](const ckpt::Sections& cs, long long done, const std::vector<char>& running) {
+        check_resident_carry<T>(p, cs, shape, plan.cluster, n, arc_cap, reduces, done, s.need_best, running);
+      };
+    } else {
+      slices.kept = {
+          {"gpu.x0", x0.ptr, rows * sizeof(T)}, {"gpu.x1", x1.ptr, rows * sizeof(T)}, {"gpu.f0", f0.ptr, fs * sizeof(T)},
+          {"gpu.f1", f1.ptr, fs * sizeof(T)}, {"gpu.side0", side0.ptr, fs}, {"gpu.side1", side1.ptr, fs},
+          {"gpu.slots", slots.ptr, 2 * ranks * sizeof(Slot<T>)}, {"gpu.nans", nans.ptr, sizeof(unsigned long long)},
+          {"gpu.infeasible", infeasible.ptr, sizeof(unsigned long long)},
+          {"gpu.cv0", cv0.ptr, np * static_cast<std::size_t>(ncons) * sizeof(double)},
+          {"gpu.cv1", cv1.ptr, np * static_cast<std::size_t>(ncons) * sizeof(double)},
+          {"gpu.state", alg_state.store.ptr, static_cast<std::size_t>(alg_state.words) * np * sizeof(double)},
+          {"gpu.sums", alg_state.sums_store.ptr, 2 * static_cast<std::size_t>(alg_state.sum_words) * np * sizeof(double)},
+          {"gpu.archive", arc_rows.ptr, static_cast<std::size_t>(arc_cap) * Ds * sizeof(T)},
+          {"gpu.lost0", lost0.ptr, arc_cap ? np : 0}, {"gpu.lost1", lost1.ptr, arc_cap ? np : 0}};
+      slices.check = [&](const ckpt::Sections& cs, long long done, const std::vector<char>&) {
+        check_carry<T>(p, cs, s.archive.cap, reduces, done, s.need_best);
+      };
+    }
+    sliced_history = run_slices(o, r, plan, s, *carry, std::move(slices), max_gens, evals_after, nhist, nhist_x, D, t0, launch,
                                 SampleBuffers<T>{history.ptr, history_ns.ptr, history_x.ptr});
   } else {
     launch();
@@ -540,7 +579,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
     if (problem.optimum_f()) res.best_error = res.best_f - *problem.optimum_f();
     res.wall_s = wall;  // the trials run together
     if (o.history_every > 0 && sliced) {
-      res.history = std::move(sliced_history);
+      res.history = std::move(sliced_history[t]);
       if (res.history.empty() || res.history.back().generation != g[t]) res.history.push_back({g[t], res.evals, res.best_f, wall});
       if (o.history_x) res.history.back().best_x = res.best_x;
     } else if (o.history_every > 0) {

@@ -144,8 +144,8 @@ struct Generations {
         acap(s_.archive.cap) {
     if (!s.fresh) {
       const int* c = s.carry.ints;
-      arc_count = c[GlobalCarry::kArcCount], acap = c[GlobalCarry::kArcCap];
-      p.np = c[GlobalCarry::kNp], p.pbest_count = c[GlobalCarry::kPbest];
+      arc_count = c[SliceCarry::kArcCount], acap = c[SliceCarry::kArcCap];
+      p.np = c[SliceCarry::kNp], p.pbest_count = c[SliceCarry::kPbest];
     }
     if constexpr (kShrinking) {
       unsigned char* at = global_smem() + global_smem_bytes(alg::shared_words(p_), s_.archive.cap, 0);
@@ -158,7 +158,7 @@ struct Generations {
     }
   }
   // The slice's end (generation slice_end's selections written, its end not made): CTA 0 hands its copies
-  // on (GlobalCarry), the same in every CTA.
+  // on (SliceCarry), the same in every CTA.
   __device__ void hand_on() {
     sliced = true;
     if (GridTeam::rank() != 0) return;
@@ -167,8 +167,8 @@ struct Generations {
       for (int i = threadIdx.x; i < np0; i += blockDim.x) s.carry.row[i] = row[i], s.carry.live[i] = live[i];
     if (threadIdx.x == 0) {
       int* c = s.carry.ints;
-      c[GlobalCarry::kArcCount] = arc_count, c[GlobalCarry::kArcCap] = acap;
-      c[GlobalCarry::kNp] = p.np, c[GlobalCarry::kPbest] = p.pbest_count;
+      c[SliceCarry::kArcCount] = arc_count, c[SliceCarry::kArcCap] = acap;
+      c[SliceCarry::kNp] = p.np, c[SliceCarry::kPbest] = p.pbest_count;
       s.gens[0] = g - 1;
       s.reason[0] = 0;
     }

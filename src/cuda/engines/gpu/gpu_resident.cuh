@@ -123,6 +123,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   const cg::cluster_group cluster = cg::this_cluster();
   const unsigned C = cluster.num_blocks(), rank = cluster.block_rank(), t = blockIdx.x / C;
   p.trial += t;
+  if (!s.fresh && s.reason[t] != 0) return;  // (slices: the trial ended in an earlier one)
   const bool pbest = p.mutation == Mutation::current_to_pbest1;
   const Mutation m = p.mutation;
   const int sum_words = kFamily ? alg::sum_words(p) : 0;
@@ -182,6 +183,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   std::uint32_t* ranking = s.ranking + static_cast<std::size_t>(t) * rstride;
   unsigned long long* nans = s.nans + t;
   const unsigned long long start = global_ns();
+  if (s.carry.start_ns && rank == 0 && threadIdx.x == 0) atomicMin(s.carry.start_ns, start);
   const std::uint32_t tag = stream_tag(rng::Purpose::crossover, p.trial);
   const T nan = static_cast<T>(NAN), inf = static_cast<T>(INFINITY);
   unsigned long long* infeasible = s.infeasible + t;
@@ -223,34 +225,57 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   T bf = nan;
   std::uint32_t bi = 0xffffffffu;
   double bv = static_cast<double>(INFINITY);
-  for (int k = gid; k < mine; k += ngroups) {
-    const std::uint32_t i = static_cast<std::uint32_t>(base + k);
-    const ops::Stream st(p.seed, p.trial, ops::Purpose::init, 0, i);
-    T* x0 = own(0, k);
-    T* x1 = own(1, k);
-    for (int j = grp.lane; j < Ds; j += G) {
-      x0[j] = j < D ? initial_value(s, st, i, j, D, lo[j], hi[j]) : T(0);
-      if (j >= D) x1[j] = T(0);  // the padding, read (never used) by the 4-wide loads
+  long long g = 1;  // the generation that begins next
+  // A slice's carry (SliceCarry; gpu_slices.cuh): this CTA's header and shared memory, less the function's region
+  unsigned char* carried = s.carry.cta ? s.carry.cta + static_cast<std::size_t>(blockIdx.x) * s.carry.cta_bytes : nullptr;
+  int* carried_ints = reinterpret_cast<int*>(carried);
+  const std::size_t carried_words = sh.off_fn / sizeof(uint4);  // (every part 16-byte aligned)
+  if (s.fresh) {
+    for (int k = gid; k < mine; k += ngroups) {
+      const std::uint32_t i = static_cast<std::uint32_t>(base + k);
+      const ops::Stream st(p.seed, p.trial, ops::Purpose::init, 0, i);
+      T* x0 = own(0, k);
+      T* x1 = own(1, k);
+      for (int j = grp.lane; j < Ds; j += G) {
+        x0[j] = j < D ? initial_value(s, st, i, j, D, lo[j], hi[j]) : T(0);
+        if (j >= D) x1[j] = T(0);  // the padding, read (never used) by the 4-wide loads
+      }
+      grp.sync();
+      const double v = group_violations(s.lin, x0, D, cv_at(0, k), grp);
+      const T fi = v == 0 ? static_cast<T>(group_value<F, T, G>(s, fn, static_cast<std::size_t>(t) * np0 + i, x0, o, D, grp) + s.bias)
+                          : inf;
+      if (grp.lane == 0) {
+        fv[k] = fi;
+        if (fi != fi) atomicAdd(nans, 1ull);
+        if (v != 0) atomicAdd(infeasible, 1ull);
+      }
+      keep_best(bv, bf, bi, v, fi, i);
     }
-    grp.sync();
-    const double v = group_violations(s.lin, x0, D, cv_at(0, k), grp);
-    const T fi = v == 0 ? static_cast<T>(group_value<F, T, G>(s, fn, static_cast<std::size_t>(t) * np0 + i, x0, o, D, grp) + s.bias)
-                        : inf;
-    if (grp.lane == 0) {
-      fv[k] = fi;
-      if (fi != fi) atomicAdd(nans, 1ull);
-      if (v != 0) atomicAdd(infeasible, 1ull);
+    if (s.need_best) publish_best(bf, bi, &slot[0], rank == 0 && time_up(), mc > 0, bv);
+  } else {
+    // A slice after the first: generations 0 .. first_gen are done, the last one's end not made; the shared
+    // memory as the last slice left it (the population, its values, flags, sums and state, the best's slots,
+    // the live table; the window is made again at generation first_gen + 1, on its boundary), the sizes from
+    // the header.
+    const uint4* from = reinterpret_cast<const uint4*>(carried + SliceCarry::kResidentHeader * sizeof(int));
+    for (std::size_t w = threadIdx.x; w < carried_words; w += blockDim.x) reinterpret_cast<uint4*>(smem)[w] = from[w];
+    p.np = carried_ints[SliceCarry::kResidentNp];
+    p.pbest_count = carried_ints[SliceCarry::kResidentPbest];
+    acap = carried_ints[SliceCarry::kResidentArcCap];
+    g = s.first_gen + 1;
+    __syncthreads();
+    if (reduces) {
+      lbase = live.first[rank];
+      mine = live.first[rank + 1] - lbase;
     }
-    keep_best(bv, bf, bi, v, fi, i);
   }
-  if (s.need_best) publish_best(bf, bi, &slot[0], rank == 0 && time_up(), mc > 0, bv);
   cluster_arrive_shared();
 
   // A group with one individual makes the crossover words of its first block while the others finish.
   const bool single = gid < mine && gid + ngroups >= mine;
   const bool ahead_ok = single && p.crossover == Crossover::bin && !reduces;
   rng::Block ahead{};
-  if (ahead_ok) ahead = philox_block(s.rk, 1u + grp.lane, static_cast<std::uint32_t>(base + gid), 1u, tag);
+  if (ahead_ok) ahead = philox_block(s.rk, 1u + grp.lane, static_cast<std::uint32_t>(base + gid), static_cast<std::uint32_t>(g), tag);
 
   // The population shrinks to n after the update of generation gd (the values of buffer cur; gpu_reduction.cuh):
   // every CTA marks the same individuals, the CTAs' first live indices and the live table follow, and each
@@ -308,11 +333,25 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     cluster.sync();  // every CTA's survivors in place
   };
 
-  long long g = 1;
   int why = 0;
   std::uint32_t best = 0;
   for (;; ++g) {
     cluster_wait();  // generation g - 1 is written everywhere in the cluster
+    if (g - 1 == s.slice_end) {
+      // The slice's end (generation g - 1's selections written, its end not made; slice_end a multiple of the
+      // window): each CTA hands its shared memory and sizes on, CTA 0 the trial's generations.
+      for (std::size_t w = threadIdx.x; w < carried_words; w += blockDim.x)
+        reinterpret_cast<uint4*>(carried + SliceCarry::kResidentHeader * sizeof(int))[w] = reinterpret_cast<const uint4*>(smem)[w];
+      if (threadIdx.x == 0) {
+        carried_ints[SliceCarry::kResidentNp] = p.np;
+        carried_ints[SliceCarry::kResidentPbest] = p.pbest_count;
+        carried_ints[SliceCarry::kResidentArcCap] = acap;
+        if (rank == 0) s.gens[t] = g - 1, s.reason[t] = 0;
+      }
+      if constexpr (has_resident_hooks<F>) fn.resident_done();
+      cluster.sync();
+      return;
+    }
     const std::uint32_t gu = static_cast<std::uint32_t>(g);
     const int cur = static_cast<int>((g - 1) & 1), nxt = cur ^ 1;
     // Generation g - 1's end, as the host driver makes it after its selections (before the stop test):
@@ -347,6 +386,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
         s, t, g, C, rank == 0, [&](unsigned r) { return *cluster.map_shared_rank(&slot[cur], r); },
         [&] { return cluster_converged<T>(s.tol, s.atol, fv + cur * P, P, static_cast<std::uint32_t>(p.np), reduces ? live.ref : nullptr); },
         best);
+    if (!why && s.interrupted) why = 1 + static_cast<int>(StopReason::interrupted);  // (after the stop test, as the host driver's)
     if (shrunk && s.need_best) {  // the best's live index after the reduction (the first where it went: all were equal)
       __shared__ int before;
       if (threadIdx.x < 32) {

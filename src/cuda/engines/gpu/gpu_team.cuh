@@ -77,19 +77,25 @@ __device__ __forceinline__ rng::Block philox_block(const RoundKeys& rk, std::uin
 
 // The kernels' arguments (one launch runs every trial of the batch).
 
-// What a slice of a global path's run (gpu_global.cuh's Generations; docs/CHECKPOINT_PLAN.md, "The gpu
-// engine, refined") hands the next: each CTA's own copies, the same in every CTA, which CTA 0 writes at the
-// slice's end and every CTA reads back at the next one's start: the population's state (shared words),
-// the loop's sizes (ints: the archive's members and capacity now, the live NP and p-best count), a
-// shrinking population's live tables (row: np0 individuals by live index, live: np0 live indices), and
-// %globaltimer at the slice's start (written by CTA 0's thread 0). All nullptr for a run in one launch.
-struct GlobalCarry {
+// What a slice of the gpu engine's run hands the next (docs/CHECKPOINT_PLAN.md, "The gpu engine, refined";
+// gpu_slices.cuh). The global paths (gpu_global.cuh's Generations): each CTA's own copies, the same in every
+// CTA, which CTA 0 writes at the slice's end and every CTA reads back at the next one's start: the
+// population's state (shared words), the loop's sizes (ints: the archive's members and capacity now, the
+// live NP and p-best count), a shrinking population's live tables (row: np0 individuals by live index, live:
+// np0 live indices). The resident path (gpu_resident.cuh): each CTA's own shared memory (the layout before
+// the function's region, ResidentShape::off_fn bytes) after a header of kResidentHeader ints (the live NP,
+// the p-best count, the archive's capacity now), cta_bytes a CTA from `cta` (CTA b's at cta + b cta_bytes).
+// Both: %globaltimer at the slice's start (the earliest CTA's). All nullptr for a run in one launch.
+struct SliceCarry {
   enum Int { kArcCount, kArcCap, kNp, kPbest, kInts };
+  enum ResidentInt { kResidentNp, kResidentPbest, kResidentArcCap, kResidentHeader = 4 };
   double* shared = nullptr;
   int* ints = nullptr;
   std::uint32_t* row = nullptr;
   int* live = nullptr;
   unsigned long long* start_ns = nullptr;
+  unsigned char* cta = nullptr;
+  std::size_t cta_bytes = 0;
 };
 
 template <class T>
@@ -152,15 +158,16 @@ struct State {
   LinearOnDevice lin;
   double* cv[2];
   unsigned long long* infeasible;
-  // Slices (the global paths, under checkpoints): a launch that starts the run (fresh: generation 0 made
-  // here) or continues one whose generations 0 .. first_gen are done (from `carry`), and ends at the start
-  // of generation slice_end + 1, its end not yet made, handing `carry` on (reason 0, gens slice_end); a run
-  // in one launch: fresh, first_gen 0, slice_end past max_gens.
+  // Slices (gpu_slices.cuh): a launch that starts the run (fresh: generation 0 made here) or continues one
+  // whose generations 0 .. first_gen are done (from `carry`), and ends at the start of generation
+  // slice_end + 1, its end not yet made, handing `carry` on (reason 0, gens slice_end); a run in one launch:
+  // fresh, first_gen 0, slice_end past max_gens. The resident path's trials that ended in an earlier slice
+  // (reason not 0) do nothing.
   bool fresh = true;
   long long first_gen = 0;
   long long slice_end = 1LL << 62;
   bool interrupted = false;  // the run was interrupted after generation first_gen: it stops there (its end made)
-  GlobalCarry carry;
+  SliceCarry carry;
 };
 
 // Coordinate j of individual i in generation 0: the given row's, or drawn from the init stream.

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# What running in slices costs the gpu engine (issue 31; docs/GPU.md, "Slices"): each job in one launch
+# (DEGPU_GPU_ONE_LAUNCH=1), in slices (the default) and in slices under --checkpoint (none due:
+# --checkpoint-every 1e9), alternately, ROUNDS times; the run's wall_s from its JSON (every trial's, the
+# batch's, for --trials), and each job's best value, which the three must share bit for bit.
+# Prints a Markdown table: the job, its path, the wall_s of each way (median of the rounds, and all of them).
+#
+# usage: bench/slices_cost.sh DEGPU [ROUNDS] [OUT_DIR]     (default 3 rounds, /tmp)
+set -euo pipefail
+cli="$1"
+rounds="${2:-3}"
+out="${3:-/tmp}/slices_cost"
+mkdir -p "$out"
+jobs=(
+  "rastrigin D 30, NP 256, DE, 200,000 generations|--problem rastrigin --dim 30 --np 256 --max-gens 200000"
+  "rastrigin D 30, NP 256, DE, 1,000 generations|--problem rastrigin --dim 30 --np 256 --max-gens 1000"
+  "rastrigin D 100, NP 250, CR 0.3, f32, 10^7 evaluations, 30 trials|--problem rastrigin --dim 100 --np 250 --CR 0.3 --precision f32 --max-evals 10000000 --trials 30"
+  "rastrigin D 30, NP 300, jSO, 3e6 evaluations|--problem rastrigin --dim 30 --np 300 --algorithm jso --strategy current-to-pbest/1/bin --max-evals 3000000"
+  "rastrigin D 100, NP 4096, DE, 3,000 generations|--problem rastrigin --dim 100 --np 4096 --max-gens 3000"
+)
+ways=(one slices checkpoint)
+wall() {  # way, args -> "wall_s best_f path"
+  local way="$1"; shift
+  local env=() extra=()
+  [[ $way == one ]] && env=(DEGPU_GPU_ONE_LAUNCH=1)
+  [[ $way == checkpoint ]] && extra=(--checkpoint "$out/c.ckpt" --checkpoint-every 1e9)
+  rm -f "$out/c.ckpt"
+  env "${env[@]}" "$cli" run "$@" --engine gpu --seed 7 --quiet --json "$out/r.json" "${extra[@]}" >/dev/null
+  python3 - "$out/r.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+print("%.4f %r" % (j.get("trials_wall_s", j.get("wall_s")), j["best_f"]))
+PY
+}
+echo "| job | path | one launch s | in slices s | slices, --checkpoint s | best |"
+echo "|---|---|---|---|---|---|"
+for job in "${jobs[@]}"; do
+  name="${job%%|*}"
+  read -r -a args <<<"${job#*|}"
+  keep=()  # (what devices --explain takes)
+  for ((i = 0; i < ${#args[@]}; i += 2)); do
+    case "${args[i]}" in --problem | --dim | --np | --trials | --precision | --algorithm) keep+=("${args[i]}" "${args[i + 1]}") ;; esac
+  done
+  path=$("$cli" devices --explain "${keep[@]}" 2>/dev/null | grep -oE "(resident|grid|wide) path|in shared memory|rows in global memory" | head -1 || true)
+  declare -A times=()
+  bests=""
+  for ((k = 0; k < rounds; ++k)); do
+    for way in "${ways[@]}"; do
+      read -r t b < <(wall "$way" "${args[@]}")
+      times[$way]+="$t "
+      bests+="$b "
+    done
+  done
+  med() { tr ' ' '\n' <<<"$1" | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+  same=$(tr ' ' '\n' <<<"$bests" | grep -v '^$' | sort -u | wc -l)
+  printf "| %s | %s | %s (%s) | %s (%s) | %s (%s) | %s |\n" "$name" "${path:-?}" \
+    "$(med "${times[one]}")" "${times[one]% }" "$(med "${times[slices]}")" "${times[slices]% }" \
+    "$(med "${times[checkpoint]}")" "${times[checkpoint]% }" "$([[ $same == 1 ]] && echo "the same bits: ${bests%% *}" || echo "DIFFER: $bests")"
+  unset times
+done
