@@ -41,7 +41,9 @@ for job in "${jobs[@]}"; do
   for ((i = 0; i < ${#args[@]}; i += 2)); do
     case "${args[i]}" in --problem | --dim | --np | --trials | --precision | --algorithm) keep+=("${args[i]}" "${args[i + 1]}") ;; esac
   done
-  path=$("$cli" devices --explain "${keep[@]}" 2>/dev/null | grep -oE "(resident|grid|wide) path|in shared memory|rows in global memory" | head -1 || true)
+  # (the gpu engine's line: "N clusters of C CTAs ..., the population in shared memory" or "one cooperative grid ...")
+  path=$("$cli" devices --explain "${keep[@]}" 2>/dev/null | grep -E "^gpu " | grep -oE "population in shared memory|CTAs per individual|rows in global memory" | head -1 || true)
+  case "$path" in "population in shared memory") path=resident ;; "CTAs per individual") path=wide ;; "rows in global memory") path=grid ;; esac
   declare -A times=()
   bests=""
   for ((k = 0; k < rounds; ++k)); do

@@ -27,6 +27,7 @@
 #include "degpu/interrupt.hpp"
 #include "degpu/masw.hpp"
 #include "degpu/run.hpp"
+#include "degpu/schedule.hpp"
 #include "../resume_cases.hpp"
 #include "gpu_test_util.hpp"
 
@@ -313,6 +314,23 @@ TEST(CheckpointGpu, ResidentTrialsEndApartAndResumeToTheSameBits) {
   RunOptions o;
   o.seed = 5;
   expect_sliced_batches(constrained, de, stop, o, "resident,2,0,8", "sphere de, constrained", 3);
+}
+
+// A schedule (`degpu schedule`'s DE: whole warps per individual, integer machines) on the resident path.
+TEST(CheckpointGpu, ScheduleOnTheResidentPathResumesToTheSameBits) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  auto e = std::make_shared<EtcInstance>();
+  e->n = 70, e->m = 6, e->source = "test";
+  for (int k = 0; k < e->n * e->m; ++k) e->etc.push_back(1.0 + (k * 37) % 101);
+  e->ready.assign(6, 0.0);
+  DEConfig de;
+  de.np = 64;
+  StopCriteria stop;
+  stop.max_gens = 60;
+  RunOptions o;
+  o.seed = 3;
+  o.history_every = 5;
+  expect_sliced_batches(schedule_problem(e), de, stop, o, "resident,2,0,32", "schedule 70 x 6", 2);  // (a window of 32)
 }
 
 // A run of the gpu engine without checkpoints stops on a signal at its slice's end, as one that ran to that
