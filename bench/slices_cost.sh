@@ -1,16 +1,41 @@
 #!/usr/bin/env bash
-# What running in slices costs the gpu engine (issue 31; docs/GPU.md, "Slices"): each job in one launch
-# (DEGPU_GPU_ONE_LAUNCH=1), in slices (the default) and in slices under --checkpoint (none due:
-# --checkpoint-every 1e9), alternately, ROUNDS times; the run's wall_s from its JSON (every trial's, the
-# batch's, for --trials), and each job's best value, which the three must share bit for bit.
-# Prints a Markdown table: the job, its path, the wall_s of each way (median of the rounds, and all of them).
+# What running in slices costs the gpu engine (issue 31; docs/GPU.md, "Slices"), in two tables:
+#  1. in a warm process (bench/gpu_engine_runs.cpp: the best of a few runs after a cold one, the module
+#     loaded), each job in one launch (DEGPU_GPU_ONE_LAUNCH=1) and in slices (the default), alternately,
+#     ROUNDS times: the warm median of each (s), and the best values, which must be the same bits;
+#  2. through the command, a fresh process each (its start-up, ~0.8-1 s here and varying by 0.2-0.4 s, in
+#     every number), in one launch, in slices, and in slices under --checkpoint (none due: --checkpoint-every
+#     1e9), alternately, ROUNDS times; the run's wall_s from its JSON (the batch's for --trials).
 #
-# usage: bench/slices_cost.sh DEGPU [ROUNDS] [OUT_DIR]     (default 3 rounds, /tmp)
+# usage: bench/slices_cost.sh DEGPU [ROUNDS] [OUT_DIR] [GPU_ENGINE_RUNS]
+#        (default 3 rounds, /tmp; GPU_ENGINE_RUNS: the build's degpu_gpu_engine_runs, table 1 only where given)
 set -euo pipefail
 cli="$1"
 rounds="${2:-3}"
 out="${3:-/tmp}/slices_cost"
+runs="${4:-}"
 mkdir -p "$out"
+if [[ -n $runs ]]; then
+  # engine problem D NP CR max_evals trials repeats precision (bench/gpu_engine_runs.cpp)
+  warm_jobs=("rastrigin 30 256 0.9 256256 1 7 f64" "rastrigin 20 64 0.9 64064 1 9 f64" "rastrigin 100 250 0.3 250250 30 7 f32"
+             "rastrigin 30 256 0.9 51200256 1 3 f64" "rastrigin 100 250 0.3 10000000 30 4 f32" "rastrigin 100 4096 0.9 12292096 1 3 f64")
+  echo "| gpu_engine_runs gpu ... | one launch, warm median s | in slices, warm median s | best |"
+  echo "|---|---|---|---|"
+  for job in "${warm_jobs[@]}"; do
+    one="" sliced="" bests=""
+    for ((k = 0; k < rounds; ++k)); do
+      for w in 1 0; do
+        read -r t b < <(DEGPU_GPU_ONE_LAUNCH=$w "$runs" gpu $job | tail -1 |
+          python3 -c 'import json, sys; j = json.load(sys.stdin); print(j["warm_median_s"], j["best_f"])')
+        if [[ $w == 1 ]]; then one+="$t "; else sliced+="$t "; fi
+        bests+="$b "
+      done
+    done
+    same=$(tr ' ' '\n' <<<"$bests" | grep -v '^$' | sort -u | wc -l)
+    printf "| %s | %s | %s | %s |\n" "$job" "${one% }" "${sliced% }" "$([[ $same == 1 ]] && echo "the same: ${bests%% *}" || echo "DIFFER: $bests")"
+  done
+  echo
+fi
 jobs=(
   "rastrigin D 30, NP 256, DE, 200,000 generations|--problem rastrigin --dim 30 --np 256 --max-gens 200000"
   "rastrigin D 30, NP 256, DE, 1,000 generations|--problem rastrigin --dim 30 --np 256 --max-gens 1000"
