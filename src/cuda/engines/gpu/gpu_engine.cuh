@@ -495,7 +495,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
       slices.kept = {{"gpu.gens", gens.ptr, nt * sizeof(long long)}, {"gpu.reason", reason.ptr, nt * sizeof(int)},
                   {"gpu.best", best.ptr, nt * sizeof(std::uint32_t)}, {"gpu.best_f", best_f.ptr, nt * sizeof(T)},
                   {"gpu.best_x", best_x.ptr, nt * D * sizeof(T)}, {"gpu.nans", nans.ptr, nt * sizeof(unsigned long long)},
-                  {"gpu.infeasible", infeasible.ptr, nt * sizeof(unsigned long long)}, {"gpu.state", alg_state.store.ptr, sw * sizeof(double)},
+                  {"gpu.infeasible", infeasible.ptr, nt * sizeof(unsigned long long)}, {"gpu.state", alg_state.store.ptr, sw * sizeof(double), true},
                   {"gpu.archive", arc_rows.ptr, nt * static_cast<std::size_t>(arc_cap) * Ds * sizeof(T)},
                   {"gpu.arc_size", arc_size.ptr, nt * sizeof(int)}, {"gpu.shared_out", shared_out.ptr, nt * words * sizeof(double)},
                   {"gpu.pop_x", pop_x.ptr, kept_x * sizeof(T)}, {"gpu.pop_f", pop_f.ptr, kept_f * sizeof(T)}};
@@ -510,7 +510,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
           {"gpu.infeasible", infeasible.ptr, sizeof(unsigned long long)},
           {"gpu.cv0", cv0.ptr, np * static_cast<std::size_t>(ncons) * sizeof(double)},
           {"gpu.cv1", cv1.ptr, np * static_cast<std::size_t>(ncons) * sizeof(double)},
-          {"gpu.state", alg_state.store.ptr, static_cast<std::size_t>(alg_state.words) * np * sizeof(double)},
+          {"gpu.state", alg_state.store.ptr, static_cast<std::size_t>(alg_state.words) * np * sizeof(double), true},
           {"gpu.sums", alg_state.sums_store.ptr, 2 * static_cast<std::size_t>(alg_state.sum_words) * np * sizeof(double)},
           {"gpu.archive", arc_rows.ptr, static_cast<std::size_t>(arc_cap) * Ds * sizeof(T)},
           {"gpu.lost0", lost0.ptr, arc_cap ? np : 0}, {"gpu.lost1", lost1.ptr, arc_cap ? np : 0}};

@@ -30,11 +30,15 @@
 namespace degpu::cuda::gpu_engine {
 namespace {
 
-// A device buffer a checkpoint holds byte for byte: its section, where it is, its size.
+// A device buffer a checkpoint holds byte for byte: its section, where it is, its size, and whether it holds
+// the run's initial state before the first launch (initial: the algorithm's state words, uploaded) or not
+// (the kernels write it as the run goes: zeroed before a run that writes checkpoints, so that a checkpoint
+// holds no byte the device never wrote, such as a result that a running trial has not written yet).
 struct DeviceSection {
   std::string name;
   void* ptr;
   std::size_t bytes;
+  bool initial = false;
 };
 
 // SliceCarry's buffers: the global paths' (the population's state, the loop's sizes, a shrinking
@@ -336,6 +340,9 @@ std::vector<std::vector<HistoryPoint>> run_slices(const RunOptions& o, const Res
     for (int t = 0; t < nt; ++t) hist[static_cast<std::size_t>(t)] = ckpt::get_history(*rs, history_prefix(t, nt));
     t0 -= std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(before));
   }
+  if (ck.writing() && s.fresh)
+    for (const DeviceSection& d : run.kept)
+      if (!d.initial && d.bytes) DEGPU_CUDA_TRY(cudaMemset(d.ptr, 0, d.bytes));
   const long long every = o.history_every;
   // each trial's first sample not read yet (an ended trial's were all read)
   std::vector<long long> next_k(n, every > 0 ? (done + every - 1) / every : 0);
