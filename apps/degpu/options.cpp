@@ -98,7 +98,7 @@ const std::vector<Entry<OutputOptions>>& output_entries() {
        "write the run's whole state to FILE every --checkpoint-every seconds and when interrupted (SIGINT, SIGTERM), "
        "for --resume: every engine (gpu: its global paths, in launches of up to ~0.25 s); DE, jDE, JADE, SHADE, L-SHADE, jSO, "
        "ma-sw-chains", ""},
-      {"checkpoint-every", &OutputOptions::checkpoint_every, "with --checkpoint: seconds between checkpoints (default 60; 0: every generation)", ""},
+      {"checkpoint-every", &OutputOptions::checkpoint_every, "with --checkpoint: seconds between checkpoints (default 60; 0: every generation, the gpu engine's every launch)", ""},
       {"resume", &OutputOptions::resume,
        "continue the run a --checkpoint FILE was written by, to the result it would have given (alone or with "
        "--json, --history, --quiet: the run's own arguments, these outputs in place of its own)", ""},
