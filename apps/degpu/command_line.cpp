@@ -38,7 +38,7 @@ int reporting_errors(Body&& body) {
     std::fprintf(stderr, "error: %s\n", cli_message(e).c_str());
     return 2;
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "error: out of memory: use a smaller --np or --dim\n");
+    std::fprintf(stderr, "error: out of memory: use a smaller --np or %s\n", flag_of("dim").c_str());
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", cli_message(e).c_str());
@@ -49,6 +49,8 @@ int reporting_errors(Body&& body) {
 }  // namespace
 
 int run_command_line(std::vector<std::string> args, const char* program, bool catch_signals) {
+  // schedule has no --dim: its dimension is its ETC instance's task count
+  name_dimension(!args.empty() && args[0] == "schedule" ? "the task count (--etc or --generate)" : "");
   return reporting_errors([&] {
     // degpu run (schedule) --resume FILE: the arguments the checkpoint's run was started with (resume.hpp)
     if (!args.empty() && (args[0] == "run" || args[0] == "schedule")) {

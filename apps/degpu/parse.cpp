@@ -4,13 +4,24 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <utility>
 
 #include "degpu/errors.hpp"
 #include "degpu/rng.hpp"
 
 namespace degpu::cli {
 
+namespace {
+std::string& dimension_name() {
+  static std::string name;
+  return name;
+}
+}  // namespace
+
+void name_dimension(std::string name) { dimension_name() = std::move(name); }
+
 std::string flag_of(std::string_view parameter) {
+  if (parameter == "dim" && !dimension_name().empty()) return dimension_name();
   std::string f = "--";
   for (char c : parameter) f += c == '_' ? '-' : c;
   return f;

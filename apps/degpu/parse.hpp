@@ -10,8 +10,13 @@
 
 namespace degpu::cli {
 
-// The flag of a library parameter (errors.hpp): "--" and the name with '-' for '_' (max_evals: --max-evals).
+// The flag of a library parameter (errors.hpp): "--" and the name with '-' for '_' (max_evals: --max-evals);
+// the dimension as the running command names it (name_dimension).
 std::string flag_of(std::string_view parameter);
+// What the command that runs calls the problem's dimension in its messages: --dim (name_dimension("")), or
+// for a command without --dim what sets it (schedule: its ETC instance's task count). run_command_line sets it
+// for each command it runs.
+void name_dimension(std::string name);
 // An exception's message as the command line says it: a degpu error's parameters as flags.
 std::string cli_message(const std::exception& e);
 

@@ -882,6 +882,24 @@ TEST_F(Cli, BadScheduleOptions) {
   expect_invalid("schedule --heuristic olb --etc " + path("bad.etc"), "bad.etc:3: expected 2 numbers");
 }
 
+// A population past the host's memory (test_errors.cpp) through the command: one line with the bytes and the
+// options the command has to lower, exit 1 (a runtime failure), nothing written. schedule has no --dim: it
+// names the task count and where it comes from.
+TEST_F(Cli, APopulationPastTheHostsMemoryNamesTheCommandsOptions) {
+  const Out r = run("run --problem sphere --dim 100000 --np 100000000 --engine serial --max-gens 1 --json " + path("r.json"));
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(r.err.rfind("error: out of host memory: a population of 100000000 x 100000 needs ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(" available; use a smaller --np or --dim\n"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(fs::exists(path("r.json")));
+  const Out s = run("schedule --generate 4096x2:TlMlCc --np 100000000 --engine serial --max-evals 200000000 --json " + path("s.json"));
+  EXPECT_EQ(s.code, 1) << s.err;
+  EXPECT_EQ(s.err.rfind("error: out of host memory: a population of 100000000 x 4096 needs ", 0), 0u) << s.err;
+  EXPECT_NE(s.err.find(" available; use a smaller --np or the task count (--etc or --generate)\n"), std::string::npos) << s.err;
+  EXPECT_EQ(s.err.find("--dim"), std::string::npos) << s.err;
+  EXPECT_FALSE(fs::exists(path("s.json")));
+}
+
 TEST_F(Cli, PlotDrawsHistoryLogs) {
   // degpu plot runs python/degpu/plot.py (python/tests/test_plot.py checks what it draws); without Python it says so
   const Out none = run("plot x.csv --out y.png", "");

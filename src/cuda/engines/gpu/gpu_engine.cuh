@@ -545,13 +545,22 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
     DEGPU_CUDA_TRY(cudaMemcpy(pop_xh.data(), pop_x.ptr, pop_xh.size() * sizeof(T), cudaMemcpyDeviceToHost));
     DEGPU_CUDA_TRY(cudaMemcpy(pop_fh.data(), pop_f.ptr, pop_fh.size() * sizeof(T), cudaMemcpyDeviceToHost));
   }
+  // one launch's samples: each trial's that were written, those of generations 0 .. g[t] (a trial that ended
+  // early left the rest of its reserve unwritten; in slices, run_slices read them as they were taken)
+  const auto samples_of = [&](std::size_t t) {
+    return std::min(nhist, static_cast<std::size_t>(g[t] / o.history_every + 1));
+  };
   std::vector<T> hist;
   std::vector<unsigned long long> hist_ns;
-  if (o.history_every > 0) {
+  if (o.history_every > 0 && !sliced) {
     hist.resize(nt * nhist);
     hist_ns.resize(nt * nhist);
-    DEGPU_CUDA_TRY(cudaMemcpy(hist.data(), history.ptr, hist.size() * sizeof(T), cudaMemcpyDeviceToHost));
-    DEGPU_CUDA_TRY(cudaMemcpy(hist_ns.data(), history_ns.ptr, hist_ns.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+    for (std::size_t t = 0; t < nt; ++t) {
+      const std::size_t k = samples_of(t);
+      DEGPU_CUDA_TRY(cudaMemcpy(hist.data() + t * nhist, history.ptr + t * nhist, k * sizeof(T), cudaMemcpyDeviceToHost));
+      DEGPU_CUDA_TRY(cudaMemcpy(hist_ns.data() + t * nhist, history_ns.ptr + t * nhist, k * sizeof(unsigned long long),
+                                cudaMemcpyDeviceToHost));
+    }
   }
   const double wall = std::chrono::duration<double>(clock::now() - t0).count();
   std::vector<Result> out(nt);
@@ -587,11 +596,11 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
       const T* h = hist.data() + t * nhist;
       const unsigned long long* ns = hist_ns.data() + t * nhist;
       // the samples' rows that were written (not the whole reserve)
-      const std::size_t used_x = std::min(nhist_x, static_cast<std::size_t>(g[t] / o.history_every + 1));
+      const std::size_t used_x = std::min(nhist_x, samples_of(t));
       std::vector<T> hist_x(used_x * D);
       if (used_x)
         DEGPU_CUDA_TRY(cudaMemcpy(hist_x.data(), history_x.ptr + t * nhist_x * D, hist_x.size() * sizeof(T), cudaMemcpyDeviceToHost));
-      for (long long k = 0; k * o.history_every <= g[t] && k < static_cast<long long>(nhist); ++k) {
+      for (long long k = 0; k < static_cast<long long>(samples_of(t)); ++k) {
         res.history.push_back({k * o.history_every, evals_after(k * o.history_every), static_cast<double>(h[k]),
                                launched + static_cast<double>(ns[k] - ns[0]) * 1e-9});
         if (k < static_cast<long long>(used_x)) {
