@@ -96,7 +96,7 @@ const std::vector<Entry<OutputOptions>>& output_entries() {
       {"history-every", &OutputOptions::history_every, "with --history: every K generations (default 1)", ""},
       {"checkpoint", &OutputOptions::checkpoint,
        "write the run's whole state to FILE every --checkpoint-every seconds and when interrupted (SIGINT, SIGTERM), "
-       "for --resume: every engine (gpu: its global paths, in launches of up to ~0.25 s); DE, jDE, JADE, SHADE, L-SHADE, jSO, "
+       "for --resume: every engine (gpu: between its launches, each of up to ~0.25 s); DE, jDE, JADE, SHADE, L-SHADE, jSO, "
        "ma-sw-chains", ""},
       {"checkpoint-every", &OutputOptions::checkpoint_every, "with --checkpoint: seconds between checkpoints (default 60; 0: every generation, the gpu engine's every launch)", ""},
       {"resume", &OutputOptions::resume,
