@@ -15,14 +15,15 @@ namespace degpu {
 // Checkpointing's file, every_s and resume), MaswConfig, CudaCompileOptions (objective_name:
 // name), a
 // problem's (problem, dim, bounds, shift, bias, cec_data, cec2014_data, constraints, integrality) and the schedule's (generate,
-// machines, lambda, heuristic).
+// machines, lambda, heuristic) and an archipelago's (islands.hpp's Migration: islands, migration_interval for
+// interval, migrants, topology, migration_policy for policy).
 inline constexpr std::string_view kParameterNames[] = {
     "algorithm", "alpha",        "atol",          "bias",      "bounds",       "callback",   "cec2014_data",
     "cec_data",  "checkpoint", "checkpoint_every", "constraints", "CR",           "dim",           "dither",    "engine",       "F",          "generate",
-    "heuristic", "history_every", "initial",    "integrality",      "keep_population", "lambda", "ls_intensity", "ls_ratio",
+    "heuristic", "history_every", "initial",    "islands",   "migrants", "migration_interval", "migration_policy",    "integrality",      "keep_population", "lambda", "ls_intensity", "ls_ratio",
     "machines",  "max_evals",    "max_gens",      "max_time",  "mutation_rate", "nam",       "np", "objective_name",
     "offspring", "p",            "precision",     "problem",   "repair",       "resume",     "seed",       "shift",
-    "strategy",  "target_error", "threads",       "tol",       "trial",        "trials"};
+    "strategy",  "target_error", "threads",       "tol",       "topology",       "trial",        "trials"};
 
 inline bool is_parameter_name(std::string_view s) {
   for (std::string_view n : kParameterNames)

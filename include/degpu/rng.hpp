@@ -50,6 +50,15 @@
 //   schedule_order  gen s  word q      start r = individual (r >= 1), sweep s (1, 2, ... over all levels):
 //                                      the order of the source machines, a Fisher-Yates shuffle of 0..m-1
 //                                      whose q-th swap takes position q with uniform_below(word q, m - q) + q
+//
+// Islands (islands.hpp, core/migration.hpp): island k of trial t draws every purpose above as trial
+// t K + k (K islands; K = 1 is the plain run), and a migration draws from one more:
+//   migration  gen g       word 0      random topology: island k's source, uniform over the other K - 1
+//              (individual k)  words 1 .. M        random policy: island k's emigrants, distinct rows
+//                          words M+1 .. 2M     random policy: the immigrants k takes, distinct candidates
+//                          words 2M+1 .. 3M    random policy: the rows they replace, distinct rows
+//                          (M: Migration::migrants; each draw m of a set is uniform over the n - m
+//                          indices still free: migration::distinct_draws)
 #pragma once
 #include <cstdint>
 
@@ -68,6 +77,7 @@ enum class Purpose : std::uint32_t {
   blx = 8,
   ls = 9,
   schedule_order = 10,
+  migration = 11,
 };
 
 // `individual` value for draws made once per generation.

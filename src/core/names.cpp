@@ -16,6 +16,7 @@
 #include "degpu/de.hpp"
 #include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
+#include "degpu/islands.hpp"
 #include "degpu/run.hpp"
 #include "degpu/stop.hpp"
 
@@ -82,7 +83,29 @@ constexpr std::array<std::pair<StopReason, std::string_view>, 7> kStopReasons{{
     {StopReason::interrupted, "interrupted"},
 }};
 
+constexpr std::array<std::pair<Topology, std::string_view>, 4> kTopologies{{
+    {Topology::ring, "ring"}, {Topology::torus, "torus"}, {Topology::full, "full"}, {Topology::random, "random"}}};
+constexpr std::array<std::pair<MigrationPolicy, std::string_view>, 2> kMigrationPolicies{{
+    {MigrationPolicy::best_replaces_worst, "best-replaces-worst"},
+    {MigrationPolicy::random_replaces_random, "random-replaces-random"}}};
+
+template <class Table>
+std::vector<std::string_view> names_of(const Table& table) {
+  std::vector<std::string_view> out;
+  for (const auto& [e, n] : table) out.push_back(n);
+  return out;
+}
+
 }  // namespace
+
+Topology parse_topology(std::string_view name) { return parse_named(name, kTopologies, "topology", "{topology}"); }
+std::string_view topology_name(Topology t) { return name_of(t, kTopologies); }
+std::vector<std::string_view> list_topologies() { return names_of(kTopologies); }
+MigrationPolicy parse_migration_policy(std::string_view name) {
+  return parse_named(name, kMigrationPolicies, "migration policy", "{migration_policy}");
+}
+std::string_view migration_policy_name(MigrationPolicy p) { return name_of(p, kMigrationPolicies); }
+std::vector<std::string_view> list_migration_policies() { return names_of(kMigrationPolicies); }
 
 Strategy parse_strategy(std::string_view name) {
   const auto slash = name.rfind('/');

@@ -1,6 +1,7 @@
 // The one place where a configuration is checked. Every invalid value raises ConfigError naming the
 // command-line option and the value.
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -8,6 +9,7 @@
 #include "core/checkpoint_batch.hpp"
 #include "core/number_text.hpp"
 #include "degpu/errors.hpp"
+#include "degpu/islands.hpp"
 #include "degpu/rng.hpp"
 #include "degpu/run.hpp"
 
@@ -32,6 +34,18 @@ Resolved resolve(const Problem& problem, const DEConfig& de, const StopCriteria&
   if (r.de.dither == Dither::none && (!de.F.fixed() || !de.CR.fixed())) r.de.dither = Dither::generation;
   if (!r.stop.max_evals && !r.stop.max_gens) r.stop.max_evals = 10000LL * problem.dim();
   return r;
+}
+
+void validate_migration(const Migration& m, int np) {
+  if (m.islands < 1) throw ConfigError("{islands} " + std::to_string(m.islands) + ": must be at least 1");
+  if (static_cast<std::uint32_t>(m.islands) > rng::kMaxTrials)
+    throw ConfigError("{islands} " + std::to_string(m.islands) + ": at most " + std::to_string(rng::kMaxTrials));
+  if (m.interval < 1)
+    throw ConfigError("{migration_interval} " + std::to_string(m.interval) + ": must be at least 1");
+  if (m.migrants < 1) throw ConfigError("{migrants} " + std::to_string(m.migrants) + ": must be at least 1");
+  if (m.migrants >= np)
+    throw ConfigError("{migrants} " + std::to_string(m.migrants) + ": must be below {np} " + std::to_string(np) +
+                      " (an island keeps at least one of its rows)");
 }
 
 void validate(const Problem& problem, const DEConfig& de, const StopCriteria& stop, const RunOptions& options) {

@@ -1,0 +1,206 @@
+// The migration operator of an archipelago (degpu/islands.hpp, docs/ISLANDS_PLAN.md): which islands send
+// to which, which rows leave a source, and which of them replace which rows of a receiver. Pure functions
+// of the islands' values and the migration's random streams (rng.hpp, Purpose::migration), so that any
+// split of the islands over threads, clusters or MPI ranks takes the same decisions:
+//   1. every island k chooses its emigrants (emigrants()) from its own state after generation g;
+//   2. every island k gathers the emigrants of its sources (sources(), in that order, each source's in its
+//      emigrants' order): the candidates;
+//   3. every island k chooses which candidates replace which of its rows (immigrants()).
+// Steps 1 and 3 of island k read only island k's values and stream; step 3 the candidates' values.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include "core/de_ops.hpp"
+#include "degpu/feasibility.hpp"
+#include "degpu/islands.hpp"
+#include "degpu/rng.hpp"
+
+namespace degpu::migration {
+
+// A row's rank key: its value and its violation key (violation_key: 0 where feasible). Feasible rows come
+// first by value (NaN last), the infeasible after them by summed violation: the engines' best.
+struct Key {
+  double f = 0;
+  double v = 0;
+};
+inline Key key_of(double f, const double* cv, int m) { return {f, violation_key(cv, m)}; }
+// a strictly before b (equal keys: neither)
+inline bool before(const Key& a, const Key& b) {
+  const bool fa = !(a.v > 0), fb = !(b.v > 0);
+  if (fa != fb) return fa;
+  if (fa) return ops::better(a.f, b.f);
+  return a.v < b.v;
+}
+
+// The grid of the torus topology for K islands: r rows and c columns, r the largest divisor of K that is
+// not above sqrt(K) (K prime: 1 x K).
+inline std::pair<int, int> torus_shape(int K) {
+  int r = 1;
+  for (int d = 1; static_cast<long long>(d) * d <= K; ++d)
+    if (K % d == 0) r = d;
+  return {r, K / r};
+}
+
+// The stream of island k's migration draws after generation g: trial `first_trial + k` (the archipelago's
+// islands are trials first_trial, first_trial + 1, ...), individual k.
+inline rng::Stream stream(std::uint64_t seed, std::uint32_t first_trial, std::uint32_t g, int k) {
+  const auto kk = static_cast<std::uint32_t>(k);
+  return rng::Stream(seed, first_trial + kk, rng::Purpose::migration, g, kk);
+}
+
+// Words of a migration stream (rng.hpp): the random topology's source, then three sets of M draws.
+inline std::uint64_t emigrant_words(int) { return 1; }
+inline std::uint64_t immigrant_words(int M) { return 1 + static_cast<std::uint64_t>(M); }
+inline std::uint64_t row_words(int M) { return 1 + 2 * static_cast<std::uint64_t>(M); }
+
+// `count` distinct indices of [0, n), in draw order, into out: draw m reads word first_word + m of s and
+// takes the r-th (r uniform below n - m) of the indices not yet taken. Requires count <= n. `taken` is
+// scratch (kept sorted).
+inline void distinct_draws(const rng::Stream& s, std::uint64_t first_word, std::uint32_t n, std::uint32_t count,
+                           std::uint32_t* out, std::vector<std::uint32_t>& taken) {
+  taken.clear();
+  for (std::uint32_t m = 0; m < count; ++m) {
+    const std::uint32_t r = rng::uniform_below(s.word(first_word + m), n - m);
+    // the r-th free index is r + p, p the number of taken indices t_q with t_q - q <= r (t_q - q, the free
+    // indices below t_q, does not decrease with q)
+    std::size_t lo = 0, hi = taken.size();
+    while (lo < hi) {
+      const std::size_t mid = (lo + hi) / 2;
+      if (taken[mid] - mid <= r) lo = mid + 1;
+      else hi = mid;
+    }
+    const std::uint32_t x = r + static_cast<std::uint32_t>(lo);
+    taken.insert(taken.begin() + static_cast<std::ptrdiff_t>(lo), x);
+    out[m] = x;
+  }
+}
+
+// The sources of island k (ascending, k excluded) after generation g; none for K = 1.
+inline std::vector<int> sources(const Migration& mg, std::uint64_t seed, std::uint32_t first_trial, std::uint32_t g,
+                                int k) {
+  const int K = mg.islands;
+  std::vector<int> out;
+  if (K <= 1) return out;
+  switch (mg.topology) {
+    case Topology::ring:
+      out.push_back((k + K - 1) % K);
+      break;
+    case Topology::torus: {
+      const auto [r, c] = torus_shape(K);
+      const int row = k / c, col = k % c;
+      for (const int s : {((row + r - 1) % r) * c + col, ((row + 1) % r) * c + col, row * c + (col + c - 1) % c,
+                          row * c + (col + 1) % c})
+        if (s != k) out.push_back(s);
+      std::sort(out.begin(), out.end());
+      out.erase(std::unique(out.begin(), out.end()), out.end());
+      break;
+    }
+    case Topology::full:
+      for (int s = 0; s < K; ++s)
+        if (s != k) out.push_back(s);
+      break;
+    case Topology::random: {
+      const int s = static_cast<int>(rng::uniform_below(stream(seed, first_trial, g, k).word(0), static_cast<std::uint32_t>(K - 1)));
+      out.push_back(s < k ? s : s + 1);
+      break;
+    }
+  }
+  return out;
+}
+
+// The rows of island k (np of them, keys `keys`) that leave it after generation g, in the order the
+// receivers see them: its min(M, np) best (best first; equal keys: the lower row first), or as many
+// drawn at random (stream `s`: island k's).
+inline std::vector<std::uint32_t> emigrants(const Migration& mg, const rng::Stream& s, const Key* keys, int np) {
+  const auto n = static_cast<std::uint32_t>(np);
+  const std::uint32_t count = std::min(static_cast<std::uint32_t>(mg.migrants), n);
+  std::vector<std::uint32_t> out(count);
+  if (mg.policy == MigrationPolicy::random_replaces_random) {
+    std::vector<std::uint32_t> taken;
+    distinct_draws(s, emigrant_words(mg.migrants), n, count, out.data(), taken);
+    return out;
+  }
+  std::vector<std::uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::partial_sort(order.begin(), order.begin() + count, order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return before(keys[a], keys[b]) || (!before(keys[b], keys[a]) && a < b);
+  });
+  std::copy_n(order.begin(), count, out.begin());
+  return out;
+}
+
+// One row of a receiver replaced: row `row` takes candidate `candidate` (an index into the candidates).
+struct Move {
+  std::uint32_t row = 0;
+  std::uint32_t candidate = 0;
+  friend bool operator==(const Move&, const Move&) = default;
+};
+
+// What island k (np rows of keys `own`) takes from its candidates (ncand of keys `cand`, in the order of
+// step 2 above): at most min(M, np - 1) moves.
+//   best-replaces-worst: the min(M, np - 1, ncand) best candidates (equal keys: the earlier first) against
+//     as many of k's worst rows (the worst first; equal keys: the lower row first), the j-th best against
+//     the j-th worst, each where the candidate is strictly better (the moves stop at the first that is not).
+//   random-replaces-random: that many candidates and rows drawn at random (stream `s`: island k's), the
+//     j-th of each paired, every pair a move.
+inline std::vector<Move> immigrants(const Migration& mg, const rng::Stream& s, const Key* own, int np, const Key* cand,
+                                    int ncand) {
+  const auto n = static_cast<std::uint32_t>(np), nc = static_cast<std::uint32_t>(ncand);
+  const std::uint32_t count = n == 0 ? 0 : std::min({static_cast<std::uint32_t>(mg.migrants), n - 1, nc});
+  std::vector<Move> out;
+  if (count == 0) return out;
+  if (mg.policy == MigrationPolicy::random_replaces_random) {
+    std::vector<std::uint32_t> c(count), r(count), taken;
+    distinct_draws(s, immigrant_words(mg.migrants), nc, count, c.data(), taken);
+    distinct_draws(s, row_words(mg.migrants), n, count, r.data(), taken);
+    for (std::uint32_t j = 0; j < count; ++j) out.push_back({r[j], c[j]});
+    return out;
+  }
+  std::vector<std::uint32_t> best(nc), worst(n);
+  std::iota(best.begin(), best.end(), 0u);
+  std::iota(worst.begin(), worst.end(), 0u);
+  std::partial_sort(best.begin(), best.begin() + count, best.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return before(cand[a], cand[b]) || (!before(cand[b], cand[a]) && a < b);
+  });
+  std::partial_sort(worst.begin(), worst.begin() + count, worst.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return before(own[b], own[a]) || (!before(own[a], own[b]) && a < b);
+  });
+  for (std::uint32_t j = 0; j < count && before(cand[best[j]], own[worst[j]]); ++j) out.push_back({worst[j], best[j]});
+  return out;
+}
+
+// Every island's moves after generation g, from every island's keys (keys[k]: island k's rows), as
+// one process takes them: island k's moves name their candidates as (source island, source row).
+struct Arrival {
+  std::uint32_t row = 0;     // of the receiver
+  int source = 0;            // island
+  std::uint32_t source_row = 0;
+  friend bool operator==(const Arrival&, const Arrival&) = default;
+};
+inline std::vector<std::vector<Arrival>> migrate(const Migration& mg, std::uint64_t seed, std::uint32_t first_trial,
+                                                 std::uint32_t g, const std::vector<std::vector<Key>>& keys) {
+  const int K = static_cast<int>(keys.size());
+  std::vector<std::vector<std::uint32_t>> sent(static_cast<std::size_t>(K));
+  for (int k = 0; k < K; ++k)
+    sent[k] = emigrants(mg, stream(seed, first_trial, g, k), keys[k].data(), static_cast<int>(keys[k].size()));
+  std::vector<std::vector<Arrival>> out(static_cast<std::size_t>(K));
+  for (int k = 0; k < K; ++k) {
+    std::vector<Key> cand;
+    std::vector<std::pair<int, std::uint32_t>> from;
+    for (const int src : sources(mg, seed, first_trial, g, k))
+      for (const std::uint32_t i : sent[src]) {
+        cand.push_back(keys[src][i]);
+        from.emplace_back(src, i);
+      }
+    for (const Move& mv : immigrants(mg, stream(seed, first_trial, g, k), keys[k].data(), static_cast<int>(keys[k].size()),
+                                     cand.data(), static_cast<int>(cand.size())))
+      out[k].push_back({mv.row, from[mv.candidate].first, from[mv.candidate].second});
+  }
+  return out;
+}
+
+}  // namespace degpu::migration
