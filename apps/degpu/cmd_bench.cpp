@@ -47,19 +47,9 @@ struct Config {
 };
 
 std::vector<Config> read_configs(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw DataError(path + ": cannot open: " + std::strerror(errno));
   std::vector<Config> out;
   std::set<std::string> names;
-  std::string text;
-  int lineno = 0;
-  while (std::getline(in, text)) {
-    ++lineno;
-    if (const auto hash = text.find('#'); hash != std::string::npos) text.resize(hash);
-    std::istringstream tokens(text);
-    std::vector<std::string> t;
-    for (std::string w; tokens >> w;) t.push_back(w);
-    if (t.empty()) continue;
+  for_each_config_line(path, [&](const std::vector<std::string>& t, int lineno) {
     const std::string where = path + ":" + std::to_string(lineno) + ": ";
     if (t.size() < 3) throw DataError(where + "expected NAME ALGORITHM ENGINE [KEY=VALUE ...]");
     Config c;
@@ -69,24 +59,16 @@ std::vector<Config> read_configs(const std::string& path) {
     try {
       const Algorithm algorithm = parse_algorithm(t[1]);
       const Engine engine = parse_engine(t[2]);
-      DeSettings settings;  // the keys are run's DE options (de_options.hpp), the algorithm's defaults first
-      for (const auto& [key, value] : algorithm_defaults(algorithm)) set_de_setting(settings, key, value);
-      for (std::size_t k = 3; k < t.size(); ++k) {
-        const auto eq = t[k].find('=');
-        if (eq == std::string::npos || eq == 0 || eq + 1 == t[k].size()) throw ConfigError("'" + t[k] + "': expected KEY=VALUE");
-        refuse_unread(algorithm, t[k].substr(0, eq), t[k].substr(eq + 1));
-        set_de_setting(settings, t[k].substr(0, eq), t[k].substr(eq + 1));
-      }
-      settings.finish();
+      // the keys are run's DE options (de_options.hpp), the algorithm's defaults first
+      const DeSettings settings = algorithm_settings(algorithm, std::vector<std::string>(t.begin() + 3, t.end()));
       c.de = settings.de;
       c.o = settings.o;
-      c.de.algorithm = algorithm;
       c.o.engine = engine;
     } catch (const ConfigError& e) {
       throw DataError(where + cli_message(e));
     }
     out.push_back(std::move(c));
-  }
+  });
   if (out.empty()) throw DataError(path + ": no configuration (lines NAME ALGORITHM ENGINE [KEY=VALUE ...])");
   return out;
 }

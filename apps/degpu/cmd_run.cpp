@@ -23,6 +23,7 @@
 #include "options.hpp"
 #include "parse.hpp"
 #include "interrupts.hpp"
+#include "island_options.hpp"
 #include "results.hpp"
 #include "resume.hpp"
 
@@ -35,7 +36,9 @@ struct RunArgs {
   StopOptions stop;
   ExecutionOptions exec;
   OutputOptions out;
+  IslandOptions islands;
   std::string algorithm = "de";
+  CLI::Option* algorithm_option = nullptr;
   // ma-sw-chains (masw.hpp): empty for the defaults
   std::string alpha, nam, mutation_rate, ls_intensity, ls_ratio, offspring;
   // the options of one algorithm (name, option, value), to refuse them with the other
@@ -45,6 +48,36 @@ struct RunArgs {
 nlohmann::ordered_json range_json(Range r) {
   if (r.fixed()) return r.lo;
   return nlohmann::ordered_json::array({r.lo, r.hi});
+}
+
+// A DE-family configuration's settings as the JSON reports them (r: it resolved for the problem).
+nlohmann::ordered_json de_json(const DEConfig& de, const Resolved& r) {
+  nlohmann::ordered_json j;
+  j["strategy"] = strategy_name(de.mutation, de.crossover);
+  j["np"] = r.de.np;
+  const bool jade = de.algorithm == Algorithm::jade, shade = shade_family(de.algorithm);
+  const bool drawn = jade || shade;  // F and CR are its draws: null here, its settings below
+  j["F"] = drawn ? nlohmann::ordered_json(nullptr) : range_json(de.F);
+  j["CR"] = drawn ? nlohmann::ordered_json(nullptr) : range_json(de.CR);
+  j["dither"] = dither_name(r.de.dither);
+  if (de.mutation == Mutation::current_to_pbest1) j["p"] = shade ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(de.p);
+  j["algorithm"] = algorithm_name(r.de.algorithm);
+  if (jade) j["jade"] = {{"c", de.jade.c}, {"mu_F", de.jade.mu_F}, {"mu_CR", de.jade.mu_CR}, {"archive", de.jade.archive}};
+  if (de.algorithm == Algorithm::shade) {
+    const Shade& s = de.shade;
+    j["shade"] = {{"H", s.H}, {"M_F", s.M_F}, {"M_CR", s.M_CR}, {"p_min", s.p_min > 0 ? s.p_min : 2.0 / r.de.np},
+                  {"p_max", s.p_max}, {"archive", s.archive}};
+  }
+  if (de.algorithm == Algorithm::lshade) {
+    const LShade& s = de.lshade;
+    j["lshade"] = {{"H", s.H}, {"M_F", s.M_F}, {"M_CR", s.M_CR}, {"p", s.p}, {"archive", s.archive}, {"np_min", s.np_min}};
+  }
+  if (de.algorithm == Algorithm::jso) {
+    const Jso& s = de.jso;
+    j["jso"] = {{"H", s.H}, {"M_F", s.M_F}, {"M_CR", s.M_CR}, {"p_max", s.p_max}, {"archive", s.archive}, {"np_min", s.np_min}};
+  }
+  j["repair"] = repair_name(de.repair);
+  return j;
 }
 
 // One line on stderr, redrawn at most ten times a second once a run (or a batch of trials) has lasted
@@ -189,13 +222,22 @@ int run(const RunArgs& a) {
       o.history_every = static_cast<int>(std::min<long long>(k, 1'000'000'000));
     }
   }
+  a.islands.apply(o);
+  if (a.islands.given() && masw)
+    throw ConfigError("--algorithm ma-sw-chains: islands are of the DE family (de, jde, jade, shade, lshade, jso)");
+  if (!a.islands.config.empty()) {  // each island's configuration is the file's
+    if (a.algorithm_option->count())
+      throw ConfigError("--algorithm " + a.algorithm + ": --island-config " + a.islands.config + " sets each island's");
+    for (const auto& [opt, value] : a.de.registered())
+      if (opt->count()) throw ConfigError(opt->get_name() + " " + *value + ": --island-config " + a.islands.config + " sets each island's");
+  }
   out.apply_checkpoints(o, command_note("run", command_arguments()));
   out.check_writable();
   if (masw) {
     o.engine = resolve_masw_engine(o.engine, problem);  // the engine that runs, as the output says
     validate_masw(problem, mc, stop, o);
   } else {
-    o.engine = resolve_engine(o.engine, problem, de);  // the engine that runs, as the output says
+    o.engine = resolve_engine(o.engine, problem, de, o);  // the engine that runs, as the output says
     validate(problem, de, stop, o);
   }
 
@@ -231,31 +273,22 @@ int run(const RunArgs& a) {
     j["ls_intensity"] = mc.ls_intensity;
     j["ls_ratio"] = mc.ls_ratio;
     j["offspring"] = mc.offspring;
-  } else {
-    j["strategy"] = strategy_name(de.mutation, de.crossover);
-    j["np"] = r.de.np;
-    const bool jade = de.algorithm == Algorithm::jade, shade = shade_family(de.algorithm);
-    const bool drawn = jade || shade;  // F and CR are its draws: null here, its settings below
-    j["F"] = drawn ? nlohmann::ordered_json(nullptr) : range_json(de.F);
-    j["CR"] = drawn ? nlohmann::ordered_json(nullptr) : range_json(de.CR);
-    j["dither"] = dither_name(r.de.dither);
-    if (de.mutation == Mutation::current_to_pbest1) j["p"] = shade ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(de.p);
-    j["algorithm"] = algorithm_name(r.de.algorithm);
-    if (jade) j["jade"] = {{"c", de.jade.c}, {"mu_F", de.jade.mu_F}, {"mu_CR", de.jade.mu_CR}, {"archive", de.jade.archive}};
-    if (de.algorithm == Algorithm::shade) {
-      const Shade& s = de.shade;
-      j["shade"] = {{"H", s.H}, {"M_F", s.M_F}, {"M_CR", s.M_CR}, {"p_min", s.p_min > 0 ? s.p_min : 2.0 / r.de.np},
-                    {"p_max", s.p_max}, {"archive", s.archive}};
+  } else if (o.archipelago.configs.empty()) {
+    j.update(de_json(de, r));
+  }
+  if (const Archipelago& ar = o.archipelago; ar.used()) {
+    nlohmann::ordered_json isl;
+    isl["count"] = ar.islands;
+    isl["migration_interval"] = ar.interval;
+    isl["migrants"] = ar.migrants;
+    isl["topology"] = topology_name(ar.topology);
+    isl["migration_policy"] = migration_policy_name(ar.policy);
+    if (!ar.configs.empty()) {
+      isl["config_file"] = a.islands.config;
+      auto& list = isl["configs"] = nlohmann::ordered_json::array();
+      for (const DEConfig& c : ar.configs) list.push_back(de_json(c, resolve(problem, c, stop)));
     }
-    if (de.algorithm == Algorithm::lshade) {
-      const LShade& s = de.lshade;
-      j["lshade"] = {{"H", s.H}, {"M_F", s.M_F}, {"M_CR", s.M_CR}, {"p", s.p}, {"archive", s.archive}, {"np_min", s.np_min}};
-    }
-    if (de.algorithm == Algorithm::jso) {
-      const Jso& s = de.jso;
-      j["jso"] = {{"H", s.H}, {"M_F", s.M_F}, {"M_CR", s.M_CR}, {"p_max", s.p_max}, {"archive", s.archive}, {"np_min", s.np_min}};
-    }
-    j["repair"] = repair_name(de.repair);
+    j["islands"] = std::move(isl);
   }
   j["seed"] = o.seed;
   if (trials > 1 || first != 0) j["trial"] = o.trial;
@@ -278,12 +311,23 @@ int run(const RunArgs& a) {
   write_outputs(files);
   say_resumable("run", out.checkpoint);
   if (out.json == "-" || out.quiet) return 0;
-  std::printf("problem     %s  D=%d  %s  NP=%d  engine=%s  precision=%s  seed=%llu", problem.name().c_str(),
-              problem.dim(), masw ? "ma-sw-chains" : j["strategy"].get<std::string>().c_str(), masw ? mc.np : r.de.np,
+  const bool heterogeneous = !o.archipelago.configs.empty();
+  int np = masw ? mc.np : r.de.np;
+  if (heterogeneous) {
+    np = 0;
+    for (const auto& c : j["islands"]["configs"]) np += c["np"].get<int>();
+  }
+  std::printf("problem     %s  D=%d  %s  NP=%d  engine=%s  precision=%s  seed=%llu", problem.name().c_str(), problem.dim(),
+              masw ? "ma-sw-chains" : heterogeneous ? "islands of --island-config" : j["strategy"].get<std::string>().c_str(), np,
               std::string(engine_name(o.engine)).c_str(), std::string(precision_name(o.precision)).c_str(),
               static_cast<unsigned long long>(o.seed));
   if (trials == 1 && first != 0) std::printf("  trial=%lld", first);
   std::printf("\n");
+  if (const Archipelago& ar = o.archipelago; ar.used())
+    std::printf("islands     %d %s, %s, %d %s every %d generations, %s\n", ar.islands,
+                heterogeneous ? ("as " + a.islands.config + " says").c_str() : ("of NP " + std::to_string(r.de.np) + " each").c_str(),
+                std::string(topology_name(ar.topology)).c_str(), ar.migrants, ar.migrants == 1 ? "migrant" : "migrants",
+                ar.interval, std::string(migration_policy_name(ar.policy)).c_str());
   if (!problem.data_note().empty())  // generated data no one asked for: not the instance published results used
     std::printf("data        %s: %s\n", problem.data_source().c_str(), problem.data_note().c_str());
   if (compiled) {
@@ -353,7 +397,7 @@ Command add_run(CLI::App& app) {
             {"dither"},
             {"p"},
             {"repair"}});
-  alg->add_option("--algorithm", a->algorithm,
+  a->algorithm_option = alg->add_option("--algorithm", a->algorithm,
                   "de | jde (Brest et al. 2006: F and CR self-adapted per individual, tau1 = tau2 = 0.1, F in [0.1, 1.0); "
                   "--F and --CR are the initial values) | jade (Zhang and Sanderson 2009, without archive: F ~ Cauchy(mu_F, 0.1) "
                   "and CR ~ N(mu_CR, 0.1) per trial, the means learnt from the successes with c = 0.1; strategy "
@@ -376,6 +420,7 @@ Command add_run(CLI::App& app) {
   masw_only(alg->add_option("--offspring", a->offspring, "ma-sw-chains: offspring per GA step, made and inserted together (default 20)"), a->offspring);
   a->stop.add_to(app, {{"max-evals"}, {"max-gens"}, {"target-error"}, {"max-time"}, {"tol"}, {"atol"}});
   a->exec.add_to(app, {{"seed"}, {"engine"}, {"threads"}, {"precision"}, {"trials"}, {"trial"}});
+  a->islands.add_to(app);
   a->out.add_to(app, {{"json"}, {"history"}, {"history-every"}, {"checkpoint"}, {"checkpoint-every"}, {"resume"}, {"quiet"}});
   return [a] { return run(*a); };
 }

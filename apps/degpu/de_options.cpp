@@ -1,5 +1,10 @@
 #include "de_options.hpp"
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
 #include "degpu/errors.hpp"
 #include "parse.hpp"
 
@@ -29,6 +34,36 @@ void set_de_setting(DeSettings& s, const std::string& key, const std::string& va
     known += (known.empty() ? "" : ", ") + std::string(d.key);
   }
   throw ConfigError("unknown key '" + key + "' (known: " + known + ")");
+}
+
+void for_each_config_line(const std::string& path, const std::function<void(const std::vector<std::string>&, int)>& each) {
+  std::ifstream in(path);
+  if (!in) throw DataError(path + ": cannot open: " + std::strerror(errno));
+  std::string text;
+  int lineno = 0;
+  while (std::getline(in, text)) {
+    ++lineno;
+    if (const auto hash = text.find('#'); hash != std::string::npos) text.resize(hash);
+    std::istringstream tokens(text);
+    std::vector<std::string> t;
+    for (std::string w; tokens >> w;) t.push_back(w);
+    if (!t.empty()) each(t, lineno);
+  }
+  if (in.bad()) throw DataError(path + ": cannot read: " + std::strerror(errno));
+}
+
+DeSettings algorithm_settings(Algorithm a, const std::vector<std::string>& tokens) {
+  DeSettings s;
+  for (const auto& [key, value] : algorithm_defaults(a)) set_de_setting(s, key, value);
+  for (const std::string& t : tokens) {
+    const auto eq = t.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == t.size()) throw ConfigError("'" + t + "': expected KEY=VALUE");
+    refuse_unread(a, t.substr(0, eq), t.substr(eq + 1));
+    set_de_setting(s, t.substr(0, eq), t.substr(eq + 1));
+  }
+  s.finish();
+  s.de.algorithm = a;
+  return s;
 }
 
 const std::map<std::string, std::string>& algorithm_defaults(Algorithm a) {

@@ -3,6 +3,7 @@
 // converted by the table's one setter, so a value means the same in every command and a bad one is named
 // --KEY (architecture issue, part 6: the options converted once).
 #pragma once
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -27,6 +28,17 @@ struct DeSetting {
 const std::vector<DeSetting>& de_settings();
 // KEY=VALUE into s: ConfigError for a bad value (naming --KEY) or an unknown key (listing the known ones).
 void set_de_setting(DeSettings& s, const std::string& key, const std::string& value);
+
+// The lines of a configuration file (bench's --configs, run's --island-config): each line's words, '#' to
+// the line's end a comment, empty lines skipped, given to each(words, line number). DataError "FILE: cannot
+// open: ..." or "cannot read".
+void for_each_config_line(const std::string& path, const std::function<void(const std::vector<std::string>&, int)>& each);
+
+// Algorithm a's settings from KEY=VALUE tokens (a configuration line's: bench's, --island-config's): a's own
+// defaults first (algorithm_defaults), then each token; ConfigError for a token that is not KEY=VALUE, a
+// bad value, an unknown key or one a does not read. finish() is called: s.de holds the configuration, with
+// s.de.algorithm = a.
+DeSettings algorithm_settings(Algorithm a, const std::vector<std::string>& tokens);
 
 // An algorithm's own values of DE's settings where the command gives none (--algorithm jade: Zhang and
 // Sanderson's strategy current-to-pbest/1/bin and p 0.05; shade, lshade, jso: current-to-pbest/1/bin and the

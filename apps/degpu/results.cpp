@@ -82,6 +82,10 @@ nlohmann::ordered_json result_json(const Result& r, const Problem& p, bool with_
     j["memory_F"] = r.memory_F;
     j["memory_CR"] = r.memory_CR;
   }
+  if (!r.islands.empty()) {  // an archipelago's islands, island 0 first
+    auto& list = j["island_results"] = nlohmann::ordered_json::array();
+    for (const IslandResult& i : r.islands) list.push_back({{"best_f", i.best_f}, {"evals", i.evals}, {"final_np", i.final_np}});
+  }
   if (r.phases) {
     j["ls_applications"] = r.ls_applications;
     j["phases_s"] = {{"ga", r.phases->ga}, {"ls", r.phases->ls}, {"eval", r.phases->eval}, {"other", r.phases->other}};

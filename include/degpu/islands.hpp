@@ -4,6 +4,8 @@
 #include <string_view>
 #include <vector>
 
+#include "degpu/de.hpp"
+
 namespace degpu {
 
 // Which islands send migrants to island k (the sources of k).
@@ -42,6 +44,19 @@ struct Migration {
                       // rows sends at most n and receives at most n - 1 (L-SHADE's and jSO's shrink)
   Topology topology = Topology::ring;
   MigrationPolicy policy = MigrationPolicy::best_replaces_worst;
+};
+
+// An archipelago: K islands that exchange migrants as Migration says (RunOptions::archipelago). Island k
+// of trial t is a run of its own random streams, trial t K + k (rng.hpp), so islands that never migrate
+// are K independent trials; `islands` 1 is the plain run. The run's stop criteria hold for the archipelago
+// as a whole: max_evals counts every island's evaluations, max_gens each island's generations (they move
+// together), a target stops it when any island reaches it; the result is the best island's best, with
+// each island's in Result::islands. RunOptions::initial seeds island 0.
+struct Archipelago : Migration {
+  // Heterogeneous islands: island k runs configs[k] (its algorithm, parameters and np) in place of the run's
+  // DEConfig; empty: every island runs the run's. Its size must be `islands`.
+  std::vector<DEConfig> configs;
+  bool used() const { return islands != 1 || !configs.empty(); }
 };
 
 // Checks a migration's values for islands of np rows (the initial size) each: ConfigError naming the

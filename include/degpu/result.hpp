@@ -21,6 +21,13 @@ struct PhaseTimes {
   double ga = 0, ls = 0, eval = 0, other = 0;
 };
 
+// One island of an archipelago (RunOptions::archipelago) at the run's end.
+struct IslandResult {
+  double best_f = 0;
+  long long evals = 0;  // its evaluations (the initial population's included)
+  int final_np = 0;
+};
+
 struct Result {
   std::vector<double> best_x;
   double best_f = 0;
@@ -44,6 +51,10 @@ struct Result {
   int final_np = 0;
   int archive_size = 0;
   std::vector<double> memory_F, memory_CR;
+  // An archipelago's islands, island 0 first (empty for one population). best_x, best_f, evals and the
+  // history are the archipelago's; final_np is the islands' total; archive_size and the memories are
+  // those of the island whose best is the result's.
+  std::vector<IslandResult> islands;
 };
 
 }  // namespace degpu

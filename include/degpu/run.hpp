@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "degpu/de.hpp"
+#include "degpu/islands.hpp"
 #include "degpu/problem.hpp"
 #include "degpu/result.hpp"
 #include "degpu/stop.hpp"
@@ -107,6 +108,8 @@ struct RunOptions {
   // Every engine but gpu-fused takes them, in the engine's precision.
   std::vector<std::vector<double>> initial;
   Checkpointing checkpoint;
+  // Islands (degpu/islands.hpp): K populations exchanging migrants, on the serial, threads and matrix engines.
+  Archipelago archipelago;
 };
 
 // Checks every value (ConfigError naming the option and value). minimize() calls it first. Accepts

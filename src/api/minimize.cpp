@@ -66,6 +66,10 @@ TrialsResult minimize_trials(const Problem& problem, const DEConfig& de, const S
   const RunOptions o = concrete(problem, de, options);
   validate(problem, de, stop, o);  // options.trial < kMaxTrials
   detail::check_trial_range(o.trial, n);
+  if (const int K = o.archipelago.islands; o.archipelago.used() && (static_cast<std::uint64_t>(o.trial) + n) * K > rng::kMaxTrials)
+    throw ConfigError("{trials} " + std::to_string(n) + ": with {islands} " + std::to_string(K) + " the islands of trials " +
+                      std::to_string(o.trial) + " to " + std::to_string(static_cast<std::uint64_t>(o.trial) + n - 1) +
+                      " draw as trials past the last trial index " + std::to_string(rng::kMaxTrials - 1));
   const Resolved r = resolve(problem, de, stop);
   const RunOptions oc = detail::with_checkpoints(problem, r, o, n);
   const auto t0 = std::chrono::steady_clock::now();

@@ -342,6 +342,20 @@ Identity identity(const Problem& problem, const Resolved& r, const RunOptions& o
       break;
   }
   add_options(id, r.stop, o, first, trials);
+  if (const Archipelago& a = o.archipelago; a.used()) {  // (absent for one population: its files stay as they were)
+    std::string configs = "none";
+    if (!a.configs.empty()) {  // each island's configuration, as a run of it names its own
+      RunOptions plain = o;
+      plain.archipelago = {};
+      std::string text;
+      for (const DEConfig& c : a.configs)
+        for (const auto& [k, v] : identity(problem, resolve(problem, c, r.stop), plain, first, trials)) text += k + "=" + v + ";";
+      configs = std::to_string(a.configs.size()) + " " + hex(crc32(text.data(), text.size()));
+    }
+    add("islands", std::to_string(a.islands) + " every " + std::to_string(a.interval) + " " + std::to_string(a.migrants) + " " +
+                       std::string(topology_name(a.topology)) + " " + std::string(migration_policy_name(a.policy)) +
+                       " configs " + configs);
+  }
   return id;
 }
 
@@ -359,6 +373,10 @@ void check_identity(const Sections& s, const Identity& id) {
     if (tab == std::string::npos) throw DataError(s.file + ": corrupt identity line '" + line + "'");
     got.emplace_back(line.substr(0, tab), line.substr(tab + 1));
   }
+  // an archipelago's checkpoint for a run of one population (whose identity has no islands)
+  const auto islands = std::find_if(got.begin(), got.end(), [](const auto& kv) { return kv.first == "islands"; });
+  if (islands != got.end() && std::none_of(id.begin(), id.end(), [](const auto& kv) { return kv.first == "islands"; }))
+    throw DataError(s.file + ": a checkpoint of {islands} " + islands->second + ", not 1 (a resume continues the run it was written by, with the same settings)");
   for (const auto& expected : id) {  // (not a structured binding: clang 14 does not capture one)
     const std::string &key = expected.first, &value = expected.second;
     const auto it = std::find_if(got.begin(), got.end(), [&](const auto& kv) { return kv.first == key; });

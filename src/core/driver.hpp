@@ -477,12 +477,11 @@ struct ConstrainedTrials {
   }
 };
 
-template <class T, class Exec, class Trials>
-Result run_generational(const Problem& problem, const Resolved& r, const RunOptions& o, const Exec& exec,
-                        const Trials& trials) {
-  const auto t0 = std::chrono::steady_clock::now();
-  ops::Params p = ops::make_params(problem, r, o);  // np, pbest_count follow a shrinking population (L-SHADE, jSO)
-  Population<T> P;
+// A population of p.np x p.D ready for generation 0 (the problem's box widened on integer coordinates, the
+// constraints' room, the algorithm's initial state and archive): p.pbest_count follows the algorithm's
+// sizes. `initial`: rows that replace individuals 0, 1, ... of generation 0 (RunOptions::initial).
+template <class T>
+void make_population(const Problem& problem, ops::Params& p, std::vector<T> initial, Population<T>& P) {
   P.D = p.D;
   P.np = p.np;
   const std::size_t n = static_cast<std::size_t>(p.np) * p.D;
@@ -497,7 +496,7 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
   P.ints = std::move(box.ints);
   P.ilo = std::move(box.ilo);
   P.ihi = std::move(box.ihi);
-  P.initial = ops::initial_rows<T>(o);
+  P.initial = std::move(initial);
   if (const ConstraintModel* c = problem.constraints()) {
     P.m = c->count();
     P.cv.resize(static_cast<std::size_t>(p.np) * P.m);
@@ -512,162 +511,174 @@ Result run_generational(const Problem& problem, const Resolved& r, const RunOpti
   p.pbest_count = sizes.pbest_count;
   P.arc_cap = sizes.archive;
   P.archive.resize(static_cast<std::size_t>(P.arc_cap) * p.D);
+}
 
-  // The population on the host, as generations() takes it.
-  struct HostRows {
-    ops::Params& p;
-    const Problem& problem;
-    const Exec& exec;
-    const Trials& trials;
-    Population<T>& P;
-    long long nans = 0;
-    alg::Trials states{};
-    void count_nan(const std::vector<T>& f) {
-      for (T v : f) nans += (v != v);
-    }
-    // The best: the lowest value (the first of equals) among the feasible individuals (every one without
-    // constraints), or where none is feasible the one of the lowest summed violation (constraints.hpp).
-    void find_best() {
-      const int m = P.m;
-      int b = -1;
-      for (int i = 0; i < p.np; ++i)
-        if (feasible(P.cv.data() + static_cast<std::size_t>(i) * m, m) && (b < 0 || ops::better(P.f[i], P.f[b]))) b = i;
-      if (b < 0) {
-        double lowest = std::numeric_limits<double>::infinity();
-        b = 0;
-        for (int i = 0; i < p.np; ++i) {
-          const double sum = summed_violation(P.cv.data() + static_cast<std::size_t>(i) * m, m);
-          if (sum < lowest) {
-            lowest = sum;
-            b = i;
-          }
+// A population on the host, as generations() takes it: its parameters p, its rows P, made by `trials` (an
+// engine's: PerIndividualTrials, BatchTrials, ConstrainedTrials, ...) on `exec`.
+template <class T, class Exec, class Trials>
+struct HostRows {
+  ops::Params& p;
+  const Problem& problem;
+  const Exec& exec;
+  const Trials& trials;
+  Population<T>& P;
+  long long nans = 0;
+  alg::Trials states{};
+  void count_nan(const std::vector<T>& f) {
+    for (T v : f) nans += (v != v);
+  }
+  // The best: the lowest value (the first of equals) among the feasible individuals (every one without
+  // constraints), or where none is feasible the one of the lowest summed violation (constraints.hpp).
+  void find_best() {
+    const int m = P.m;
+    int b = -1;
+    for (int i = 0; i < p.np; ++i)
+      if (feasible(P.cv.data() + static_cast<std::size_t>(i) * m, m) && (b < 0 || ops::better(P.f[i], P.f[b]))) b = i;
+    if (b < 0) {
+      double lowest = std::numeric_limits<double>::infinity();
+      b = 0;
+      for (int i = 0; i < p.np; ++i) {
+        const double sum = summed_violation(P.cv.data() + static_cast<std::size_t>(i) * m, m);
+        if (sum < lowest) {
+          lowest = sum;
+          b = i;
         }
       }
-      P.best = static_cast<std::uint32_t>(b);
     }
-    void start() {
-      if constexpr (requires { trials.init(p, problem, P); }) {
-        trials.init(p, problem, P);  // an engine that evaluates elsewhere (gpu-eval)
-      } else {
-        exec.for_each(p.np, [&](int i) {
-          init_individual(p, P, i);
-          P.f[i] = problem.evaluate<T>(P.row(i));
-        });
+    P.best = static_cast<std::uint32_t>(b);
+  }
+  void start() {
+    if constexpr (requires { trials.init(p, problem, P); }) {
+      trials.init(p, problem, P);  // an engine that evaluates elsewhere (gpu-eval)
+    } else {
+      exec.for_each(p.np, [&](int i) {
+        init_individual(p, P, i);
+        P.f[i] = problem.evaluate<T>(P.row(i));
+      });
+    }
+    count_nan(P.f);
+    find_best();
+    states = P.states();  // the buffers do not move after this
+  }
+  void step(long long g) {
+    if (p.mutation == Mutation::current_to_pbest1) {
+      P.ranking.resize(p.np);
+      std::iota(P.ranking.begin(), P.ranking.end(), 0u);
+      std::stable_sort(P.ranking.begin(), P.ranking.end(),
+                       [&](std::uint32_t a, std::uint32_t b) { return ops::better(P.f[a], P.f[b]); });
+    }
+    trials(p, problem, P, static_cast<std::uint32_t>(g));
+    const int m = P.m;
+    for (int i = 0; i < p.np; ++i) {  // without constraints (m = 0) Lampinen's rule is the values' comparison
+      const bool took = lampinen_takes(P.ftrial[i], P.cvtrial.data() + static_cast<std::size_t>(i) * m, P.f[i],
+                                       P.cv.data() + static_cast<std::size_t>(i) * m, m, ops::NoWorse{});
+      // the parent lost (an archive's member): its trial took its place other than by a tie
+      if (P.arc_cap > 0 && ops::parent_lost(took, P.ftrial[i], P.f[i], P.cvtrial.data() + static_cast<std::size_t>(i) * m,
+                                            P.cv.data() + static_cast<std::size_t>(i) * m, m))
+        P.archive_parent(p, static_cast<std::uint32_t>(g), i);
+      if (took)
+        std::copy_n(P.cvtrial.begin() + static_cast<std::ptrdiff_t>(i) * m, m, P.cv.begin() + static_cast<std::ptrdiff_t>(i) * m);
+      if (P.controls.empty()) {
+        states.select(p, static_cast<std::uint32_t>(g), static_cast<std::uint32_t>(i), took, P.f[i], P.ftrial[i]);
+      } else {  // the trial's own F and CR, kept from its draw (the same bits as drawing them again)
+        alg::contribute(p, P.controls[i], P.f[i], P.ftrial[i], took, alg::Sums{P.sums.data() + i, static_cast<std::size_t>(P.np)});
+        if (took) states.take(static_cast<std::uint32_t>(i));
       }
-      count_nan(P.f);
-      find_best();
-      states = P.states();  // the buffers do not move after this
-    }
-    void step(long long g) {
-      if (p.mutation == Mutation::current_to_pbest1) {
-        P.ranking.resize(p.np);
-        std::iota(P.ranking.begin(), P.ranking.end(), 0u);
-        std::stable_sort(P.ranking.begin(), P.ranking.end(),
-                         [&](std::uint32_t a, std::uint32_t b) { return ops::better(P.f[a], P.f[b]); });
+      if (took) {
+        P.side[i] ^= 1;
+        P.f[i] = P.ftrial[i];
       }
-      trials(p, problem, P, static_cast<std::uint32_t>(g));
-      const int m = P.m;
-      for (int i = 0; i < p.np; ++i) {  // without constraints (m = 0) Lampinen's rule is the values' comparison
-        const bool took = lampinen_takes(P.ftrial[i], P.cvtrial.data() + static_cast<std::size_t>(i) * m, P.f[i],
-                                         P.cv.data() + static_cast<std::size_t>(i) * m, m, ops::NoWorse{});
-        // the parent lost (an archive's member): its trial took its place other than by a tie
-        if (P.arc_cap > 0 && ops::parent_lost(took, P.ftrial[i], P.f[i], P.cvtrial.data() + static_cast<std::size_t>(i) * m,
-                                              P.cv.data() + static_cast<std::size_t>(i) * m, m))
-          P.archive_parent(p, static_cast<std::uint32_t>(g), i);
-        if (took)
-          std::copy_n(P.cvtrial.begin() + static_cast<std::ptrdiff_t>(i) * m, m, P.cv.begin() + static_cast<std::ptrdiff_t>(i) * m);
-        if (P.controls.empty()) {
-          states.select(p, static_cast<std::uint32_t>(g), static_cast<std::uint32_t>(i), took, P.f[i], P.ftrial[i]);
-        } else {  // the trial's own F and CR, kept from its draw (the same bits as drawing them again)
-          alg::contribute(p, P.controls[i], P.f[i], P.ftrial[i], took, alg::Sums{P.sums.data() + i, static_cast<std::size_t>(P.np)});
-          if (took) states.take(static_cast<std::uint32_t>(i));
-        }
-        if (took) {
-          P.side[i] ^= 1;
-          P.f[i] = P.ftrial[i];
-        }
-      }
-      P.end_generation(p, static_cast<std::uint32_t>(g));
-      count_nan(P.ftrial);
-      if (alg::reduces(p)) {  // the next generation's sizes, from the population state
-        const alg::Sizes z = alg::sizes(p, P.shared.data());
-        if (z.np < P.np) P.reduce(z.np);
-        P.resize_archive(z.archive);
-        p.np = P.np;
-        p.pbest_count = std::min(z.pbest_count, P.np);
-        states = P.states();
-      }
-      find_best();
     }
-    int np() const { return p.np; }
-    void algorithm_state(Result& res) const {
-      res.archive_size = P.arc_count;
-      alg::memories(p, P.shared.data(), res.memory_F, res.memory_CR);
-    }
-    double best_f() const { return static_cast<double>(P.f[P.best]); }
-    std::vector<double> best_row() const {
-      const T* x = P.row(static_cast<int>(P.best));
-      return std::vector<double>(x, x + p.D);
-    }
-    std::vector<double> values() const { return std::vector<double>(P.f.begin(), P.f.end()); }
-    std::vector<double> rows() const {
-      std::vector<double> x(static_cast<std::size_t>(p.np) * p.D);
-      for (int i = 0; i < p.np; ++i) std::copy_n(P.row(i), p.D, x.begin() + static_cast<std::ptrdiff_t>(i) * p.D);
-      return x;
-    }
-    long long nan_evals() const { return nans; }
-    long long infeasible() const { return P.infeasible; }
-    // The state between two generations: the live rows (compacted: every side 0 on restore, which makes the
-    // same trials), values, violations, the algorithm's per-individual and shared state, the archive, the
-    // live sizes and the counts; the rest (trials, rankings, sums) is remade by each generation.
-    void save(ckpt::Sections& s) const {
-      std::vector<T> x(static_cast<std::size_t>(P.np) * P.D);
-      for (int i = 0; i < P.np; ++i) std::copy_n(P.row(i), P.D, x.begin() + static_cast<std::ptrdiff_t>(i) * P.D);
-      s.put_value("pop.np", P.np);
-      s.put_value("pop.pbest_count", p.pbest_count);
-      s.put("pop.rows", x);
-      s.put("pop.f", P.f);
-      s.put("pop.cv", P.cv);
-      s.put("pop.state", P.state);
-      s.put("pop.shared", P.shared);
-      s.put_value("pop.arc_cap", P.arc_cap);
-      s.put("pop.archive", P.archive.data(), static_cast<std::size_t>(P.arc_count) * P.D);
-      s.put_value("pop.infeasible", P.infeasible);
-      s.put_value("pop.nan_evals", nans);
-    }
-    void restore(const ckpt::Sections& s) {
-      const int n = s.value<int>("pop.np");
-      const int pbest_count = s.value<int>("pop.pbest_count");
-      ckpt::check_live_sizes(p, n, pbest_count, P.np, s.file);
-      const std::size_t words = P.state.size() / static_cast<std::size_t>(P.np), sum_words = P.sums.size() / static_cast<std::size_t>(P.np);
-      const std::vector<T> x = s.get<T>("pop.rows", static_cast<std::size_t>(n) * P.D);
-      P.np = p.np = n;
-      p.pbest_count = pbest_count;
-      std::copy(x.begin(), x.end(), P.buffer[0].begin());
-      P.side.assign(static_cast<std::size_t>(n), 0);
-      P.f = s.get<T>("pop.f", static_cast<std::size_t>(n));
-      P.ftrial.resize(static_cast<std::size_t>(n));
-      P.cv = s.get<double>("pop.cv", static_cast<std::size_t>(n) * P.m);
-      P.cvtrial.resize(P.cv.size());
-      P.state = s.get<double>("pop.state", words * n);
-      P.trial_state.resize(P.state.size());
-      P.shared = s.get<double>("pop.shared", P.shared.size());
-      const int arc_rows = P.D > 0 ? static_cast<int>(P.archive.size() / static_cast<std::size_t>(P.D)) : 0;
-      ckpt::check_shared_state(p, P.shared, n, arc_rows, s.file);
-      P.sums.resize(sum_words * n);
-      if (!P.controls.empty()) P.controls.resize(static_cast<std::size_t>(n));
-      const int cap = s.value<int>("pop.arc_cap");
-      const std::vector<T> a = s.get<T>("pop.archive");
-      P.arc_count = ckpt::check_archive(cap, arc_rows, a.size(), P.D, s.file);
-      P.arc_cap = cap;
-      std::copy(a.begin(), a.end(), P.archive.begin());
-      P.infeasible = s.value<long long>("pop.infeasible");
-      nans = s.value<long long>("pop.nan_evals");
-      ckpt::check_counts(P.infeasible, nans, s.file);
-      find_best();
+    P.end_generation(p, static_cast<std::uint32_t>(g));
+    count_nan(P.ftrial);
+    if (alg::reduces(p)) {  // the next generation's sizes, from the population state
+      const alg::Sizes z = alg::sizes(p, P.shared.data());
+      if (z.np < P.np) P.reduce(z.np);
+      P.resize_archive(z.archive);
+      p.np = P.np;
+      p.pbest_count = std::min(z.pbest_count, P.np);
       states = P.states();
     }
-  } pop{p, problem, exec, trials, P};
+    find_best();
+  }
+  int np() const { return p.np; }
+  void algorithm_state(Result& res) const {
+    res.archive_size = P.arc_count;
+    alg::memories(p, P.shared.data(), res.memory_F, res.memory_CR);
+  }
+  double best_f() const { return static_cast<double>(P.f[P.best]); }
+  std::vector<double> best_row() const {
+    const T* x = P.row(static_cast<int>(P.best));
+    return std::vector<double>(x, x + p.D);
+  }
+  std::vector<double> values() const { return std::vector<double>(P.f.begin(), P.f.end()); }
+  std::vector<double> rows() const {
+    std::vector<double> x(static_cast<std::size_t>(p.np) * p.D);
+    for (int i = 0; i < p.np; ++i) std::copy_n(P.row(i), p.D, x.begin() + static_cast<std::ptrdiff_t>(i) * p.D);
+    return x;
+  }
+  long long nan_evals() const { return nans; }
+  long long infeasible() const { return P.infeasible; }
+  // The state between two generations: the live rows (compacted: every side 0 on restore, which makes the
+  // same trials), values, violations, the algorithm's per-individual and shared state, the archive, the
+  // live sizes and the counts; the rest (trials, rankings, sums) is remade by each generation.
+  void save(ckpt::Sections& s) const {
+    std::vector<T> x(static_cast<std::size_t>(P.np) * P.D);
+    for (int i = 0; i < P.np; ++i) std::copy_n(P.row(i), P.D, x.begin() + static_cast<std::ptrdiff_t>(i) * P.D);
+    s.put_value("pop.np", P.np);
+    s.put_value("pop.pbest_count", p.pbest_count);
+    s.put("pop.rows", x);
+    s.put("pop.f", P.f);
+    s.put("pop.cv", P.cv);
+    s.put("pop.state", P.state);
+    s.put("pop.shared", P.shared);
+    s.put_value("pop.arc_cap", P.arc_cap);
+    s.put("pop.archive", P.archive.data(), static_cast<std::size_t>(P.arc_count) * P.D);
+    s.put_value("pop.infeasible", P.infeasible);
+    s.put_value("pop.nan_evals", nans);
+  }
+  void restore(const ckpt::Sections& s) {
+    const int n = s.value<int>("pop.np");
+    const int pbest_count = s.value<int>("pop.pbest_count");
+    ckpt::check_live_sizes(p, n, pbest_count, P.np, s.file);
+    const std::size_t words = P.state.size() / static_cast<std::size_t>(P.np), sum_words = P.sums.size() / static_cast<std::size_t>(P.np);
+    const std::vector<T> x = s.get<T>("pop.rows", static_cast<std::size_t>(n) * P.D);
+    P.np = p.np = n;
+    p.pbest_count = pbest_count;
+    std::copy(x.begin(), x.end(), P.buffer[0].begin());
+    P.side.assign(static_cast<std::size_t>(n), 0);
+    P.f = s.get<T>("pop.f", static_cast<std::size_t>(n));
+    P.ftrial.resize(static_cast<std::size_t>(n));
+    P.cv = s.get<double>("pop.cv", static_cast<std::size_t>(n) * P.m);
+    P.cvtrial.resize(P.cv.size());
+    P.state = s.get<double>("pop.state", words * n);
+    P.trial_state.resize(P.state.size());
+    P.shared = s.get<double>("pop.shared", P.shared.size());
+    const int arc_rows = P.D > 0 ? static_cast<int>(P.archive.size() / static_cast<std::size_t>(P.D)) : 0;
+    ckpt::check_shared_state(p, P.shared, n, arc_rows, s.file);
+    P.sums.resize(sum_words * n);
+    if (!P.controls.empty()) P.controls.resize(static_cast<std::size_t>(n));
+    const int cap = s.value<int>("pop.arc_cap");
+    const std::vector<T> a = s.get<T>("pop.archive");
+    P.arc_count = ckpt::check_archive(cap, arc_rows, a.size(), P.D, s.file);
+    P.arc_cap = cap;
+    std::copy(a.begin(), a.end(), P.archive.begin());
+    P.infeasible = s.value<long long>("pop.infeasible");
+    nans = s.value<long long>("pop.nan_evals");
+    ckpt::check_counts(P.infeasible, nans, s.file);
+    find_best();
+    states = P.states();
+  }
+};
+
+template <class T, class Exec, class Trials>
+Result run_generational(const Problem& problem, const Resolved& r, const RunOptions& o, const Exec& exec,
+                        const Trials& trials) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ops::Params p = ops::make_params(problem, r, o);  // np, pbest_count follow a shrinking population (L-SHADE, jSO)
+  Population<T> P;
+  make_population(problem, p, ops::initial_rows<T>(o), P);
+  HostRows<T, Exec, Trials> pop{p, problem, exec, trials, P};
   return generations(problem, r, o, p.np, t0, pop);
 }
 

@@ -179,6 +179,8 @@ Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de) {
 }
 Engine resolve_engine(Engine e, const Problem& problem, const DEConfig& de, const RunOptions& options) {
   if (e != Engine::auto_) return e;
+  // islands run on the host-rows CPU engines (the gpu engine's come with docs/ISLANDS_PLAN.md's steps 4 and 5)
+  if (options.archipelago.used()) return Engine::threads;
   const Engine chosen = detail::auto_engine(problem, resolve_engine(e) == Engine::gpu, static_cast<bool>(options.observe));
   // every algorithm runs on every engine (registry.hpp); the gpu engine's grid and wide paths keep an
   // archive's plan and a shrinking population's live table in each CTA's shared memory, and refuse what a

@@ -34,4 +34,17 @@ ops::Params make_params(const Problem& problem, const Resolved& r, const RunOpti
   return p;
 }
 
+std::vector<Resolved> island_configs(const Problem& problem, const Resolved& r, const Archipelago& a) {
+  std::vector<Resolved> out;
+  long long total = 0;
+  for (int k = 0; k < a.islands; ++k) {
+    out.push_back(a.configs.empty() ? r : resolve(problem, a.configs[static_cast<std::size_t>(k)], r.stop));
+    total += out.back().de.np;
+  }
+  if (r.stop.max_evals)  // each island's plan (L-SHADE's, jSO's) over its share of the budget
+    for (Resolved& rk : out)
+      rk.stop.max_evals = std::max(1LL, static_cast<long long>(static_cast<double>(*r.stop.max_evals) * rk.de.np / static_cast<double>(total)));
+  return out;
+}
+
 }  // namespace degpu::ops

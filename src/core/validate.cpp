@@ -1,5 +1,6 @@
 // The one place where a configuration is checked. Every invalid value raises ConfigError naming the
 // command-line option and the value.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -48,7 +49,55 @@ void validate_migration(const Migration& m, int np) {
                       " (an island keeps at least one of its rows)");
 }
 
+namespace {
+
+// An archipelago: its migration, each island's configuration as a run's (island 0's with the initial rows),
+// the engine, the trials its islands draw as, and the budget of every island's initial population.
+void validate_archipelago(const Problem& problem, const DEConfig& de, const StopCriteria& stop, const RunOptions& options) {
+  const Archipelago& a = options.archipelago;
+  Migration m = a;
+  m.migrants = 1;  // (checked below, against the islands' sizes)
+  validate_migration(m, 2);
+  if (!a.configs.empty() && a.configs.size() != static_cast<std::size_t>(a.islands))
+    throw ConfigError("{islands} " + std::to_string(a.islands) + ": " + std::to_string(a.configs.size()) +
+                      " island configurations given (one for each island, or none)");
+  const Engine engine = resolve_engine(options.engine, problem, de, options);
+  if (engine != Engine::serial && engine != Engine::threads && engine != Engine::matrix && engine != Engine::gpu_eval)
+    throw ConfigError("{engine} " + std::string(engine_name(engine)) +
+                      ": it runs no {islands} yet (use {engine} serial, threads, matrix or gpu-eval)");
+  RunOptions plain = options;
+  plain.archipelago = {};
+  plain.engine = engine;
+  long long total = 0;
+  int smallest = 0;
+  for (int k = 0; k < (a.configs.empty() ? 1 : a.islands); ++k) {
+    const DEConfig& dk = a.configs.empty() ? de : a.configs[static_cast<std::size_t>(k)];
+    RunOptions ok = plain;
+    if (k > 0) ok.initial.clear();
+    try {
+      validate(problem, dk, stop, ok);
+    } catch (const ConfigError& e) {
+      if (a.configs.empty()) throw;
+      throw ConfigError("island " + std::to_string(k) + ": " + e.marked());
+    }
+    const int np = resolve(problem, dk, stop).de.np;
+    total += a.configs.empty() ? static_cast<long long>(np) * a.islands : np;
+    smallest = k == 0 ? np : std::min(smallest, np);
+  }
+  validate_migration(a, smallest);
+  if ((static_cast<std::uint64_t>(options.trial) + 1) * static_cast<std::uint64_t>(a.islands) > rng::kMaxTrials)
+    throw ConfigError("{trial} " + std::to_string(options.trial) + ": with {islands} " + std::to_string(a.islands) +
+                      " its islands draw as trials " + std::to_string(static_cast<std::uint64_t>(options.trial) * a.islands) +
+                      " and on, past the last trial index " + std::to_string(rng::kMaxTrials - 1));
+  if (stop.max_evals && *stop.max_evals < total)
+    throw ConfigError("{max_evals} " + std::to_string(*stop.max_evals) + ": below the islands' populations, " +
+                      std::to_string(total) + " (their initial populations alone take that many evaluations)");
+}
+
+}  // namespace
+
 void validate(const Problem& problem, const DEConfig& de, const StopCriteria& stop, const RunOptions& options) {
+  if (options.archipelago.used()) return validate_archipelago(problem, de, stop, options);
   if (problem.dim() < 1) throw ConfigError("{dim} " + std::to_string(problem.dim()) + ": must be at least 1");
   if (de.np < 0) throw ConfigError("{np} " + std::to_string(de.np) + ": must be positive");
   if (de.np != 0 && de.np < min_np(de.mutation))

@@ -10,6 +10,8 @@
 
 #include "core/driver.hpp"
 #include "core/host_memory.hpp"
+#include "core/islands.hpp"
+#include "core/thread_pool.hpp"
 
 namespace degpu::cpu {
 
@@ -21,7 +23,6 @@ using driver::Population;
 using driver::PoolExec;
 using driver::SerialExec;
 using driver::mutation_rows;
-using driver::run_generational;
 using driver::trial_control;
 
 namespace {
@@ -81,33 +82,44 @@ constexpr long long kMinParallelWork = 4096;
 template <class T>
 Result run_cpu(const Problem& problem, const Resolved& r, const RunOptions& o) {
   const bool parallel = !problem.model()->cheap() || static_cast<long long>(r.de.np) * problem.dim() >= kMinParallelWork;
+  // one population, or an archipelago (core/islands.hpp): its islands side by side on the pool where each
+  // island's own loops would not fill it (the same bits either way); not where the model is called once for
+  // a population (a batch objective, constraints), which it expects one call at a time
+  const auto run_generational = [&](const auto& exec, const auto& trials) -> Result {
+    if (!o.archipelago.used()) return driver::run_generational<T>(problem, r, o, exec, trials);
+    const int threads = o.threads > 0 ? o.threads : default_thread_count();
+    const bool whole = problem.model()->batch() || problem.constraints();
+    const bool side_by_side = o.engine != Engine::serial && !whole && (!parallel || o.archipelago.islands >= threads);
+    return driver::run_islands<T>(problem, r, ops::island_configs(problem, r, o.archipelago), o, exec, trials, side_by_side,
+                                  o.threads);
+  };
   if (problem.constraints()) {  // violations first, then the objective at the feasible trials; matrix makes the same trials
     if (o.engine == Engine::serial)
-      return run_generational<T>(problem, r, o, SerialExec{}, ConstrainedTrials<T, SerialExec, HostObjective<SerialExec>>{});
+      return run_generational(SerialExec{}, ConstrainedTrials<T, SerialExec, HostObjective<SerialExec>>{});
     if (o.engine == Engine::threads || o.engine == Engine::matrix) {
       const PoolExec exec{o.threads, parallel};
-      return run_generational<T>(problem, r, o, exec, ConstrainedTrials<T, PoolExec, HostObjective<PoolExec>>{exec, {exec}});
+      return run_generational(exec, ConstrainedTrials<T, PoolExec, HostObjective<PoolExec>>{exec, {exec}});
     }
   }
   if (problem.model()->batch()) {  // a vectorised objective: the trials made on the engine's threads, then one call
-    if (o.engine == Engine::serial) return run_generational<T>(problem, r, o, SerialExec{}, BatchTrials<T, SerialExec>{{}, {}});
+    if (o.engine == Engine::serial) return run_generational(SerialExec{}, BatchTrials<T, SerialExec>{{}, {}});
     if (o.engine == Engine::threads || o.engine == Engine::matrix) {  // matrix makes the same trials
       const PoolExec exec{o.threads, parallel};
-      return run_generational<T>(problem, r, o, exec, BatchTrials<T, PoolExec>{exec, {}});
+      return run_generational(exec, BatchTrials<T, PoolExec>{exec, {}});
     }
   }
   switch (o.engine) {
     case Engine::serial: {
       const SerialExec exec;
-      return run_generational<T>(problem, r, o, exec, PerIndividualTrials<T, SerialExec>{exec});
+      return run_generational(exec, PerIndividualTrials<T, SerialExec>{exec});
     }
     case Engine::threads: {
       const PoolExec exec{o.threads, parallel};
-      return run_generational<T>(problem, r, o, exec, PerIndividualTrials<T, PoolExec>{exec});
+      return run_generational(exec, PerIndividualTrials<T, PoolExec>{exec});
     }
     case Engine::matrix: {
       const PoolExec exec{o.threads, parallel};
-      return run_generational<T>(problem, r, o, exec, MatrixTrials<T>{exec, {}, {}, {}, {}});
+      return run_generational(exec, MatrixTrials<T>{exec, {}, {}, {}, {}});
     }
     default: break;
   }
@@ -119,13 +131,20 @@ Result run_cpu(const Problem& problem, const Resolved& r, const RunOptions& o) {
 Result minimize_cpu(const Problem& problem, const Resolved& r, const RunOptions& o) {
   // the population's buffers (driver.hpp's Population; the matrix engine's trial matrix; a kept
   // population), checked against the host's memory before they are made
-  const ops::Params p = ops::make_params(problem, r, o);
+  // (an archipelago: every island's)
   const bool f32 = o.precision == Precision::f32;
   const int m = problem.constraints() ? problem.constraints()->count() : 0;
-  const double rows = static_cast<double>(p.np) * p.D * ((o.engine == Engine::matrix) + o.keep_population);
-  const double bytes = f32 ? Population<float>::bytes(p, m) + 4 * rows : Population<double>::bytes(p, m) + 8 * rows;
-  const std::string what = "a population of " + std::to_string(p.np) + " x " + std::to_string(p.D);
-  const char* lower = "use a smaller {np} or {dim}";
+  double bytes = 0;
+  long long np = 0;
+  for (const Resolved& rk : o.archipelago.used() ? ops::island_configs(problem, r, o.archipelago) : std::vector<Resolved>{r}) {
+    const ops::Params p = ops::make_params(problem, rk, o);
+    const double rows = static_cast<double>(p.np) * p.D * ((o.engine == Engine::matrix) + o.keep_population);
+    bytes += f32 ? Population<float>::bytes(p, m) + 4 * rows : Population<double>::bytes(p, m) + 8 * rows;
+    np += p.np;
+  }
+  const std::string what = (o.archipelago.used() ? "islands of " + std::to_string(np) + " rows in all" : "a population of " + std::to_string(np)) +
+                           " x " + std::to_string(problem.dim());
+  const char* lower = o.archipelago.used() ? "use a smaller {np}, {islands} or {dim}" : "use a smaller {np} or {dim}";
   use_host(bytes, what, lower);
   try {
     return o.precision == Precision::f32 ? run_cpu<float>(problem, r, o) : run_cpu<double>(problem, r, o);

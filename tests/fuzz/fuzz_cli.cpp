@@ -82,8 +82,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const std::string& a : args)
     if (a.size() > 256 || a.find('/') != std::string::npos || a.rfind("..", 0) == 0 || large_number(a)) return -1;
   if (!args.empty() && (args[0] == "plot" || args[0] == "data")) return -1;
-  // bench's configurations (the file's lines) under the same limit: a line's np=77776 took past 20 s
-  if (std::find(args.begin(), args.end(), "bench") != args.end())
+  // bench's configurations and run's --island-config (the file's lines) under the same limit: a line's
+  // np=77776 took past 20 s
+  if (std::find(args.begin(), args.end(), "bench") != args.end() ||
+      std::find(args.begin(), args.end(), "--island-config") != args.end())
     for (std::size_t at = 0; at < file.size();) {
       const std::size_t end = std::min(file.find_first_of(" \t\r\n", at), file.size());
       if (large_number(file.substr(at, end - at))) return -1;

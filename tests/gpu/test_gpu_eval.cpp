@@ -491,3 +491,33 @@ TEST(GpuEval, Cec2010OnEveryEngineMatchesTheSerialEngine) {
   EXPECT_NE(ex[0].text.find("evaluated by one warp each"), std::string::npos) << ex[0].text;
   EXPECT_NE(ex[1].text.find("evaluation one warp per individual"), std::string::npos) << ex[1].text;
 }
+
+// An archipelago on gpu-eval (its islands one after another through one evaluator, the largest island's
+// rows at most): the serial engine's run, each island's too.
+TEST(GpuEval, IslandsMatchTheSerialEngine) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  ProblemSpec s;
+  s.name = "sphere";
+  s.dim = 20;
+  s.shift = ShiftSpec{ShiftSpec::Kind::random, 1, {}};
+  const Problem p = make_problem(s);
+  DEConfig small, large;
+  small.np = 24;
+  large.np = 48;
+  StopCriteria stop;
+  stop.max_gens = 120;
+  RunOptions cpu, gpu;
+  cpu.engine = Engine::serial;
+  gpu.engine = Engine::gpu_eval;
+  for (RunOptions* o : {&cpu, &gpu}) {
+    o->archipelago.islands = 3;
+    o->archipelago.interval = 10;
+    o->archipelago.migrants = 2;
+    o->archipelago.configs = {small, large, small};
+  }
+  const Result a = minimize(p, DEConfig{}, stop, cpu), b = minimize(p, DEConfig{}, stop, gpu);
+  EXPECT_EQ(a.evals, b.evals);
+  EXPECT_NEAR(b.best_f, a.best_f, 1e-9 * (1 + std::fabs(a.best_f)));
+  ASSERT_EQ(b.islands.size(), 3u);
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(b.islands[k].best_f, a.islands[k].best_f, 1e-9 * (1 + std::fabs(a.islands[k].best_f)));
+}

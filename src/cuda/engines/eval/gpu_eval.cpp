@@ -3,10 +3,13 @@
 // the CPU engines' trials; the rows are evaluated by a RowsEvaluator through a BatchEvaluator (a built-in
 // problem's: families/builtin_rows.cu; a model's: row_problem.cuh). Plain C++: without CUDA the
 // BatchEvaluator throws NotCompiled (no_cuda.cpp).
+#include <algorithm>
 #include <memory>
 #include <vector>
 
 #include "core/driver.hpp"
+#include "core/islands.hpp"
+#include "core/params.hpp"
 #include "cuda/engines/eval/batch_evaluator.hpp"
 
 namespace degpu::cuda {
@@ -48,18 +51,29 @@ struct GpuRows {
   }
 };
 
+// The most rows one evaluation takes: the population's, or an archipelago's largest island's.
+int rows_at_most(const Problem& problem, const Resolved& r, const RunOptions& o) {
+  if (!o.archipelago.used()) return r.de.np;
+  int n = 0;
+  for (const Resolved& rk : ops::island_configs(problem, r, o.archipelago)) n = std::max(n, rk.de.np);
+  return n;
+}
+
 template <class T>
 Result run_gpu_eval(const Problem& problem, const Resolved& r, const RunOptions& o, std::shared_ptr<BatchEvaluator<T>> gpu) {
   const driver::PoolExec exec{o.threads, true};
   GpuEvalTrials<T> trials{exec, std::move(gpu), std::make_shared<std::vector<T>>()};
-  if (problem.constraints())
-    return driver::run_generational<T>(problem, r, o, exec,
-                                       driver::ConstrainedTrials<T, driver::PoolExec, GpuRows<T>>{exec, {trials}});
-  return driver::run_generational<T>(problem, r, o, exec, trials);
+  // one population, or an archipelago's islands one after another (they share the evaluator)
+  const auto run = [&](const auto& t) -> Result {
+    if (!o.archipelago.used()) return driver::run_generational<T>(problem, r, o, exec, t);
+    return driver::run_islands<T>(problem, r, ops::island_configs(problem, r, o.archipelago), o, exec, t, false, o.threads);
+  };
+  if (problem.constraints()) return run(driver::ConstrainedTrials<T, driver::PoolExec, GpuRows<T>>{exec, {trials}});
+  return run(trials);
 }
 template <class T>
 Result run_gpu_eval(const Problem& problem, const Resolved& r, const RunOptions& o) {
-  return run_gpu_eval<T>(problem, r, o, std::make_shared<BatchEvaluator<T>>(problem, r.de.np));
+  return run_gpu_eval<T>(problem, r, o, std::make_shared<BatchEvaluator<T>>(problem, rows_at_most(problem, r, o)));
 }
 
 }  // namespace
@@ -67,7 +81,7 @@ Result run_gpu_eval(const Problem& problem, const Resolved& r, const RunOptions&
 template <class T>
 Result minimize_gpu_eval_rows(const Problem& problem, const Resolved& r, const RunOptions& o,
                               std::shared_ptr<const RowsEvaluator<T>> rows) {
-  return run_gpu_eval<T>(problem, r, o, std::make_shared<BatchEvaluator<T>>(problem.dim(), r.de.np, std::move(rows)));
+  return run_gpu_eval<T>(problem, r, o, std::make_shared<BatchEvaluator<T>>(problem.dim(), rows_at_most(problem, r, o), std::move(rows)));
 }
 template Result minimize_gpu_eval_rows<float>(const Problem&, const Resolved&, const RunOptions&,
                                               std::shared_ptr<const RowsEvaluator<float>>);
