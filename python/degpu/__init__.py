@@ -46,7 +46,8 @@ class Result:
     the best trial's); final_np: the population size at the end (lshade and jso shrink theirs);
     archive_size: the archive's members at the end (jade's optional one, the SHADE family's); memory_F,
     memory_CR: the adaptive means at the end (jade: its mu_F, mu_CR; the SHADE family: one per memory
-    slot), empty for the others and on the kernels' engines.
+    slot), empty for the others and on the kernels' engines; islands: with islands > 1, each island's
+    dict (fun, nfev, final_np), island 0 first.
     """
 
     def __init__(self, d: dict, trials: Optional[list] = None):
@@ -64,6 +65,7 @@ class Result:
         self.memory_F: np.ndarray = np.asarray(d.get("memory_F", []), dtype=float)
         self.memory_CR: np.ndarray = np.asarray(d.get("memory_CR", []), dtype=float)
         self.history: list = list(d["history"])
+        self.islands: list = list(d.get("islands", []))
         self.success: bool = self.stop_reason != "interrupted"
         self.status: int = 0 if self.success else 1
         self.message: str = _MESSAGES.get(self.stop_reason, self.stop_reason)
@@ -171,7 +173,9 @@ def minimize(fun: Union[Problem, CudaObjective, Callable], bounds: Optional[Sequ
              precision: str = "f64", trials: int = 1, trial: int = 0, threads: int = 0, vectorized: bool = False,
              x0: Optional[Sequence[float]] = None, callback: Optional[Callable] = None, progress: bool = False,
              array: str = "numpy", history_every: int = 0, name: str = "python", checkpoint=None,
-             checkpoint_every: float = 60.0, resume=None) -> Result:
+             checkpoint_every: float = 60.0, resume=None, islands: int = 1, migration_interval: int = 50,
+             migrants: int = 1, topology: str = "ring", migration_policy: str = "best-replaces-worst",
+             island_configs: Optional[Sequence[dict]] = None) -> Result:
     """Minimise `fun` by differential evolution with degpu's engines.
 
     fun: a degpu.Problem (built-in: degpu.problem(...)), or a Python callable: f(x) -> float with x a
@@ -212,6 +216,14 @@ def minimize(fun: Union[Problem, CudaObjective, Callable], bounds: Optional[Sequ
         arguments (ValueError naming the first that differs): the result is the run's that was not stopped,
         bit for bit, on every engine ('gpu' between its launches, resumed on a device that plans the same
         launch; docs/CHECKPOINT_PLAN.md).
+    islands: K populations of popsize each that exchange `migrants` rows every `migration_interval`
+        generations along `topology` ('ring', 'torus', 'full', 'random') by `migration_policy`
+        ('best-replaces-worst', 'random-replaces-random'); island k of trial t draws as trial t K + k, max_evals
+        counts every island's evaluations, the result is the best island's with each island's best value,
+        evaluations and final size in Result.islands. island_configs: one dict per island (its algorithm,
+        strategy, popsize, F, CR, dither, p, repair; the others as this call's defaults) for heterogeneous
+        islands, in place of the call's own; islands defaults to their number. On the serial, threads,
+        matrix and gpu-eval engines ('auto': threads; docs/ISLANDS_PLAN.md).
     Bad arguments raise ValueError or TypeError naming the parameter.
     """
     checkpoint = _path("checkpoint", checkpoint)
@@ -263,18 +275,8 @@ def minimize(fun: Union[Problem, CudaObjective, Callable], bounds: Optional[Sequ
         if np.any(x < prob.lower) or np.any(x > prob.upper):
             raise ValueError("x0: some entries lie outside the bounds")
         initial = np.ascontiguousarray(x[None, :])
-    if not isinstance(algorithm, str):
-        raise TypeError("algorithm: expected a name ('de', 'jde', 'jade', 'shade', 'lshade', 'jso')")
-    shade_family = algorithm in ("shade", "lshade", "jso")
-    if strategy is None:
-        strategy = "current-to-pbest/1/bin" if algorithm == "jade" or shade_family else "rand/1/bin"
-    if shade_family and p is not None:
-        raise ValueError(f"p: algorithm {algorithm!r} sets its own p (docs/ALGORITHMS.md)")
-    if p is None:
-        p = 0.05 if algorithm == "jade" else 0.1
-    if repair is None:
-        repair = "midpoint" if shade_family else "reinit"
-    np_ = 0 if popsize is None else integer("popsize", popsize, minimum=1)
+    settings = _de_settings("", algorithm, strategy, popsize, F, CR, dither, p, repair)
+    archipelago = _archipelago(islands, migration_interval, migrants, topology, migration_policy, island_configs)
     trials = integer("trials", trials, minimum=1)
     bar = _Progress(max_evals, max_generations) if progress else None
 
@@ -294,8 +296,7 @@ def minimize(fun: Union[Problem, CudaObjective, Callable], bounds: Optional[Sequ
 
     try:
         results = _core.minimize(prob, dict(
-        algorithm=algorithm, strategy=strategy, np=np_, F=_range("F", F), CR=_range("CR", CR), dither=dither,
-        p=float(p), repair=repair,
+        **settings, **archipelago,
         max_evals=None if max_evals is None else integer("max_evals", max_evals, minimum=1),
         max_gens=None if max_generations is None else integer("max_generations", max_generations, minimum=1),
         target_error=None if target is None else float(target), max_time=None if max_time is None else float(max_time),
@@ -380,6 +381,58 @@ class _Progress:
             self.bar.close()
         elif self.last >= 0:
             sys.stderr.write("\n")
+
+
+def _de_settings(where: str, algorithm, strategy, popsize, F, CR, dither, p, repair) -> dict:
+    """The library's settings of one DE-family configuration, with each algorithm's own defaults (jade and the
+    SHADE family: current-to-pbest/1/bin; jade's p 0.05; the SHADE family's midpoint repair and own p); `where`
+    prefixes the parameters' names in errors (an island's configuration)."""
+    if not isinstance(algorithm, str):
+        raise TypeError(f"{where}algorithm: expected a name ('de', 'jde', 'jade', 'shade', 'lshade', 'jso')")
+    shade_family = algorithm in ("shade", "lshade", "jso")
+    if strategy is None:
+        strategy = "current-to-pbest/1/bin" if algorithm == "jade" or shade_family else "rand/1/bin"
+    if shade_family and p is not None:
+        raise ValueError(f"{where}p: algorithm {algorithm!r} sets its own p (docs/ALGORITHMS.md)")
+    if p is None:
+        p = 0.05 if algorithm == "jade" else 0.1
+    if repair is None:
+        repair = "midpoint" if shade_family else "reinit"
+    np_ = 0 if popsize is None else integer(f"{where}popsize", popsize, minimum=1)
+    return dict(algorithm=algorithm, strategy=strategy, np=np_, F=_range(f"{where}F", F), CR=_range(f"{where}CR", CR),
+                dither=dither, p=float(p), repair=repair)
+
+
+_ISLAND_KEYS = ("algorithm", "strategy", "popsize", "F", "CR", "dither", "p", "repair")
+
+
+def _archipelago(islands, migration_interval, migrants, topology, migration_policy, island_configs) -> dict:
+    """minimize()'s island arguments as the library takes them (checked here for their types, there for
+    their values)."""
+    configs = []
+    if island_configs is not None:
+        if isinstance(island_configs, (str, dict)) or not isinstance(island_configs, Sequence):
+            raise TypeError(f"island_configs: expected a sequence of dicts, got {type(island_configs).__name__}")
+        for k, c in enumerate(island_configs):
+            where = f"island_configs[{k}]."
+            if not isinstance(c, dict):
+                raise TypeError(f"island_configs[{k}]: expected a dict, got {type(c).__name__}")
+            unknown = [key for key in c if key not in _ISLAND_KEYS]
+            if unknown:
+                raise ValueError(f"island_configs[{k}]: unknown key {unknown[0]!r} (known: {', '.join(_ISLAND_KEYS)})")
+            configs.append(_de_settings(where, c.get("algorithm", "de"), c.get("strategy"), c.get("popsize"),
+                                        c.get("F", 0.5), c.get("CR", 0.9), c.get("dither"), c.get("p"), c.get("repair")))
+        if not configs:
+            raise ValueError("island_configs: empty (one dict per island, or None)")
+    k = integer("islands", islands, minimum=1)
+    if configs and k == 1:
+        k = len(configs)
+    for name, v in (("topology", topology), ("migration_policy", migration_policy)):
+        if not isinstance(v, str):
+            raise TypeError(f"{name}: expected a name, got {type(v).__name__}")
+    return dict(islands=k, migration_interval=integer("migration_interval", migration_interval, minimum=1),
+                migrants=integer("migrants", migrants, minimum=1), topology=topology,
+                migration_policy=migration_policy, island_configs=configs)
 
 
 def _range(name: str, v: Any) -> tuple:

@@ -58,6 +58,15 @@ nb::dict result_dict(const degpu::Result& r) {
   nb::list history;
   for (const degpu::HistoryPoint& h : r.history) history.append(nb::make_tuple(h.generation, h.evals, h.best_f, h.wall_s));
   d["history"] = history;
+  nb::list islands;  // an archipelago's, island 0 first
+  for (const degpu::IslandResult& i : r.islands) {
+    nb::dict one;
+    one["fun"] = i.best_f;
+    one["nfev"] = i.evals;
+    one["final_np"] = i.final_np;
+    islands.append(one);
+  }
+  d["islands"] = islands;
   return d;
 }
 
@@ -201,12 +210,14 @@ bool on_main_thread() {
 // One run, or `trials` trials from `trial` (a list of result dicts), with the library's settings by name:
 // s holds algorithm, strategy, np, F, CR, dither, p, repair, max_evals, max_gens, target_error, max_time,
 // tol, atol (the convergence test where tol is given), seed, engine, precision, trials, trial, threads,
-// history_every, initial (rows), keep_population, observe and observe_population (observer() above), and
-// checkpoint, checkpoint_every and resume (RunOptions::checkpoint), and
+// history_every, initial (rows), keep_population, observe and observe_population (observer() above),
+// checkpoint, checkpoint_every and resume (RunOptions::checkpoint), the archipelago's islands,
+// migration_interval, migrants, topology, migration_policy and island_configs (dicts of de_config's keys), and
 // interrupt: what Ctrl-C does ("stop": the run stops at the generation's end, its result's "interrupted"
 // set; "raise": KeyboardInterrupt once the run has stopped; none: only a Python objective sees it); on the gpu
 // engine at the end of a slice of generations (GpuRunSigint).
-nb::list minimize(const degpu::Problem& problem, const nb::dict& s) {
+// A DE-family configuration from s's algorithm, strategy, np, F, CR, dither, p and repair.
+degpu::DEConfig de_config(const nb::dict& s) {
   degpu::DEConfig de;
   de.algorithm = degpu::parse_algorithm(get<std::string>(s, "algorithm", "de"));
   const degpu::Strategy st = degpu::parse_strategy(get<std::string>(s, "strategy", "rand/1/bin"));
@@ -218,6 +229,11 @@ nb::list minimize(const degpu::Problem& problem, const nb::dict& s) {
   if (const auto d = get_optional<std::string>(s, "dither")) de.dither = degpu::parse_dither(*d);
   de.p = get<double>(s, "p", de.p);
   de.repair = degpu::parse_repair(get<std::string>(s, "repair", "reinit"));
+  return de;
+}
+
+nb::list minimize(const degpu::Problem& problem, const nb::dict& s) {
+  const degpu::DEConfig de = de_config(s);
   degpu::StopCriteria stop;
   stop.max_evals = get_optional<long long>(s, "max_evals");
   stop.max_gens = get_optional<long long>(s, "max_gens");
@@ -238,6 +254,14 @@ nb::list minimize(const degpu::Problem& problem, const nb::dict& s) {
   }
   if (s.contains("observe") && !s["observe"].is_none())
     o.observe = observer(nb::borrow<nb::object>(s["observe"]), get<bool>(s, "observe_population", false), problem.dim());
+  degpu::Archipelago& a = o.archipelago;  // islands, migration_interval, migrants, topology, migration_policy, island_configs
+  a.islands = get<int>(s, "islands", 1);
+  a.interval = get<int>(s, "migration_interval", a.interval);
+  a.migrants = get<int>(s, "migrants", a.migrants);
+  a.topology = degpu::parse_topology(get<std::string>(s, "topology", "ring"));
+  a.policy = degpu::parse_migration_policy(get<std::string>(s, "migration_policy", "best-replaces-worst"));
+  if (s.contains("island_configs") && !s["island_configs"].is_none())
+    for (nb::handle c : nb::cast<nb::list>(s["island_configs"])) a.configs.push_back(de_config(nb::cast<nb::dict>(c)));
   const int trials = get<int>(s, "trials", 1);
   const std::string interrupt = get<std::string>(s, "interrupt", "");
   if (!interrupt.empty() && interrupt != "stop" && interrupt != "raise")

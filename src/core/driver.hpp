@@ -438,10 +438,11 @@ template <class T, class Exec, class Objective>
 struct ConstrainedTrials {
   Exec exec;
   Objective objective;
-  mutable std::vector<const T*> rows, feasible_rows;
-  Violations<T> violations;
-  mutable std::vector<int> feasible_at;
-  mutable std::vector<T> feasible_f;
+  // scratch (initialised here: an engine gives exec and objective only)
+  mutable std::vector<const T*> rows{}, feasible_rows{};
+  Violations<T> violations{};
+  mutable std::vector<int> feasible_at{};
+  mutable std::vector<T> feasible_f{};
 
   // f[i] and cv[i m ..] of the rows row(i), i < np
   template <class Row>
