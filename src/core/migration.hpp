@@ -79,6 +79,19 @@ inline void distinct_draws(const rng::Stream& s, std::uint64_t first_word, std::
   }
 }
 
+// The first `count` of the n indices of `keys`, the best first (the worst first where `worst`); equal keys:
+// the lower index first.
+inline std::vector<std::uint32_t> ranked(const Key* keys, std::uint32_t n, std::uint32_t count, bool worst = false) {
+  std::vector<std::uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::partial_sort(order.begin(), order.begin() + count, order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const Key &x = keys[worst ? b : a], &y = keys[worst ? a : b];
+    return before(x, y) || (!before(y, x) && a < b);
+  });
+  order.resize(count);
+  return order;
+}
+
 // The sources of island k (ascending, k excluded) after generation g; none for K = 1.
 inline std::vector<int> sources(const Migration& mg, std::uint64_t seed, std::uint32_t first_trial, std::uint32_t g,
                                 int k) {
@@ -118,18 +131,9 @@ inline std::vector<int> sources(const Migration& mg, std::uint64_t seed, std::ui
 inline std::vector<std::uint32_t> emigrants(const Migration& mg, const rng::Stream& s, const Key* keys, int np) {
   const auto n = static_cast<std::uint32_t>(np);
   const std::uint32_t count = std::min(static_cast<std::uint32_t>(mg.migrants), n);
-  std::vector<std::uint32_t> out(count);
-  if (mg.policy == MigrationPolicy::random_replaces_random) {
-    std::vector<std::uint32_t> taken;
-    distinct_draws(s, emigrant_words(mg.migrants), n, count, out.data(), taken);
-    return out;
-  }
-  std::vector<std::uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0u);
-  std::partial_sort(order.begin(), order.begin() + count, order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return before(keys[a], keys[b]) || (!before(keys[b], keys[a]) && a < b);
-  });
-  std::copy_n(order.begin(), count, out.begin());
+  if (mg.policy == MigrationPolicy::best_replaces_worst) return ranked(keys, n, count);
+  std::vector<std::uint32_t> out(count), taken;
+  distinct_draws(s, emigrant_words(mg.migrants), n, count, out.data(), taken);
   return out;
 }
 
@@ -160,15 +164,7 @@ inline std::vector<Move> immigrants(const Migration& mg, const rng::Stream& s, c
     for (std::uint32_t j = 0; j < count; ++j) out.push_back({r[j], c[j]});
     return out;
   }
-  std::vector<std::uint32_t> best(nc), worst(n);
-  std::iota(best.begin(), best.end(), 0u);
-  std::iota(worst.begin(), worst.end(), 0u);
-  std::partial_sort(best.begin(), best.begin() + count, best.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return before(cand[a], cand[b]) || (!before(cand[b], cand[a]) && a < b);
-  });
-  std::partial_sort(worst.begin(), worst.begin() + count, worst.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return before(own[b], own[a]) || (!before(own[a], own[b]) && a < b);
-  });
+  const std::vector<std::uint32_t> best = ranked(cand, nc, count), worst = ranked(own, n, count, true);
   for (std::uint32_t j = 0; j < count && before(cand[best[j]], own[worst[j]]); ++j) out.push_back({worst[j], best[j]});
   return out;
 }
