@@ -18,6 +18,7 @@
 #include "stats.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/masw.hpp"
+#include "degpu/mpi.hpp"
 #include "degpu/rng.hpp"
 #include "degpu/run.hpp"
 #include "options.hpp"
@@ -232,7 +233,18 @@ int run(const RunArgs& a) {
       if (opt->count()) throw ConfigError(opt->get_name() + " " + *value + ": --island-config " + a.islands.config + " sets each island's");
   }
   out.apply_checkpoints(o, command_note("run", command_arguments()));
-  out.check_writable();
+  // mpirun -np R: the R processes share the islands (degpu/mpi.hpp); process 0 writes the outputs
+  const int processes = launched_processes();
+  bool writer = true;
+  if (processes > 1) {
+    if (masw || !o.archipelago.used())
+      throw ConfigError("--islands: mpirun started " + std::to_string(processes) +
+                        " processes, which share an archipelago's islands: give --islands K (K >= " + std::to_string(processes) +
+                        ") or --island-config, or run degpu without mpirun");
+    o.archipelago.comm = mpi_world();
+    writer = o.archipelago.comm->rank() == 0;
+  }
+  if (writer) out.check_writable();
   if (masw) {
     o.engine = resolve_masw_engine(o.engine, problem);  // the engine that runs, as the output says
     validate_masw(problem, mc, stop, o);
@@ -246,7 +258,7 @@ int run(const RunArgs& a) {
   const bool own_kernels = o.engine == Engine::gpu || o.engine == Engine::gpu_fused;
   if (compiled && own_kernels) compiled->compile_kernels(o.engine, o.precision);
   auto progress = std::make_shared<ProgressLine>(static_cast<int>(trials));
-  if (!out.quiet && isatty(STDERR_FILENO)) o.progress = [progress](const Progress& p) { (*progress)(p); };
+  if (writer && !out.quiet && isatty(STDERR_FILENO)) o.progress = [progress](const Progress& p) { (*progress)(p); };
   const TrialsResult tr = masw ? minimize_masw_trials(problem, mc, stop, o, static_cast<int>(trials))
                                : minimize_trials(problem, de, stop, o, static_cast<int>(trials));
   progress->finish();
@@ -308,6 +320,7 @@ int run(const RunArgs& a) {
   std::vector<std::pair<std::string, std::string>> files;  // written together: both or neither
   if (!out.history.empty()) files.emplace_back(out.history, history_table(res, problem.optimum_f()).csv());
   if (!out.json.empty()) files.emplace_back(out.json, j.dump(2) + "\n");
+  if (!writer) return 0;  // (the other processes of mpirun's: process 0 writes)
   write_outputs(files);
   say_resumable("run", out.checkpoint);
   if (out.json == "-" || out.quiet) return 0;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <string>
 
 #include "commands.hpp"
 #include "interrupts.hpp"
@@ -11,6 +12,7 @@
 #include "resume.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/interrupt.hpp"
+#include "degpu/mpi.hpp"
 
 namespace degpu::cli {
 namespace {
@@ -27,21 +29,25 @@ void refuse_empty_values(CLI::App& app) {
 
 // body() with degpu's errors reported as one line: invalid input (a setting, a file's data) exit 2, any
 // other failure exit 1.
+// Under mpirun every process reads the same input: process 0 alone says what is wrong with it; a runtime
+// failure is said by the process it happened in, named.
 template <class Body>
 int reporting_errors(Body&& body) {
+  const int rank = launched_rank();
+  const std::string who = launched_processes() > 1 && rank > 0 ? "process " + std::to_string(rank) + " of mpirun's: " : "";
   try {
     return body();
   } catch (const ConfigError& e) {
-    std::fprintf(stderr, "error: %s\n", cli_message(e).c_str());
+    if (rank == 0) std::fprintf(stderr, "error: %s\n", cli_message(e).c_str());
     return 2;
   } catch (const DataError& e) {
-    std::fprintf(stderr, "error: %s\n", cli_message(e).c_str());
+    if (rank == 0) std::fprintf(stderr, "error: %s\n", cli_message(e).c_str());
     return 2;
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "error: out of memory: use a smaller --np or %s\n", flag_of("dim").c_str());
+    std::fprintf(stderr, "error: %sout of memory: use a smaller --np or %s\n", who.c_str(), flag_of("dim").c_str());
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", cli_message(e).c_str());
+    std::fprintf(stderr, "error: %s%s\n", who.c_str(), cli_message(e).c_str());
     return 1;
   }
 }
@@ -97,7 +103,7 @@ int run_command_line(std::vector<std::string> args, const char* program, bool ca
     const int code = command();
     check_stdout();  // output lost (a closed or full stdout) is a failure, exit 1
     if (const int sig = degpu::interrupted_by(); runs && sig > 0 && code == 0) {
-      std::fprintf(stderr, "degpu: stopped by %s; the output holds the run as far as it went\n", signal_name(sig));
+      if (launched_rank() == 0) std::fprintf(stderr, "degpu: stopped by %s; the output holds the run as far as it went\n", signal_name(sig));
       return 128 + sig;
     }
     return code;

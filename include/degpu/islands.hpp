@@ -1,6 +1,8 @@
 // Islands (docs/ISLANDS_PLAN.md): K populations that evolve apart and exchange migrants every G
 // generations. pagmo2's archipelago is the model for the names: topologies and migration policies.
 #pragma once
+#include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -46,6 +48,20 @@ struct Migration {
   MigrationPolicy policy = MigrationPolicy::best_replaces_worst;
 };
 
+// The processes an archipelago is spread over (MPI's ranks: degpu/mpi.hpp; threads, in tests): process r of
+// R holds islands [r K / R, (r + 1) K / R), and each migration, stop and checkpoint is taken by all of them
+// together, so that the run is the one process's, bit for bit, for any R. Every process calls minimize()
+// with the same arguments; each gets the whole result; only process 0 writes the checkpoints.
+class IslandComm {
+ public:
+  virtual ~IslandComm() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // every process's bytes, in rank order; collective: every process calls it, in the same order. A failure
+  // (a process lost) throws degpu::Error naming the process.
+  virtual std::vector<std::string> allgather(const std::string& mine) = 0;
+};
+
 // An archipelago: K islands that exchange migrants as Migration says (RunOptions::archipelago). Island k
 // of trial t is a run of its own random streams, trial t K + k (rng.hpp), so islands that never migrate
 // are K independent trials; `islands` 1 is the plain run. The run's stop criteria hold for the archipelago
@@ -56,7 +72,9 @@ struct Archipelago : Migration {
   // Heterogeneous islands: island k runs configs[k] (its algorithm, parameters and np) in place of the run's
   // DEConfig; empty: every island runs the run's. Its size must be `islands`.
   std::vector<DEConfig> configs;
-  bool used() const { return islands != 1 || !configs.empty(); }
+  // The processes it is spread over (null: this one alone). RunOptions::observe is refused with several.
+  std::shared_ptr<IslandComm> comm;
+  bool used() const { return islands != 1 || !configs.empty() || comm != nullptr; }
 };
 
 // Checks a migration's values for islands of np rows (the initial size) each: ConfigError naming the

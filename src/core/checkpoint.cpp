@@ -485,6 +485,8 @@ void RunCheckpoints::write(const Sections& s) {
   *last_ = steady_now();
 }
 
+void RunCheckpoints::written_elsewhere() { *last_ = steady_now(); }
+
 }  // namespace degpu::ckpt
 
 namespace degpu::detail {

@@ -161,6 +161,9 @@ class RunCheckpoints {
   // The sections of every checkpoint; the driver adds the run's ("run.") and writes them with write().
   Sections start() const;
   void write(const Sections& s);
+  // Another process wrote this checkpoint (an archipelago over MPI's ranks: process 0): the next is due
+  // every_s seconds from now, as after write().
+  void written_elsewhere();
 
  private:
   std::string file_;

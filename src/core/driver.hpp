@@ -57,10 +57,19 @@ Result generations(const Problem& problem, const Resolved& r, const RunOptions& 
     pop.save(s);
     pop.restore(cs);
   };
-  const auto checkpoint = [&](long long g, const std::optional<StopReason>& why, bool stop_sample) {
+  // After a generation's stop test: the interrupt (degpu/interrupt.hpp) read, and whether a checkpoint is
+  // written (when one is due, not after a stop but an interrupt's). A population spread over processes (an
+  // archipelago over MPI's ranks: core/islands.hpp) agrees both with the others (pop.agree: their clocks
+  // and signals differ), so that every process stops, migrates and checkpoints at the same generation.
+  const auto decide = [&](std::optional<StopReason>& why) -> bool {
+    if (!why && interrupted_by()) why = StopReason::interrupted;
+    bool due = false;
+    if constexpr (resumable) due = ck.due(why == StopReason::interrupted);
+    if constexpr (requires { pop.agree(why, due); }) due = pop.agree(why, due);
+    return due && (!why || *why == StopReason::interrupted);
+  };
+  const auto checkpoint = [&](long long g, bool stop_sample) {
     if constexpr (resumable) {
-      const bool interrupted = why == StopReason::interrupted;
-      if ((why && !interrupted) || !ck.due(interrupted)) return;
       const double now = elapsed();
       ckpt::Sections s = ck.start();
       s.put_value("run.generation", g);
@@ -68,8 +77,11 @@ Result generations(const Problem& problem, const Resolved& r, const RunOptions& 
       s.put_value("run.elapsed", now);
       ckpt::put_history(s, "run.", stop_sample ? std::vector<HistoryPoint>(res.history.begin(), res.history.end() - 1)
                                                : res.history);
-      pop.save(s);
-      ck.write(s);
+      pop.save(s);  // (every process's part of it)
+      bool writes = true;
+      if constexpr (requires { pop.writes(); }) writes = pop.writes();
+      if (writes) ck.write(s);
+      else ck.written_elsewhere();
     }
   };
   long long g = 0;
@@ -104,8 +116,7 @@ Result generations(const Problem& problem, const Resolved& r, const RunOptions& 
   };
   if (!resumed) {
     reason = check_stop(r.stop, fstar, pop.best_f(), res.evals, np, 0, elapsed());
-    if (!reason && interrupted_by()) reason = StopReason::interrupted;  // (degpu/interrupt.hpp: after every stop test)
-    checkpoint(0, reason, false);
+    if (decide(reason)) checkpoint(0, false);
   }
   while (!reason) {
     ++g;
@@ -124,11 +135,11 @@ Result generations(const Problem& problem, const Resolved& r, const RunOptions& 
                       [&] { return values_now(); }};
       if (o.observe(view)) reason = StopReason::callback;
     }
-    if (!reason && interrupted_by()) reason = StopReason::interrupted;
+    const bool due = decide(reason);
     const bool sample = o.history_every > 0 && g % o.history_every == 0;
     if (sample || (o.history_every > 0 && reason)) record(g);
     if (o.progress) o.progress(Progress{g, res.evals, pop.best_f(), elapsed()});
-    checkpoint(g, reason, reason && !sample && o.history_every > 0);
+    if (due) checkpoint(g, reason && !sample && o.history_every > 0);
   }
   res.generations = g;
   res.stop_reason = *reason;

@@ -1,16 +1,21 @@
-// The archipelago on the host-rows engines (serial, threads, matrix): K populations (driver.hpp's
+// The archipelago on the host-rows engines (serial, threads, matrix, gpu-eval): K populations (driver.hpp's
 // HostRows), stepped generation by generation, with a migration (core/migration.hpp) after every
 // generation that is a multiple of the interval, as one population to driver::generations: its stop
-// criteria, history, checkpoints and result hold for the archipelago as a whole.
+// criteria, history, checkpoints and result hold for the archipelago as a whole. Spread over processes
+// (Archipelago::comm: MPI's ranks), each holds its share of the islands and every collective step (the best,
+// a migration's emigrants, the stop and checkpoint decisions, a checkpoint's sections) goes through
+// IslandComm::allgather, in island order: the same run for any number of processes.
 #pragma once
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "core/driver.hpp"
+#include "core/island_bytes.hpp"
 #include "core/migration.hpp"
 #include "core/params.hpp"
 #include "core/thread_pool.hpp"
@@ -38,77 +43,121 @@ struct Island {
 template <class T, class Exec, class Trials>
 struct Islands {
   using Isle = Island<T, Exec, Trials>;
-  std::vector<std::unique_ptr<Isle>> isl;
+  std::vector<std::unique_ptr<Isle>> isl;  // this process's islands: k0, k0 + 1, ...
+  int k0 = 0, K = 1;                       // its first island, every process's islands
+  IslandComm* comm = nullptr;              // the processes (null: this one alone)
   Migration mg;
   std::uint64_t seed = 0;
   std::uint32_t first_trial = 0;  // island k draws as trial first_trial + k
   int threads = 0;
   bool parallel = false;  // islands side by side on the pool (each island's own loops then run in order)
-  int best = 0;           // the island of the best row
+  // the archipelago's, after the last generation (sync()): its best row's key and island, its live size
+  migration::Key best_key{};
+  int best = 0, total_np = 0;
 
-  int K() const { return static_cast<int>(isl.size()); }
+  int local() const { return static_cast<int>(isl.size()); }
+  Isle& island(int k) const { return *isl[static_cast<std::size_t>(k - k0)]; }
+  bool owns(int k) const { return k >= k0 && k < k0 + local(); }
   template <class F>
   void each(F&& f) {
-    if (parallel) parallel_for(K(), threads, f);
-    else for (int k = 0; k < K(); ++k) f(k);
+    if (parallel) parallel_for(local(), threads, f);
+    else for (int i = 0; i < local(); ++i) f(i);
   }
-  void find_best() {
-    best = 0;
-    for (int k = 1; k < K(); ++k)
-      if (migration::before(isl[k]->key(static_cast<int>(isl[k]->P.best)), isl[best]->key(static_cast<int>(isl[best]->P.best))))
-        best = k;
+  // every process's bytes, in rank order (island order: a process holds consecutive islands)
+  std::vector<std::string> all(std::string mine) const {
+    if (!comm) return {std::move(mine)};
+    return comm->allgather(mine);
+  }
+  // The best row (the first island of the best key) and the live size, of every process's islands.
+  void sync() {
+    islands::BytesOut out;
+    int np = 0;
+    for (const auto& I : isl) np += I->p.np;
+    int b = k0;
+    for (int k = k0 + 1; k < k0 + local(); ++k)
+      if (migration::before(island(k).key(static_cast<int>(island(k).P.best)), island(b).key(static_cast<int>(island(b).P.best)))) b = k;
+    const migration::Key bk = island(b).key(static_cast<int>(island(b).P.best));
+    out.put(np);
+    out.put(b);
+    out.put(bk);
+    total_np = 0;
+    bool first = true;
+    for (const std::string& piece : all(std::move(out.b))) {
+      islands::BytesIn in{piece};
+      total_np += in.get<int>();
+      const int k = in.get<int>();
+      const auto key = in.get<migration::Key>();
+      if (first || migration::before(key, best_key)) best_key = key, best = k;
+      first = false;
+    }
   }
   void start() {
-    each([&](int k) {
-      isl[k]->rows.start();
-      isl[k]->evals = isl[k]->p.np;
+    each([&](int i) {
+      isl[i]->rows.start();
+      isl[i]->evals = isl[i]->p.np;
     });
-    find_best();
+    sync();
   }
   void step(long long g) {
-    each([&](int k) {
-      const int n = isl[k]->p.np;
-      isl[k]->rows.step(g);
-      isl[k]->evals += n;
+    each([&](int i) {
+      const int n = isl[i]->p.np;
+      isl[i]->rows.step(g);
+      isl[i]->evals += n;
     });
     if (g % mg.interval == 0) migrate(static_cast<std::uint32_t>(g));
-    find_best();
+    sync();
   }
 
+  // What island k sends at a migration: its emigrants' keys, rows, values, violations and algorithm state.
+  struct Sent {
+    std::vector<migration::Key> keys;
+    std::vector<T> rows, f;
+    std::vector<double> cv, state;  // state: word-major, as Population::state
+    int words = 0, algorithm = 0;
+  };
   // Every island's emigrants read first (its rows, values, violations and algorithm state after generation
-  // g), then every island's immigrants written: the same moves whatever the order of the islands.
+  // g) and sent to every process, then each process's islands' immigrants written: the same moves whatever
+  // the order of the islands and the processes that hold them.
   void migrate(std::uint32_t g) {
-    const int n = K();
-    struct Sent {
-      std::vector<migration::Key> keys;
-      std::vector<T> rows, f;
-      std::vector<double> cv, state;  // state: word-major, as Population::state
-      int words = 0;
-    };
-    std::vector<Sent> sent(static_cast<std::size_t>(n));
-    std::vector<std::vector<migration::Key>> own(static_cast<std::size_t>(n));
-    for (int k = 0; k < n; ++k) {
-      const Isle& I = *isl[k];
+    std::vector<std::vector<migration::Key>> own(static_cast<std::size_t>(local()));
+    islands::BytesOut out;
+    for (int i = 0; i < local(); ++i) {
+      const int k = k0 + i;
+      const Isle& I = *isl[i];
       const int np = I.P.np, D = I.P.D, m = I.P.m;
-      std::vector<migration::Key>& keys = own[k];
+      std::vector<migration::Key>& keys = own[i];
       keys.resize(static_cast<std::size_t>(np));
-      for (int i = 0; i < np; ++i) keys[i] = I.key(i);
+      for (int j = 0; j < np; ++j) keys[j] = I.key(j);
       const std::vector<std::uint32_t> e = migration::emigrants(mg, migration::stream(seed, first_trial, g, k), keys.data(), np);
-      Sent& s = sent[k];
+      Sent s;
       const int c = static_cast<int>(e.size());
       s.words = np > 0 ? static_cast<int>(I.P.state.size() / static_cast<std::size_t>(np)) : 0;
+      s.algorithm = static_cast<int>(I.p.algorithm);
       s.state.resize(static_cast<std::size_t>(s.words) * c);
       for (int j = 0; j < c; ++j) {
-        const int i = static_cast<int>(e[j]);
-        s.keys.push_back(keys[i]);
-        s.rows.insert(s.rows.end(), I.P.row(i), I.P.row(i) + D);
-        s.f.push_back(I.P.f[i]);
-        s.cv.insert(s.cv.end(), I.P.cv.begin() + static_cast<std::ptrdiff_t>(i) * m, I.P.cv.begin() + static_cast<std::ptrdiff_t>(i + 1) * m);
-        for (int w = 0; w < s.words; ++w) s.state[static_cast<std::size_t>(w) * c + j] = I.P.state[static_cast<std::size_t>(w) * np + i];
+        const int r = static_cast<int>(e[j]);
+        s.keys.push_back(keys[r]);
+        s.rows.insert(s.rows.end(), I.P.row(r), I.P.row(r) + D);
+        s.f.push_back(I.P.f[r]);
+        s.cv.insert(s.cv.end(), I.P.cv.begin() + static_cast<std::ptrdiff_t>(r) * m, I.P.cv.begin() + static_cast<std::ptrdiff_t>(r + 1) * m);
+        for (int w = 0; w < s.words; ++w) s.state[static_cast<std::size_t>(w) * c + j] = I.P.state[static_cast<std::size_t>(w) * np + r];
+      }
+      out.put(s.keys), out.put(s.rows), out.put(s.f), out.put(s.cv), out.put(s.state), out.put(s.words), out.put(s.algorithm);
+    }
+    std::vector<Sent> sent;  // every island's, island 0 first
+    for (const std::string& piece : all(std::move(out.b))) {
+      islands::BytesIn in{piece};
+      while (in.at < piece.size()) {
+        Sent s;
+        s.keys = in.vec<migration::Key>(), s.rows = in.vec<T>(), s.f = in.vec<T>(), s.cv = in.vec<double>(), s.state = in.vec<double>();
+        s.words = in.get<int>(), s.algorithm = in.get<int>();
+        sent.push_back(std::move(s));
       }
     }
-    for (int k = 0; k < n; ++k) {
-      Isle& I = *isl[k];
+    if (static_cast<int>(sent.size()) != K) throw Error("islands: " + std::to_string(sent.size()) + " islands' migrants for " + std::to_string(K));
+    for (int i = 0; i < local(); ++i) {
+      const int k = k0 + i;
+      Isle& I = *isl[i];
       std::vector<migration::Key> cand;
       std::vector<std::pair<int, int>> from;  // (source, its emigrant j)
       for (const int src : migration::sources(mg, seed, first_trial, g, k))
@@ -117,7 +166,7 @@ struct Islands {
           from.emplace_back(src, static_cast<int>(j));
         }
       const std::vector<migration::Move> moves = migration::immigrants(
-          mg, migration::stream(seed, first_trial, g, k), own[k].data(), I.P.np, cand.data(), static_cast<int>(cand.size()));
+          mg, migration::stream(seed, first_trial, g, k), own[i].data(), I.P.np, cand.data(), static_cast<int>(cand.size()));
       const int np = I.P.np, D = I.P.D, m = I.P.m;
       const int words = np > 0 ? static_cast<int>(I.P.state.size() / static_cast<std::size_t>(np)) : 0;
       for (const migration::Move& mv : moves) {
@@ -129,7 +178,7 @@ struct Islands {
         std::copy_n(s.cv.begin() + static_cast<std::ptrdiff_t>(j) * m, m, I.P.cv.begin() + static_cast<std::ptrdiff_t>(r) * m);
         // the algorithm's state of the row comes with it from an island of the same algorithm; from another
         // algorithm the row keeps the state of the row it replaces
-        if (isl[src]->p.algorithm == I.p.algorithm && s.words == words) {
+        if (s.algorithm == static_cast<int>(I.p.algorithm) && s.words == words) {
           const std::size_t c = s.keys.size();
           for (int w = 0; w < words; ++w) I.P.state[static_cast<std::size_t>(w) * np + r] = s.state[w * c + j];
         }
@@ -138,55 +187,140 @@ struct Islands {
     }
   }
 
-  int np() const { return joined([](const Isle& I) { return I.p.np; }); }
-  double best_f() const { return isl[best]->rows.best_f(); }
-  std::vector<double> best_row() const { return isl[best]->rows.best_row(); }
+  int np() const { return total_np; }
+  double best_f() const { return best_key.f; }
+  // the bytes `put` writes of this process's islands, each process's read by `get` in island order
+  template <class Put, class Get>
+  void gathered(Put put, Get get) const {
+    islands::BytesOut out;
+    put(out);
+    for (const std::string& piece : all(std::move(out.b))) {
+      islands::BytesIn in{piece};
+      get(in);
+    }
+  }
+  std::vector<double> best_row() const {
+    std::vector<double> x;
+    gathered([&](islands::BytesOut& out) { out.put(owns(best) ? island(best).rows.best_row() : std::vector<double>{}); },
+             [&](islands::BytesIn& in) {
+               std::vector<double> v = in.vec<double>();
+               if (!v.empty()) x = std::move(v);
+             });
+    return x;
+  }
   // every island's f(island) one after another, island 0 first
   template <class F>
-  auto joined(F f) const {
-    decltype(f(*isl[0])) out{};
-    for (const auto& I : isl) {
-      const auto part = f(*I);
-      if constexpr (std::is_arithmetic_v<decltype(out)>) out += part;
-      else out.insert(out.end(), part.begin(), part.end());
-    }
-    return out;
+  std::vector<double> joined(F f) const {
+    std::vector<double> x;
+    gathered(
+        [&](islands::BytesOut& out) {
+          std::vector<double> mine;
+          for (const auto& I : isl) {
+            const std::vector<double> part = f(*I);
+            mine.insert(mine.end(), part.begin(), part.end());
+          }
+          out.put(mine);
+        },
+        [&](islands::BytesIn& in) {
+          const std::vector<double> v = in.vec<double>();
+          x.insert(x.end(), v.begin(), v.end());
+        });
+    return x;
+  }
+  template <class F>
+  long long summed(F f) const {
+    long long n = 0;
+    gathered(
+        [&](islands::BytesOut& out) {
+          long long mine = 0;
+          for (const auto& I : isl) mine += f(*I);
+          out.put(mine);
+        },
+        [&](islands::BytesIn& in) { n += in.get<long long>(); });
+    return n;
   }
   std::vector<double> values() const { return joined([](const Isle& I) { return I.rows.values(); }); }
   std::vector<double> rows() const { return joined([](const Isle& I) { return I.rows.rows(); }); }
-  long long nan_evals() const { return joined([](const Isle& I) { return I.rows.nan_evals(); }); }
-  long long infeasible() const { return joined([](const Isle& I) { return I.rows.infeasible(); }); }
+  long long nan_evals() const { return summed([](const Isle& I) { return I.rows.nan_evals(); }); }
+  long long infeasible() const { return summed([](const Isle& I) { return I.rows.infeasible(); }); }
+  // The best island's algorithm state, and every island's result.
   void algorithm_state(Result& res) const {
-    isl[best]->rows.algorithm_state(res);
     res.islands.clear();
-    for (const auto& I : isl) res.islands.push_back({I->rows.best_f(), I->evals, I->p.np});
+    gathered(
+        [&](islands::BytesOut& out) {
+          Result mine;
+          if (owns(best)) island(best).rows.algorithm_state(mine);
+          out.put(static_cast<int>(owns(best))), out.put(mine.archive_size), out.put(mine.memory_F), out.put(mine.memory_CR);
+          out.put(local());
+          for (const auto& I : isl) out.put(IslandResult{I->rows.best_f(), I->evals, I->p.np});
+        },
+        [&](islands::BytesIn& in) {
+          const bool holds = in.get<int>() != 0;
+          const int arc = in.get<int>();
+          std::vector<double> F = in.vec<double>(), CR = in.vec<double>();
+          if (holds) res.archive_size = arc, res.memory_F = std::move(F), res.memory_CR = std::move(CR);
+          const int n = in.get<int>();
+          for (int j = 0; j < n; ++j) res.islands.push_back(in.get<IslandResult>());
+        });
   }
-  // Island k's sections are its population's under "island.k.", with its evaluations.
+  // Island k's sections are its population's under "island.k.", with its evaluations; every process's
+  // islands in s (process 0 writes them).
   void save(ckpt::Sections& s) const {
-    for (int k = 0; k < K(); ++k) {
-      ckpt::Sections one;
-      isl[k]->rows.save(one);
-      const std::string prefix = "island." + std::to_string(k) + ".";
-      for (const auto& [name, text] : one.all()) s.put_text(prefix + name, text);
-      s.put_value(prefix + "evals", isl[k]->evals);
-    }
+    gathered(
+        [&](islands::BytesOut& out) {
+          for (int i = 0; i < local(); ++i) {
+            ckpt::Sections one;
+            isl[i]->rows.save(one);
+            const std::string prefix = "island." + std::to_string(k0 + i) + ".";
+            out.put(static_cast<std::uint64_t>(one.all().size() + 1));
+            for (const auto& [name, text] : one.all()) out.put(prefix + name), out.put(text);
+            islands::BytesOut e;
+            e.put(isl[i]->evals);
+            out.put(prefix + "evals"), out.put(e.b);
+          }
+        },
+        [&](islands::BytesIn& in) {
+          while (in.at < in.b.size()) {
+            const auto n = in.get<std::uint64_t>();
+            for (std::uint64_t j = 0; j < n; ++j) {
+              std::string name = in.str();
+              s.put_text(name, in.str());
+            }
+          }
+        });
   }
+  // This process's islands from s (written by any number of processes: each island's sections are its own).
   void restore(const ckpt::Sections& s) {
-    for (int k = 0; k < K(); ++k) {
-      const std::string prefix = "island." + std::to_string(k) + ".";
+    for (int i = 0; i < local(); ++i) {
+      const std::string prefix = "island." + std::to_string(k0 + i) + ".";
       ckpt::Sections one;
       one.file = s.file;
       for (const auto& [name, text] : s.all())
         if (name.compare(0, prefix.size(), prefix) == 0) one.put_text(name.substr(prefix.size()), text);
-      isl[k]->rows.restore(one);
-      isl[k]->evals = s.value<long long>(prefix + "evals");
-      if (isl[k]->evals < 0) throw DataError(s.file + ": section " + prefix + "evals: " + std::to_string(isl[k]->evals));
+      isl[i]->rows.restore(one);
+      isl[i]->evals = s.value<long long>(prefix + "evals");
+      if (isl[i]->evals < 0) throw DataError(s.file + ": section " + prefix + "evals: " + std::to_string(isl[i]->evals));
     }
-    find_best();
+    sync();
   }
+  // One decision for every process (driver::generations): the largest stop reason of the processes' (their
+  // clocks and signals differ), and a checkpoint where any process's is due.
+  bool agree(std::optional<StopReason>& why, bool due) const {
+    if (!comm) return due;
+    int code = why ? static_cast<int>(*why) + 1 : 0, any = due;
+    gathered([&](islands::BytesOut& out) { out.put(code), out.put(any); },
+             [&](islands::BytesIn& in) {
+               code = std::max(code, in.get<int>());
+               any = std::max(any, in.get<int>());
+             });
+    if (code > 0) why = static_cast<StopReason>(code - 1);
+    return any != 0;
+  }
+  bool writes() const { return !comm || comm->rank() == 0; }  // the checkpoints
 };
 
-// An archipelago's run on a host-rows engine (configs: ops::island_configs): each island's trials a copy of
+// An archipelago's run on a host-rows engine (configs: ops::island_configs): this process's islands (all of
+// them, or its share where Archipelago::comm spreads them over processes), each island's trials a copy of
 // `trials` on `exec`, the islands side by side on the pool where `parallel` (threads islands at a time; 0:
 // the default count).
 template <class T, class Exec, class Trials>
@@ -194,20 +328,27 @@ Result run_islands(const Problem& problem, const Resolved& r, const std::vector<
                    const Exec& exec, const Trials& trials, bool parallel, int threads) {
   const auto t0 = std::chrono::steady_clock::now();
   const Archipelago& a = o.archipelago;
-  const int K = a.islands;
   Islands<T, Exec, Trials> arch;
+  arch.K = a.islands;
+  arch.comm = a.comm.get();
+  const int R = arch.comm ? arch.comm->size() : 1, rank = arch.comm ? arch.comm->rank() : 0;
+  arch.k0 = static_cast<int>(static_cast<long long>(rank) * arch.K / R);
+  const int k1 = static_cast<int>(static_cast<long long>(rank + 1) * arch.K / R);
   arch.mg = a;
   arch.seed = o.seed;
-  arch.first_trial = o.trial * static_cast<std::uint32_t>(K);
+  arch.first_trial = o.trial * static_cast<std::uint32_t>(arch.K);
   arch.threads = threads;
-  arch.parallel = parallel && K > 1;
-  for (int k = 0; k < K; ++k) {
+  arch.parallel = parallel && k1 - arch.k0 > 1;
+  for (int k = arch.k0; k < k1; ++k) {
     RunOptions ok = o;
     ok.trial = arch.first_trial + static_cast<std::uint32_t>(k);
     if (k > 0) ok.initial.clear();  // (the given rows seed island 0)
     arch.isl.push_back(std::make_unique<Island<T, Exec, Trials>>(problem, configs[k], ok, exec, trials, ops::initial_rows<T>(ok)));
   }
-  return generations(problem, r, o, arch.np(), t0, arch);
+  // (generations() reads np before the first generation only for its evaluations' count: the islands' total)
+  long long np = 0;
+  for (const Resolved& c : configs) np += c.de.np;
+  return generations(problem, r, o, static_cast<int>(np), t0, arch);
 }
 
 }  // namespace degpu::driver

@@ -85,6 +85,14 @@ void validate_archipelago(const Problem& problem, const DEConfig& de, const Stop
     smallest = k == 0 ? np : std::min(smallest, np);
   }
   validate_migration(a, smallest);
+  if (a.comm) {  // spread over processes: an island or more each, and no observer (it would see one process's)
+    const int R = a.comm->size();
+    if (a.islands < R)
+      throw ConfigError("{islands} " + std::to_string(a.islands) + ": fewer than the " + std::to_string(R) +
+                        " processes it is spread over (each holds one island or more)");
+    if (options.observe)
+      throw ConfigError("{callback}: an archipelago spread over " + std::to_string(R) + " processes calls none");
+  }
   if ((static_cast<std::uint64_t>(options.trial) + 1) * static_cast<std::uint64_t>(a.islands) > rng::kMaxTrials)
     throw ConfigError("{trial} " + std::to_string(options.trial) + ": with {islands} " + std::to_string(a.islands) +
                       " its islands draw as trials " + std::to_string(static_cast<std::uint64_t>(options.trial) * a.islands) +

@@ -5,6 +5,8 @@
 
 #include <cstdio>
 #include <string>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "../resume_cases.hpp"
@@ -13,6 +15,7 @@
 #include "degpu/errors.hpp"
 #include "degpu/islands.hpp"
 #include "degpu/rng.hpp"
+#include "thread_comm.hpp"
 
 using namespace degpu;
 
@@ -267,4 +270,104 @@ TEST(Islands, TrialsOfAnArchipelagoAreArchipelagosOfTheirOwnIslands) {
   second.trial = 1;  // islands 3, 4, 5
   EXPECT_TRUE(same_bits(t.trials[1], minimize(p, np_of(8), gens(12), second)));
   EXPECT_FALSE(same_bits(t.trials[0], t.trials[1]));
+}
+
+namespace {
+// The run of R processes (threads here, degpu_test::ThreadComm), each with its share of the islands:
+// every process's result.
+std::vector<Result> spread(int R, const Problem& p, const DEConfig& de, const StopCriteria& stop, RunOptions o) {
+  std::vector<Result> out(static_cast<std::size_t>(R));
+  const auto comms = degpu_test::ThreadComm::group(R);
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < R; ++r)
+    ranks.emplace_back([&, r] {
+      RunOptions mine = o;
+      mine.archipelago.comm = comms[static_cast<std::size_t>(r)];
+      out[static_cast<std::size_t>(r)] = minimize(p, de, stop, mine);
+    });
+  for (auto& t : ranks) t.join();
+  return out;
+}
+}  // namespace
+
+TEST(Islands, SpreadOverProcessesTheRunIsTheOneProcesssBitForBit) {
+  const Problem p = classic("rastrigin", 7);
+  for (const MigrationPolicy pol : {MigrationPolicy::best_replaces_worst, MigrationPolicy::random_replaces_random}) {
+    RunOptions o = islands(5, 4, Engine::serial, 2, Topology::random, pol);
+    o.history_every = 3;
+    o.history_x = true;
+    o.keep_population = true;
+    o.archipelago.configs = {with_algorithm(Algorithm::jde, 12), np_of(12), with_algorithm(Algorithm::lshade, 20),
+                             with_algorithm(Algorithm::jade, 12), np_of(10)};
+    StopCriteria stop;
+    stop.max_evals = 66 * 30;
+    stop.convergence = Convergence{1e-30, 0};  // (read every generation: every process's values)
+    const Result one = minimize(p, DEConfig{}, stop, o);
+    for (const int R : {1, 2, 3, 5}) {
+      const std::vector<Result> all = spread(R, p, DEConfig{}, stop, o);
+      for (int r = 0; r < R; ++r) {
+        const std::string what = std::string(migration_policy_name(pol)) + " R " + std::to_string(R) + " process " + std::to_string(r);
+        expect_resumed_run(all[r], one, what);
+        EXPECT_EQ(all[r].population, one.population) << what;
+        EXPECT_EQ(all[r].population_f, one.population_f) << what;
+        ASSERT_EQ(all[r].islands.size(), 5u) << what;
+        for (int k = 0; k < 5; ++k) {
+          EXPECT_EQ(all[r].islands[k].best_f, one.islands[k].best_f) << what;
+          EXPECT_EQ(all[r].islands[k].evals, one.islands[k].evals) << what;
+          EXPECT_EQ(all[r].islands[k].final_np, one.islands[k].final_np) << what;
+        }
+      }
+    }
+  }
+}
+
+TEST(Islands, ACheckpointOfSomeProcessesResumesOnAnotherNumber) {
+  const Problem p = classic("rastrigin", 5);
+  RunOptions o = islands(6, 5, Engine::threads, 2, Topology::torus);
+  o.history_every = 4;
+  StopCriteria stop;
+  stop.max_gens = 30;
+  const Result ref = minimize(p, np_of(10), stop, o);
+  const std::string file = ::testing::TempDir() + "degpu_islands_spread.ckpt";
+  RunOptions crash = o;
+  crash.checkpoint.file = file;
+  crash.checkpoint.every_s = 0;
+  crash.progress = [](const Progress& pr) {
+    if (pr.generation == 13) throw Crash();
+  };
+  // three processes write it (process 0), one resumes; and two resume one process's
+  std::vector<Result> unused(3);
+  const auto comms = degpu_test::ThreadComm::group(3);
+  std::vector<std::thread> ranks;
+  int crashed = 0;
+  std::mutex m;
+  for (int r = 0; r < 3; ++r)
+    ranks.emplace_back([&, r] {
+      RunOptions mine = crash;
+      mine.archipelago.comm = comms[static_cast<std::size_t>(r)];
+      try {
+        minimize(p, np_of(10), stop, mine);
+      } catch (const Crash&) {
+        std::lock_guard<std::mutex> lock(m);
+        ++crashed;
+      }
+    });
+  for (auto& t : ranks) t.join();
+  EXPECT_EQ(crashed, 3);
+  RunOptions again = o;
+  again.checkpoint.resume = file;
+  expect_resumed_run(minimize(p, np_of(10), stop, again), ref, "3 processes' checkpoint, resumed by one");
+  for (const Result& r : spread(2, p, np_of(10), stop, again)) expect_resumed_run(r, ref, "resumed by two");
+  std::remove(file.c_str());
+}
+
+TEST(Islands, SpreadOverMoreProcessesThanIslandsIsRefused) {
+  const Problem p = classic("sphere", 4);
+  RunOptions o = islands(2, 5);
+  o.archipelago.comm = degpu_test::ThreadComm::group(3)[0];
+  EXPECT_NE(message_of(p, np_of(10), gens(5), o).find("{islands} 2: fewer than the 3 processes"), std::string::npos);
+  o.archipelago.islands = 3;
+  o.observe = [](const Generation&) { return false; };
+  EXPECT_NE(message_of(p, np_of(10), gens(5), o).find("{callback}: an archipelago spread over 3 processes calls none"),
+            std::string::npos);
 }
