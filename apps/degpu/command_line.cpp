@@ -88,7 +88,7 @@ int run_command_line(std::vector<std::string> args, const char* program, bool ca
     } catch (const CLI::CallForVersion& e) {
       return app.exit(e);
     } catch (const CLI::ParseError& e) {
-      std::fprintf(stderr, "error: %s\n", e.what());
+      if (launched_rank() == 0) std::fprintf(stderr, "error: %s\n", e.what());  // (mpirun's other processes: process 0 says it)
       return 2;
     }
     refuse_empty_values(app);

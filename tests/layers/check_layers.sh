@@ -3,6 +3,7 @@
 # one, never of a higher one, and the two engine layers do not include each other.
 #   0 core          operators, random streams, the host driver, the pool, validation, the algorithms
 #   1 cuda/util     CUDA_TRY, device checks, owning device buffers
+#   1 mpi           MPI's ranks as an archipelago's processes (degpu/mpi.hpp), or its absence
 #   2 cuda/blocks   device building blocks (vectorised loads, DE's per-block steps, the kernel function's traits)
 #   3 problems      the problem families: data, host code and device code (src/problems/<family>/)
 #   4 cpu           the CPU engines
@@ -16,7 +17,7 @@
 # usage: tests/layers/check_layers.sh SOURCE_DIR
 set -euo pipefail
 cd "$1"
-declare -A rank=([core]=0 [cuda/util]=1 [cuda/blocks]=2 [problems]=3 [cpu]=4 [cuda/engines]=4 [cuda/families]=5 [cuda]=6 [api]=7)
+declare -A rank=([core]=0 [cuda/util]=1 [mpi]=1 [cuda/blocks]=2 [problems]=3 [cpu]=4 [cuda/engines]=4 [cuda/families]=5 [cuda]=6 [api]=7)
 # the layer of a path under src/ (cuda/x/... is cuda/x where x is a layer of its own, else cuda)
 layer() {
   local p="$1" top="${1%%/*}"
