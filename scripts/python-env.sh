@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A Python virtual environment with what the Python package builds and tests with (nanobind, numpy,
-# scipy, pytest, matplotlib), from the Python package index; made once, reused after. Prints its
-# interpreter's path.
+# scipy, pytest, matplotlib; mpi4py where MPI is installed, for the islands' test of MPI started by it), from
+# the Python package index; made once, reused after. Prints its interpreter's path.
 #
 # usage: scripts/python-env.sh DIR
 set -euo pipefail
@@ -18,4 +18,7 @@ if [[ ! -x "$py" ]]; then
   python3 -m venv "$dir" >&2
 fi
 "$py" -m pip install -q --disable-pip-version-check nanobind numpy scipy pytest matplotlib >&2
+if command -v mpicc >/dev/null 2>&1; then  # (optional: its test is skipped without it)
+  "$py" -m pip install -q --disable-pip-version-check mpi4py >&2 || echo "python-env: mpi4py not installed (its test will be skipped)" >&2
+fi
 echo "$py"

@@ -27,6 +27,13 @@ void refuse_empty_values(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) refuse_empty_values(*sub);
 }
 
+// A runtime failure of this process (`line`) said once: under mpirun the others are told (mpi_abandon) and
+// process 0 says it; said here where this is process 0 or they could not be told. Exit code 1.
+int runtime_failure(const std::string& who, const std::string& line) {
+  if (launched_rank() == 0 || !mpi_abandon(line)) std::fprintf(stderr, "error: %s%s\n", who.c_str(), line.c_str());
+  return 1;
+}
+
 // body() with degpu's errors reported as one line: invalid input (a setting, a file's data) exit 2, any
 // other failure exit 1.
 // Under mpirun every process reads the same input: process 0 alone says what is wrong with it; a runtime
@@ -43,12 +50,13 @@ int reporting_errors(Body&& body) {
   } catch (const DataError& e) {
     if (rank == 0) std::fprintf(stderr, "error: %s\n", cli_message(e).c_str());
     return 2;
+  } catch (const ProcessLost& e) {  // (another process ended: one of those left says it)
+    if (e.says_it) std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "error: %sout of memory: use a smaller --np or %s\n", who.c_str(), flag_of("dim").c_str());
-    return 1;
+    return runtime_failure(who, "out of memory: use a smaller --np or " + flag_of("dim"));
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s%s\n", who.c_str(), cli_message(e).c_str());
-    return 1;
+    return runtime_failure(who, cli_message(e));
   }
 }
 

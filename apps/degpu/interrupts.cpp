@@ -5,12 +5,16 @@
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <initializer_list>
 
 #include "degpu/interrupt.hpp"
+#include "degpu/mpi.hpp"
 
 namespace degpu::cli {
 namespace {
+
+bool say_signals = true;  // (not under mpirun: it signals every process, and process 0 says the run's end)
 
 void on_signal(int sig) {
   request_interrupt(sig);
@@ -20,12 +24,13 @@ void on_signal(int sig) {
   (void)::sigaction(sig, &dfl, nullptr);  // a second signal: the default action, at once
   const char* m = sig == SIGINT ? "\ndegpu: SIGINT: stopping at the end of this generation (again to stop at once)\n"
                                 : "\ndegpu: SIGTERM: stopping at the end of this generation (again to stop at once)\n";
-  (void)!::write(STDERR_FILENO, m, std::strlen(m));  // (write and strlen: async-signal-safe)
+  if (say_signals) (void)!::write(STDERR_FILENO, m, std::strlen(m));  // (write and strlen: async-signal-safe)
 }
 
 }  // namespace
 
 void catch_interrupts() {
+  say_signals = launched_processes() <= 1;
   for (const int sig : {SIGINT, SIGTERM}) {
     struct sigaction old {};
     if (::sigaction(sig, nullptr, &old) != 0 || old.sa_handler == SIG_IGN) continue;
@@ -41,6 +46,14 @@ const char* signal_name(int signal) {
   if (signal == SIGINT) return "SIGINT";
   if (signal == SIGTERM) return "SIGTERM";
   return "a signal";
+}
+
+std::string lost_run_resumes(const std::string& checkpoint) {
+  std::error_code ec;
+  if (checkpoint.empty()) return "; the run is lost (--checkpoint FILE keeps one that a run under mpirun resumes)";
+  if (!std::filesystem::exists(checkpoint, ec)) return "; it ended before the first checkpoint, " + checkpoint;
+  return "; " + checkpoint + " holds the last checkpoint: `degpu run --resume " + checkpoint +
+         "` continues it (under mpirun with any number of processes up to --islands, or without)";
 }
 
 void say_resumable(const char* command, const std::string& file, const char* what) {

@@ -3,7 +3,10 @@
 // gets the run's result (docs/ISLANDS_PLAN.md). Built where CMake finds MPI (DEGPU_MPI, OpenMPI on Debian).
 #pragma once
 #include <memory>
+#include <string>
+#include <utility>
 
+#include "degpu/errors.hpp"
 #include "degpu/islands.hpp"
 
 namespace degpu {
@@ -17,8 +20,30 @@ int launched_processes();
 int launched_rank();
 
 // MPI_COMM_WORLD's processes, MPI started here where it is not yet (and finalised at the process's exit).
-// A collective that fails (a process lost) throws degpu::Error naming MPI's message. NotCompiled in a build
-// without MPI.
+// A collective that MPI fails throws degpu::Error naming MPI's message; one that another process cannot
+// join throws ProcessLost. NotCompiled in a build without MPI.
 std::shared_ptr<IslandComm> mpi_world();
+
+// Another process of the run ended before the run did, thrown by mpi_world()'s collectives on every process
+// still running:
+// - killed (a signal, a crash): found while waiting, by its process id, on the processes of its host
+//   (OpenMPI's mpirun then ends the others: its -q leaves degpu's line alone); `said` is empty;
+// - failed with degpu's own error: the process told the others through mpi_abandon(); `said` is its message.
+// `says_it`: whether this process is the one to report it (one line for the run: the lowest process still
+// running on the lost process's host, or process 0 for a told failure).
+class ProcessLost : public Error {
+ public:
+  ProcessLost(const std::string& what, int process, std::string said, bool says_it)
+      : Error(what), process(process), said(std::move(said)), says_it(says_it) {}
+  int process;
+  std::string said;
+  bool says_it;
+};
+
+// This process failed (`why`, its error's one line): tell the other processes through the collective they
+// wait in, so that every process ends and process 0 alone says it. True where they were told; false where
+// MPI is not running here, this process is alone, the others could not be reached within a few seconds
+// (they ended, or wait for no collective), or it was ProcessLost itself.
+bool mpi_abandon(const std::string& why);
 
 }  // namespace degpu

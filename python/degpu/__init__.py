@@ -28,7 +28,7 @@ from ._cuda import CompileError, CudaObjective
 from ._scipy import differential_evolution
 
 __all__ = ["Problem", "Result", "CudaObjective", "CompileError", "data", "plot", "DeviceList", "devices", "problem", "problems", "minimize", "differential_evolution",
-           "strategies", "algorithms", "cuda_compiled"]
+           "strategies", "algorithms", "cuda_compiled", "mpi_compiled"]
 __version__ = "0.1.0"
 
 
@@ -125,6 +125,11 @@ def cuda_compiled() -> bool:
     return _core.cuda_compiled()
 
 
+def mpi_compiled() -> bool:
+    """Whether this build can spread islands over MPI's processes (minimize(..., mpi=True))."""
+    return _core.mpi_compiled()
+
+
 def strategies() -> list:
     """The DE strategies by degpu's names (rand/1/bin ... rand-to-best/1/nec)."""
     return list(_core.strategies())
@@ -175,7 +180,7 @@ def minimize(fun: Union[Problem, CudaObjective, Callable], bounds: Optional[Sequ
              array: str = "numpy", history_every: int = 0, name: str = "python", checkpoint=None,
              checkpoint_every: float = 60.0, resume=None, islands: int = 1, migration_interval: int = 50,
              migrants: int = 1, topology: str = "ring", migration_policy: str = "best-replaces-worst",
-             island_configs: Optional[Sequence[dict]] = None) -> Result:
+             island_configs: Optional[Sequence[dict]] = None, mpi: bool = False) -> Result:
     """Minimise `fun` by differential evolution with degpu's engines.
 
     fun: a degpu.Problem (built-in: degpu.problem(...)), or a Python callable: f(x) -> float with x a
@@ -224,6 +229,12 @@ def minimize(fun: Union[Problem, CudaObjective, Callable], bounds: Optional[Sequ
         strategy, popsize, F, CR, dither, p, repair; the others as this call's defaults) for heterogeneous
         islands, in place of the call's own; islands defaults to their number. On the serial, threads,
         matrix and gpu-eval engines ('auto': threads; docs/ISLANDS_PLAN.md).
+    mpi: True spreads the islands over the processes of `mpirun -np R python script.py` (MPI_COMM_WORLD; MPI
+        started here unless mpi4py or another library started it): every process calls minimize with the same
+        arguments and returns the same Result, the one process's run bit for bit for any R <= islands;
+        process 0 alone writes the checkpoint, which resumes on any R. No callback or progress with R > 1.
+        A process lost mid-run raises RuntimeError on the others. RuntimeError where degpu was built without
+        MPI (degpu.mpi_compiled()).
     Bad arguments raise ValueError or TypeError naming the parameter.
     """
     checkpoint = _path("checkpoint", checkpoint)
@@ -277,6 +288,9 @@ def minimize(fun: Union[Problem, CudaObjective, Callable], bounds: Optional[Sequ
         initial = np.ascontiguousarray(x[None, :])
     settings = _de_settings("", algorithm, strategy, popsize, F, CR, dither, p, repair)
     archipelago = _archipelago(islands, migration_interval, migrants, topology, migration_policy, island_configs)
+    if not isinstance(mpi, bool):
+        raise TypeError(f"mpi: expected True or False, got {type(mpi).__name__}")
+    archipelago["mpi"] = mpi
     trials = integer("trials", trials, minimum=1)
     bar = _Progress(max_evals, max_generations) if progress else None
 

@@ -24,6 +24,7 @@
 #include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/interrupt.hpp"
+#include "degpu/mpi.hpp"
 #include "degpu/problem.hpp"
 #include "degpu/run.hpp"
 #include "objective.hpp"
@@ -170,7 +171,8 @@ std::function<bool(const degpu::Generation&)> interruptible(std::function<bool(c
   };
 }
 
-// Ctrl-C on the gpu engine, whose generations run in the device's kernels (a slice of them a launch) and call
+// Ctrl-C on the gpu engine, whose generations run in the device's kernels (a slice of them a launch), and on
+// islands over MPI's processes, which call
 // no observer: for the run's length, on Python's main thread and where SIGINT is not ignored, SIGINT goes to
 // the library's interrupt (degpu/interrupt.hpp; async-signal-safe), which stops the run at the slice's end
 // (its checkpoint written where one is asked for); Python's handler is back for a second Ctrl-C (it raises
@@ -262,6 +264,7 @@ nb::list minimize(const degpu::Problem& problem, const nb::dict& s) {
   a.policy = degpu::parse_migration_policy(get<std::string>(s, "migration_policy", "best-replaces-worst"));
   if (s.contains("island_configs") && !s["island_configs"].is_none())
     for (nb::handle c : nb::cast<nb::list>(s["island_configs"])) a.configs.push_back(de_config(nb::cast<nb::dict>(c)));
+  if (get<bool>(s, "mpi", false)) a.comm = degpu::mpi_world();  // (mpirun's processes share the islands)
   const int trials = get<int>(s, "trials", 1);
   const std::string interrupt = get<std::string>(s, "interrupt", "");
   if (!interrupt.empty() && interrupt != "stop" && interrupt != "raise")
@@ -286,14 +289,16 @@ nb::list minimize(const degpu::Problem& problem, const nb::dict& s) {
     const degpu::Engine resolved = degpu::resolve_engine(o.engine, problem, de, o);
     o.engine = resolved;
     engine_ran = std::string(degpu::engine_name(resolved));
-    if (!interrupt.empty() && resolved != degpu::Engine::gpu) o.observe = interruptible(std::move(o.observe));
-    const GpuRunSigint sigint(!interrupt.empty() && resolved == degpu::Engine::gpu && main_thread);
+    // (islands over MPI's processes call no observer either: the library's interrupt, agreed between them)
+    const bool no_observer = resolved == degpu::Engine::gpu || o.archipelago.comm != nullptr;
+    if (!interrupt.empty() && !no_observer) o.observe = interruptible(std::move(o.observe));
+    const GpuRunSigint sigint(!interrupt.empty() && no_observer && main_thread);
     if (trials == 1) {
       out.push_back(degpu::minimize(problem, de, stop, o));
     } else {
       out = degpu::minimize_trials(problem, de, stop, o, trials).trials;
     }
-    if (resolved == degpu::Engine::gpu && degpu::interrupted_by() != 0) degpu::py::interrupt_flag().store(true);
+    if (no_observer && degpu::interrupted_by() != 0) degpu::py::interrupt_flag().store(true);
   }
   const bool interrupted = degpu::py::interrupt_flag().exchange(false);
   if (interrupted && interrupt != "stop") {
@@ -456,6 +461,7 @@ NB_MODULE(_core, m) {
     return v;
   });
   m.def("cuda_compiled", &degpu::cuda_compiled);
+  m.def("mpi_compiled", &degpu::mpi_compiled);
   m.def("devices", [] {
     std::string why;
     const std::vector<degpu::DeviceInfo> d = degpu::list_devices(&why);
