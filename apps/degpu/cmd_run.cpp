@@ -242,6 +242,7 @@ int run(const RunArgs& a) {
                         " processes, which share an archipelago's islands: give --islands K (K >= " + std::to_string(processes) +
                         ") or --island-config, or run degpu without mpirun");
     o.archipelago.comm = mpi_world();
+    use_local_cuda_device();  // (one GPU a process where the host has as many)
     writer = o.archipelago.comm->rank() == 0;
   }
   if (writer) out.check_writable();

@@ -18,6 +18,11 @@ bool mpi_compiled();
 // PMI_SIZE or PMIX_SIZE), without starting MPI: 1 where none. And this process's rank among them (0 where none).
 int launched_processes();
 int launched_rank();
+// This process's rank among those of its host (OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID or SLURM_LOCALID;
+// 0 where none), and the CUDA device it takes under mpirun: that rank modulo the devices (set_cuda_device;
+// nothing where there is no device or a single process).
+int launched_local_rank();
+void use_local_cuda_device();
 
 // MPI_COMM_WORLD's processes, MPI started here where it is not yet (and finalised at the process's exit).
 // A collective that MPI fails throws degpu::Error naming MPI's message; one that another process cannot

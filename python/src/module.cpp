@@ -264,7 +264,10 @@ nb::list minimize(const degpu::Problem& problem, const nb::dict& s) {
   a.policy = degpu::parse_migration_policy(get<std::string>(s, "migration_policy", "best-replaces-worst"));
   if (s.contains("island_configs") && !s["island_configs"].is_none())
     for (nb::handle c : nb::cast<nb::list>(s["island_configs"])) a.configs.push_back(de_config(nb::cast<nb::dict>(c)));
-  if (get<bool>(s, "mpi", false)) a.comm = degpu::mpi_world();  // (mpirun's processes share the islands)
+  if (get<bool>(s, "mpi", false)) {  // (mpirun's processes share the islands, one GPU each where there are as many)
+    a.comm = degpu::mpi_world();
+    degpu::use_local_cuda_device();
+  }
   const int trials = get<int>(s, "trials", 1);
   const std::string interrupt = get<std::string>(s, "interrupt", "");
   if (!interrupt.empty() && interrupt != "stop" && interrupt != "raise")

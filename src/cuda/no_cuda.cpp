@@ -10,6 +10,8 @@ namespace degpu {
 
 bool cuda_compiled() { return false; }
 
+int cuda_device_count() { return 0; }
+
 std::vector<DeviceInfo> list_devices(std::string* why) {
   if (why) *why = "this build of degpu has no CUDA engines";
   return {};

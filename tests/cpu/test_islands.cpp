@@ -12,7 +12,9 @@
 #include "../resume_cases.hpp"
 #include "core/migration.hpp"
 #include "cpu_test_util.hpp"
+#include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
+#include "degpu/mpi.hpp"
 #include "degpu/islands.hpp"
 #include "degpu/rng.hpp"
 #include "thread_comm.hpp"
@@ -370,4 +372,24 @@ TEST(Islands, SpreadOverMoreProcessesThanIslandsIsRefused) {
   o.observe = [](const Generation&) { return false; };
   EXPECT_NE(message_of(p, np_of(10), gens(5), o).find("{callback}: an archipelago spread over 3 processes calls none"),
             std::string::npos);
+}
+
+// The launcher's environment: the process's rank on its host (which GPU it takes under mpirun), from
+// OpenMPI's, MPICH's or Slurm's variable; the device index refused where negative.
+TEST(Islands, TheLocalRankIsTheLaunchersAndADeviceIndexIsChecked) {
+  const char* names[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"};
+  for (const char* n : names) ::unsetenv(n);
+  EXPECT_EQ(degpu::launched_local_rank(), 0);
+  ::setenv("SLURM_LOCALID", "3", 1);
+  EXPECT_EQ(degpu::launched_local_rank(), 3);
+  ::setenv("OMPI_COMM_WORLD_LOCAL_RANK", "5", 1);  // (OpenMPI's first)
+  EXPECT_EQ(degpu::launched_local_rank(), 5);
+  ::setenv("OMPI_COMM_WORLD_LOCAL_RANK", "x", 1);  // (not a number: the next)
+  EXPECT_EQ(degpu::launched_local_rank(), 3);
+  for (const char* n : names) ::unsetenv(n);
+  EXPECT_EQ(degpu::cuda_device(), 0);
+  EXPECT_THROW(degpu::set_cuda_device(-1), degpu::ConfigError);
+  EXPECT_EQ(degpu::cuda_device(), 0);
+  degpu::use_local_cuda_device();  // (one process: nothing)
+  EXPECT_EQ(degpu::cuda_device(), 0);
 }

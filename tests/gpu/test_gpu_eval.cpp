@@ -521,3 +521,34 @@ TEST(GpuEval, IslandsMatchTheSerialEngine) {
   ASSERT_EQ(b.islands.size(), 3u);
   for (int k = 0; k < 3; ++k) EXPECT_NEAR(b.islands[k].best_f, a.islands[k].best_f, 1e-9 * (1 + std::fabs(a.islands[k].best_f)));
 }
+
+// set_cuda_device (one GPU a process under mpirun): the last device runs as device 0 does (the same
+// decisions); one past the last is a CudaError naming it when the engine starts.
+TEST(GpuEval, TheProcessesDeviceIsTheOneUsed) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const int count = cuda_device_count();
+  ASSERT_GE(count, 1);
+  ASSERT_EQ(cuda_device(), 0);
+  const Problem p = make_problem(ProblemSpec{"rastrigin", 10});
+  StopCriteria stop;
+  stop.max_gens = 30;
+  RunOptions o;
+  o.engine = Engine::gpu_eval;
+  const Result first = minimize(p, DEConfig{}, stop, o);
+  struct Back {
+    ~Back() { set_cuda_device(0); }
+  } back;
+  set_cuda_device(count - 1);
+  const Result last = minimize(p, DEConfig{}, stop, o);
+  EXPECT_EQ(last.evals, first.evals);
+  EXPECT_NEAR(last.best_f, first.best_f, 1e-9 * (1 + std::fabs(first.best_f)));
+  set_cuda_device(count);
+  try {
+    minimize(p, DEConfig{}, stop, o);
+    ADD_FAILURE() << "no CudaError";
+  } catch (const CudaError& e) {
+    EXPECT_NE(std::string(e.what()).find("CUDA device " + std::to_string(count) + ": this machine has " + std::to_string(count)),
+              std::string::npos)
+        << e.what();
+  }
+}

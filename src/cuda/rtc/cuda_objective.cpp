@@ -288,15 +288,17 @@ class CudaObjectiveModel final : public ProblemModel {
  private:
 #if DEGPU_HAVE_CUDA
   // CudaError where there is no CUDA device, saying that this objective needs one (the engines' own
-  // message would offer the CPU engines); else device 0 selected. One call of the runtime: polishing asks
-  // at every point.
+  // message would offer the CPU engines); else the process's device (cuda_device()) selected. One call of
+  // the runtime: polishing asks at every point.
   static void no_device_says_so() {
     int count = 0;
     const cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0)
       throw CudaError(std::string("no CUDA device (") + (e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device found") +
                       "): a CudaObjective runs on the GPU only (compiling it needs none)");
-    DEGPU_CUDA_TRY(cudaSetDevice(0));
+    if (cuda_device() >= count)
+      throw CudaError("CUDA device " + std::to_string(cuda_device()) + ": this machine has " + std::to_string(count));
+    DEGPU_CUDA_TRY(cudaSetDevice(cuda_device()));
   }
 #endif
   template <class T>

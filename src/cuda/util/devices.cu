@@ -9,6 +9,11 @@ namespace degpu {
 
 bool cuda_compiled() { return true; }
 
+int cuda_device_count() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
 std::vector<DeviceInfo> list_devices(std::string* why) {
   std::vector<DeviceInfo> out;
   int count = 0;
@@ -46,7 +51,10 @@ void use_device(std::size_t bytes, const char* lower) {
   if (e != cudaSuccess || count == 0)
     throw CudaError(std::string("no CUDA device: ") + (e != cudaSuccess ? cudaGetErrorString(e) : "none found") +
                     "; use {engine} serial, threads or matrix");
-  DEGPU_CUDA_TRY(cudaSetDevice(0));
+  if (cuda_device() >= count)
+    throw CudaError("CUDA device " + std::to_string(cuda_device()) + ": this machine has " + std::to_string(count) +
+                    " (0 to " + std::to_string(count - 1) + ")");
+  DEGPU_CUDA_TRY(cudaSetDevice(cuda_device()));
   std::size_t free_bytes = 0, total = 0;
   DEGPU_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total));
   if (bytes > free_bytes)
