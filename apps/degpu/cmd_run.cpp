@@ -260,10 +260,10 @@ int run(const RunArgs& a) {
   if (compiled && own_kernels) compiled->compile_kernels(o.engine, o.precision);
   auto progress = std::make_shared<ProgressLine>(static_cast<int>(trials));
   if (writer && !out.quiet && isatty(STDERR_FILENO)) o.progress = [progress](const Progress& p) { (*progress)(p); };
+  const int n_trials = static_cast<int>(trials);  // (clang before 16 captures no structured binding in a lambda)
   const TrialsResult tr = [&] {
     try {
-      return masw ? minimize_masw_trials(problem, mc, stop, o, static_cast<int>(trials))
-                  : minimize_trials(problem, de, stop, o, static_cast<int>(trials));
+      return masw ? minimize_masw_trials(problem, mc, stop, o, n_trials) : minimize_trials(problem, de, stop, o, n_trials);
     } catch (const ProcessLost& e) {  // (mpirun's: another process ended) where the run can go on from
       throw ProcessLost(std::string(e.what()) + lost_run_resumes(out.checkpoint), e.process, e.said, e.says_it);
     }
