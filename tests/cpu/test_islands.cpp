@@ -258,8 +258,19 @@ TEST(Islands, BadSettingsAreRefusedNamingTheOption) {
   far.trial = rng::kMaxTrials / 4;
   EXPECT_NE(message_of(p, de, gens(5), far).find("{trial} 4194304: with {islands} 4"), std::string::npos);
   EXPECT_THROW(minimize_trials(p, de, gens(5), islands(4, 5), rng::kMaxTrials / 4 + 1), ConfigError);
-  for (const Engine e : {Engine::gpu, Engine::gpu_kernels, Engine::gpu_fused})
+  for (const Engine e : {Engine::gpu_kernels, Engine::gpu_fused})
     EXPECT_NE(message_of(p, de, gens(5), islands(2, 5, e)).find("it runs no {islands} yet"), std::string::npos);
+  // the gpu engine's islands: one configuration, one process, stopped by generations or evaluations only
+  StopCriteria aim = gens(5);
+  aim.target_error = 1;
+  EXPECT_NE(message_of(p, de, aim, islands(2, 5, Engine::gpu)).find("{engine} gpu: its {islands} run to {max_gens} or {max_evals} only"),
+            std::string::npos);
+  RunOptions two = islands(2, 5, Engine::gpu);
+  two.archipelago.configs = {de, de};
+  EXPECT_NE(message_of(p, de, gens(5), two).find("one configuration, not an island configuration each"), std::string::npos);
+  RunOptions seeded = islands(2, 5, Engine::gpu);
+  seeded.initial = {std::vector<double>(static_cast<std::size_t>(p.dim()), 0.0)};
+  EXPECT_NE(message_of(p, de, gens(5), seeded).find("without {initial} rows"), std::string::npos);
   // auto takes a CPU engine for islands
   EXPECT_EQ(resolve_engine(Engine::auto_, p, de, islands(2, 5, Engine::auto_)), Engine::threads);
 }

@@ -3,13 +3,18 @@
 // the serial engine. Skipped with a message where no CUDA device exists.
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 
 #include "gpu_test_util.hpp"
 #include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
+#include "degpu/interrupt.hpp"
+#include "degpu/islands.hpp"
 #include "degpu/run.hpp"
 #include "degpu/schedule.hpp"
 
@@ -227,4 +232,113 @@ TEST(GpuEngine, EachPathOnASmallJob) {
       expect_same_run(minimize(p, de, stop, cpu), minimize(p, de, stop, gpu), 1e-9, plan);
     }
   }
+}
+
+// Islands on the gpu engine (gpu_islands.cuh: the resident batch migrating between slices) against the
+// serial engine's archipelago: every algorithm kind (DE, jDE with its state words moving with the rows,
+// SHADE's memories and archive, L-SHADE's reduction before the migration), both policies, a ring, a torus
+// and the random topology, clusters of one and several CTAs; the islands' results and the history too.
+TEST(GpuEngine, IslandsMatchTheSerialEngine) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  struct Case {
+    const char* plan;
+    Algorithm algorithm;
+    Topology topology;
+    MigrationPolicy policy;
+    int islands, interval, migrants;
+  };
+  const Case cases[] = {
+      {"", Algorithm::de, Topology::ring, MigrationPolicy::best_replaces_worst, 4, 5, 2},
+      {"resident,2,0,8", Algorithm::jde, Topology::random, MigrationPolicy::random_replaces_random, 5, 4, 3},
+      {"", Algorithm::shade, Topology::torus, MigrationPolicy::best_replaces_worst, 6, 8, 1},
+      {"resident,3,0,32", Algorithm::lshade, Topology::full, MigrationPolicy::best_replaces_worst, 3, 6, 2},
+  };
+  for (const Case& c : cases) {
+    for (Precision prec : {Precision::f64, Precision::f32}) {
+      const Problem p = shifted("rastrigin", 12);
+      DEConfig de;
+      de.algorithm = c.algorithm;
+      de.np = 30;
+      StopCriteria stop;
+      if (c.algorithm == Algorithm::lshade) stop.max_evals = 6000;
+      else stop.max_gens = 60;
+      RunOptions cpu, gpu;
+      cpu.engine = Engine::serial;
+      gpu.engine = Engine::gpu;
+      for (RunOptions* o : {&cpu, &gpu}) {
+        o->precision = prec;
+        o->history_every = 7;
+        o->archipelago.islands = c.islands;
+        o->archipelago.interval = c.interval;
+        o->archipelago.migrants = c.migrants;
+        o->archipelago.topology = c.topology;
+        o->archipelago.policy = c.policy;
+      }
+      const std::string what = std::string(algorithm_name(c.algorithm)) + " " + std::string(precision_name(prec));
+      const double tol = prec == Precision::f64 ? 1e-9 : 1e-4;
+      std::unique_ptr<PlanOverride> plan;
+      if (*c.plan) plan = std::make_unique<PlanOverride>(c.plan);
+      const Result a = minimize(p, de, stop, cpu), b = minimize(p, de, stop, gpu);
+      expect_same_run(a, b, tol, what);
+      ASSERT_EQ(a.islands.size(), b.islands.size()) << what;
+      for (std::size_t k = 0; k < a.islands.size(); ++k) {
+        EXPECT_NEAR(b.islands[k].best_f, a.islands[k].best_f, tol * (1 + std::fabs(a.islands[k].best_f))) << what << " island " << k;
+        EXPECT_EQ(b.islands[k].evals, a.islands[k].evals) << what << " island " << k;
+        EXPECT_EQ(b.islands[k].final_np, a.islands[k].final_np) << what << " island " << k;
+      }
+      ASSERT_EQ(a.history.size(), b.history.size()) << what;
+      for (std::size_t j = 0; j < a.history.size(); ++j) {
+        EXPECT_EQ(b.history[j].generation, a.history[j].generation) << what;
+        EXPECT_EQ(b.history[j].evals, a.history[j].evals) << what;
+        EXPECT_NEAR(b.history[j].best_f, a.history[j].best_f, tol * (1 + std::fabs(a.history[j].best_f))) << what << " sample " << j;
+      }
+      // the migration is there: the same islands apart are other runs
+      RunOptions apart = gpu;
+      apart.archipelago.interval = 100000;
+      EXPECT_NE(minimize(p, de, stop, apart).best_f, b.best_f) << what;
+    }
+  }
+}
+
+// The gpu engine's islands refuse what they do not run yet, naming it; a resumed archipelago ends where the
+// one that was not stopped ends.
+TEST(GpuEngine, IslandsRefuseWhatTheyDoNotRunAndResume) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const Problem p = shifted("sphere", 8);
+  DEConfig de;
+  de.np = 20;
+  StopCriteria stop;
+  stop.max_gens = 300;
+  RunOptions o;
+  o.engine = Engine::gpu;
+  o.archipelago.islands = 4;
+  o.archipelago.interval = 10;
+  StopCriteria target = stop;
+  target.target_error = 1e-3;
+  EXPECT_THROW(minimize(p, de, target, o), ConfigError);
+  RunOptions het = o;
+  het.archipelago.configs = {de, de, de, de};
+  EXPECT_THROW(minimize(p, de, stop, het), ConfigError);
+  const Result whole = minimize(p, de, stop, o);
+  // interrupted after every slice (a migration's end among them) and resumed until it ends: the same bits
+  const std::string file = ::testing::TempDir() + "gpu_islands.ckpt";
+  std::remove(file.c_str());
+  RunOptions c = o;
+  c.checkpoint.file = file;
+  c.checkpoint.every_s = 1e9;
+  request_interrupt(SIGINT);
+  Result part = minimize(p, de, stop, c);
+  RunOptions r = c;
+  r.checkpoint.resume = file;
+  int calls = 1;
+  while (part.stop_reason == StopReason::interrupted) {
+    ASSERT_LT(++calls, 1000);
+    part = minimize(p, de, stop, r);
+  }
+  clear_interrupt();
+  EXPECT_GT(calls, 300 / 10);  // (at least one slice between migrations)
+  expect_same_run(whole, part, 0, "interrupted and resumed");
+  ASSERT_EQ(part.islands.size(), 4u);
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(part.islands[k].best_f, whole.islands[k].best_f) << k;
+  std::remove(file.c_str());
 }

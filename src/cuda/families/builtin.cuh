@@ -51,7 +51,9 @@ template <class T>
 std::vector<Result> run_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<Result> out;
-  with_function<T>(problem, static_cast<std::size_t>(n) * r.de.np, Upload::yes,
+  // (an archipelago's trials run one after another, each a batch of its islands)
+  const int batch = o.archipelago.used() ? o.archipelago.islands : n;
+  with_function<T>(problem, static_cast<std::size_t>(batch) * r.de.np, Upload::yes,
                    [&](const auto& fn) { out = gpu_engine::run<T>(problem, r, o, n, fn, t0); });
   return out;
 }

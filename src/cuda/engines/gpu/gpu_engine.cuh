@@ -22,6 +22,7 @@
 #include "core/params.hpp"
 #include "core/trials.hpp"
 #include "cuda/engines/gpu/gpu_global.cuh"
+#include "cuda/engines/gpu/gpu_islands.cuh"
 #include "cuda/engines/gpu/gpu_plan.hpp"
 #include "cuda/engines/gpu/gpu_resident.cuh"
 #include "cuda/engines/gpu/gpu_slices.cuh"
@@ -317,9 +318,16 @@ DeviceArray<T> padded(const std::vector<V>& v, std::size_t n) {
 // n trials of the gpu engine for the kernel function Fn. fn: its value with its data on the device, uploaded
 // by the caller (a built-in's is empty; a CEC function's has a scratch slot for each individual of the n
 // trials: n np). t0: when the run began (the results' wall_s counts from it), before that upload.
+// islands: the n trials are an archipelago's islands, which migrate as it says (gpu_islands.cuh; its
+// run_archipelago sets the trials and the budget up): the resident path only, in slices.
+template <class T, class Fn>
+std::vector<Result> run_archipelago(const Problem& problem, const Resolved& r, const RunOptions& o, int n, const Fn& fn,
+                                    std::chrono::steady_clock::time_point t0);
+
 template <class T, class Fn>
 std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOptions& o, int n, const Fn& fn,
-                        std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now()) {
+                        std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now(), const Migration* islands = nullptr) {
+  if (o.archipelago.used() && !islands) return run_archipelago<T>(problem, r, o, n, fn, t0);
   using clock = std::chrono::steady_clock;
   if (!problem.on_gpu())
     throw ConfigError("problem " + problem.name() + ": user objectives run on the CPU engines (serial, threads, matrix)");
@@ -331,8 +339,14 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const bool reduces = alg::reduces(p);
   const LinearForm* const linear = LinearConstraintsOnDevice::only_linear(problem, "gpu");
   const int ncons = linear ? linear->count() : 0;
-  const GpuPlan plan = make_plan<Fn, T>(p, n, fn, ncons);
+  GpuPlan plan = make_plan<Fn, T>(p, n, fn, ncons);
   const bool resident = plan.path == GpuPlan::Path::resident;
+  if (islands && !resident)
+    throw ConfigError("{islands} " + std::to_string(n) + ": the gpu engine runs an archipelago on its resident path only, where an " +
+                      "island's rows fit a cluster's shared memory, and this one's " + std::string(plan.path_name()) +
+                      " path does not (use {engine} gpu-eval, or a smaller {np} or {dim})");
+  // (islands: slices end on migrations, and a slice on a multiple of the window: the window divides the interval)
+  if (islands) plan.window = std::min(plan.window, islands->interval & -islands->interval);
   if (!resident && n > 1)  // the global paths take the whole device: one trial per launch
     return detail::each_trial(o, n, [&](const RunOptions& ot) { return run<T>(problem, r, ot, 1, fn).front(); });
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np), nt = static_cast<std::size_t>(n);
@@ -450,7 +464,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   s.rk = round_keys(p.seed);
   // Every run in slices (gpu_slices.cuh: a signal stops it at a slice's end, checkpoints are written between
   // them), unless DEGPU_GPU_ONE_LAUNCH=1 asks for one launch (for measurements, without checkpoints).
-  const bool sliced = o.checkpoint.used() || !one_launch();
+  const bool sliced = o.checkpoint.used() || !one_launch() || islands;
   // the resident path's layout of a CTA's shared memory, as the kernel and the plan (fit_resident) make it
   const ResidentShape shape =
       resident ? resident_shape<T>(p.np, p.D, plan.cluster, plan.window, uses_pbest(p), alg::stateful(p), alg::sum_words(p), alg::shared_words(p),
@@ -483,6 +497,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const double launched = std::chrono::duration<double>(clock::now() - t0).count();
   // In slices (gpu_slices.cuh), each trial's history read after each; else one launch.
   std::vector<std::vector<HistoryPoint>> sliced_history;
+  std::unique_ptr<ResidentIslands<T>> exchange;
   if (sliced) {
     SliceRun slices;
     if (resident) {
@@ -502,6 +517,12 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
       slices.check = [&](const ckpt::Sections& cs, long long done, const std::vector<char>& running) {
         check_resident_carry<T>(p, cs, shape, plan.cluster, n, arc_cap, reduces, done, s.need_best, running);
       };
+      if (islands) {
+        exchange = std::make_unique<ResidentIslands<T>>(*islands, p.seed, p.trial, shape, plan.cluster, n, p.np, ncons, reduces,
+                                                        carry->cta.ptr, carry->cta_bytes, alg_state.state(), alg_state.words);
+        slices.migrate_every = islands->interval;
+        slices.migrate = [&](long long g) { exchange->exchange(g); };
+      }
     } else {
       slices.kept = {
           {"gpu.x0", x0.ptr, rows * sizeof(T)}, {"gpu.x1", x1.ptr, rows * sizeof(T)}, {"gpu.f0", f0.ptr, fs * sizeof(T)},
@@ -611,6 +632,61 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
       if (res.history.empty() || res.history.back().generation != g[t]) res.history.push_back({g[t], res.evals, res.best_f, wall});
       if (o.history_x) res.history.back().best_x = res.best_x;  // the last sample (generation g[t]): the result's row
     }
+  }
+  return out;
+}
+
+// n trials of an archipelago (RunOptions::archipelago, one configuration, one process: validate), one after
+// another, each the resident batch of its K islands (island k of trial t draws as trial t K + k), each island's
+// budget its share (ops::island_configs), migrating between slices (gpu_islands.cuh); each trial's Result as
+// the host-rows engines make it (core/islands.hpp): the best island's (by migration::before, the lowest
+// island of equal ones), every island's evaluations, NaN values and final NP summed, each island's in
+// Result::islands, the history's samples the archipelago's.
+template <class T, class Fn>
+std::vector<Result> run_archipelago(const Problem& problem, const Resolved& r, const RunOptions& o, int n, const Fn& fn,
+                                    std::chrono::steady_clock::time_point t0) {
+  const Archipelago& a = o.archipelago;
+  const int K = a.islands;
+  if (n > 1 && o.checkpoint.used())
+    throw ConfigError("{trials} " + std::to_string(n) + ": the gpu engine's islands write a checkpoint of one trial at a time");
+  const Resolved rk = ops::island_configs(problem, r, a).front();
+  std::vector<Result> out;
+  for (int t = 0; t < n; ++t) {
+    RunOptions ob = o;
+    ob.trial = (o.trial + static_cast<std::uint32_t>(t)) * static_cast<std::uint32_t>(K);
+    std::vector<Result> isl = run<T>(problem, rk, ob, K, fn, t0, &a);
+    int b = 0;
+    for (int k = 1; k < K; ++k)
+      if (migration::before({isl[k].best_f, 0}, {isl[b].best_f, 0})) b = k;
+    Result res = isl[b];
+    res.evals = res.nan_evals = res.infeasible = 0;
+    res.final_np = 0;
+    res.islands.clear();
+    res.population.clear();
+    res.population_f.clear();
+    for (const Result& ik : isl) {
+      res.evals += ik.evals, res.nan_evals += ik.nan_evals, res.infeasible += ik.infeasible, res.final_np += ik.final_np;
+      res.islands.push_back(IslandResult{ik.best_f, ik.evals, ik.final_np});
+      if (o.keep_population) {
+        res.population.insert(res.population.end(), ik.population.begin(), ik.population.end());
+        res.population_f.insert(res.population_f.end(), ik.population_f.begin(), ik.population_f.end());
+      }
+    }
+    // the samples (the same generations in every island: they stop together): the best island's value then,
+    // every island's evaluations
+    for (std::size_t j = 0; j < res.history.size(); ++j) {
+      HistoryPoint& h = res.history[j];
+      int bj = 0;
+      h.evals = 0;
+      for (int k = 0; k < K; ++k) {
+        const HistoryPoint& hk = isl[k].history.at(j);
+        h.evals += hk.evals;
+        if (migration::before({hk.best_f, 0}, {isl[bj].history[j].best_f, 0})) bj = k;
+      }
+      h.best_f = isl[bj].history[j].best_f;
+      if (!isl[bj].history[j].best_x.empty() || !h.best_x.empty()) h.best_x = isl[bj].history[j].best_x;
+    }
+    out.push_back(std::move(res));
   }
   return out;
 }

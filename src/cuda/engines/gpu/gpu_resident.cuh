@@ -226,6 +226,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   std::uint32_t bi = 0xffffffffu;
   double bv = static_cast<double>(INFINITY);
   long long g = 1;  // the generation that begins next
+  bool at_stop = false;  // generation g - 1's end made up to the stop decision in the last slice (a migration's)
   // A slice's carry (SliceCarry; gpu_slices.cuh): this CTA's header and shared memory, less the function's region
   unsigned char* carried = s.carry.cta ? s.carry.cta + static_cast<std::size_t>(blockIdx.x) * s.carry.cta_bytes : nullptr;
   int* carried_ints = reinterpret_cast<int*>(carried);
@@ -262,6 +263,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     p.np = carried_ints[SliceCarry::kResidentNp];
     p.pbest_count = carried_ints[SliceCarry::kResidentPbest];
     acap = carried_ints[SliceCarry::kResidentArcCap];
+    at_stop = carried_ints[SliceCarry::kResidentAtStop] != 0;
     g = s.first_gen + 1;
     __syncthreads();
     if (reduces) {
@@ -337,7 +339,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   std::uint32_t best = 0;
   for (;; ++g) {
     cluster_wait();  // generation g - 1 is written everywhere in the cluster
-    if (g - 1 == s.slice_end) {
+    if (g - 1 == s.slice_end && !s.end_at_stop) {
       // The slice's end (generation g - 1's selections written, its end not made; slice_end a multiple of the
       // window): each CTA hands its shared memory and sizes on, CTA 0 the trial's generations.
       for (std::size_t w = threadIdx.x; w < carried_words; w += blockDim.x)
@@ -346,6 +348,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
         carried_ints[SliceCarry::kResidentNp] = p.np;
         carried_ints[SliceCarry::kResidentPbest] = p.pbest_count;
         carried_ints[SliceCarry::kResidentArcCap] = acap;
+        carried_ints[SliceCarry::kResidentAtStop] = 0;
         if (rank == 0) s.gens[t] = g - 1, s.reason[t] = 0;
       }
       if constexpr (has_resident_hooks<F>) fn.resident_done();
@@ -354,17 +357,20 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     }
     const std::uint32_t gu = static_cast<std::uint32_t>(g);
     const int cur = static_cast<int>((g - 1) & 1), nxt = cur ^ 1;
+    // (a slice that begins at the stop decision: generation g - 1's end was made by the last one)
+    const bool ended = at_stop;
+    at_stop = false;
     // Generation g - 1's end, as the host driver makes it after its selections (before the stop test):
     // the population-level update, made by every CTA alike
-    if (sum_words && g >= 2) {
+    if (sum_words && g >= 2 && !ended) {
       if (threadIdx.x < 32) update_shared(gu - 1);
       __syncthreads();
     }
     // its losers into the archive: every CTA computes every insertion and copies its own parents' rows
     // (buffer nxt: the trials of generation g overwrite them after the barrier below)
     int arc_n = 0;
-    const bool inserts = redraw && g >= 2 && acap > 0;  // (its barriers order the count's reads before the write below)
-    if (redraw && g >= 2) {
+    const bool inserts = redraw && g >= 2 && acap > 0 && !ended;  // (its barriers order the count's reads before the write below)
+    if (redraw && g >= 2 && !ended) {
       const EngineArchive<T> a = arc();
       arc_n = *ra.count();
       if (inserts)
@@ -377,10 +383,29 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
                                    });
     }
     // the next generation's sizes: the worst removed, the archive cut to its new capacity
-    const bool shrunk = reduces && g >= 2 && next_sizes(p, shared_state, s.archive.cap, acap, arc_n, [&](int n) { shrink(cur, n); });
-    if (redraw && g >= 2) {
+    const bool shrunk = reduces && g >= 2 && !ended && next_sizes(p, shared_state, s.archive.cap, acap, arc_n, [&](int n) { shrink(cur, n); });
+    if (redraw && g >= 2 && !ended) {
       if (!inserts) __syncthreads();  // every thread has read the count
       if (threadIdx.x == 0) *ra.count() = arc_n;  // (read after the barriers below)
+    }
+    if (g - 1 == s.slice_end && s.end_at_stop) {
+      // A migration's slice end (islands: gpu_islands.cuh): generation g - 1's end made up to the stop
+      // decision; the shared memory handed on with the sizes and kResidentAtStop. (The best's slots are
+      // the host's to write: it migrates and finds each CTA's best among the rows after the reduction.)
+      __syncthreads();
+      cluster.sync();  // every CTA's reduction and archive count written
+      for (std::size_t w = threadIdx.x; w < carried_words; w += blockDim.x)
+        reinterpret_cast<uint4*>(carried + SliceCarry::kResidentHeader * sizeof(int))[w] = reinterpret_cast<const uint4*>(smem)[w];
+      if (threadIdx.x == 0) {
+        carried_ints[SliceCarry::kResidentNp] = p.np;
+        carried_ints[SliceCarry::kResidentPbest] = p.pbest_count;
+        carried_ints[SliceCarry::kResidentArcCap] = acap;
+        carried_ints[SliceCarry::kResidentAtStop] = 1;
+        if (rank == 0) s.gens[t] = g - 1, s.reason[t] = 0;
+      }
+      if constexpr (has_resident_hooks<F>) fn.resident_done();
+      cluster.sync();
+      return;
     }
     why = decide_stop(
         s, t, g, C, rank == 0, [&](unsigned r) { return *cluster.map_shared_rank(&slot[cur], r); },

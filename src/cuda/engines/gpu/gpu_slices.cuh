@@ -277,12 +277,17 @@ struct SampleBuffers {
 // them, gpu.gens and gpu.reason, where trials end in different slices), and the checks of a resumed
 // checkpoint before any of it is restored (check(sections, done, running): DataError naming what is wrong;
 // running: whether each trial had not ended).
+// Islands (gpu_islands.cuh): a slice also ends at every multiple of migrate_every (a multiple of the
+// quantum), after that generation's end is made up to its stop decision (State::end_at_stop), and
+// migrate(g) exchanges the islands' migrants before the next launch.
 struct SliceRun {
   int trials = 1;
   long long quantum = 1;
   bool with_trials = false;
   std::vector<DeviceSection> kept;
   std::function<void(const ckpt::Sections&, long long, const std::vector<char>&)> check;
+  long long migrate_every = 0;
+  std::function<void(long long)> migrate;
 };
 
 // The history's sections of trial t of n (run. for a run of one trial, as the host driver's).
@@ -351,6 +356,11 @@ std::vector<std::vector<HistoryPoint>> run_slices(const RunOptions& o, const Res
   for (;;) {
     s.first_gen = done;
     s.slice_end = first_alone && s.fresh ? 0 : done + len >= max_gens ? (1LL << 62) : done + len;
+    s.end_at_stop = false;
+    if (run.migrate_every > 0 && !(first_alone && s.fresh)) {  // (generation 0 migrates nothing)
+      const long long next = (done / run.migrate_every + 1) * run.migrate_every;
+      if (next <= max_gens && next <= s.slice_end) s.slice_end = next, s.end_at_stop = true;
+    }
     if (r.stop.max_time_s)
       s.max_time_ns = std::max(1ull, static_cast<unsigned long long>(std::max(0.0, *r.stop.max_time_s - elapsed()) * 1e9));
     DEGPU_CUDA_TRY(cudaMemset(s.arrivals, 0, sizeof(unsigned long long)));
@@ -393,6 +403,11 @@ std::vector<std::vector<HistoryPoint>> run_slices(const RunOptions& o, const Res
     }
     if (!any) return hist;
     done = s.slice_end;
+    if (s.end_at_stop) {
+      for (std::size_t t = 0; t < n; ++t)
+        if (!running[t]) throw Error("gpu engine: an island ended before the migration after generation " + std::to_string(done));
+      run.migrate(done);
+    }
     const double took = elapsed() - at;
     if (!s.fresh || !first_alone) {
       if (took < kSliceS && len < kMaxSlice)
@@ -402,7 +417,7 @@ std::vector<std::vector<HistoryPoint>> run_slices(const RunOptions& o, const Res
     }
     s.fresh = false;
     const bool stop = interrupted_by() != 0;
-    if (ck.writing() && ck.due(stop)) {
+    if (ck.writing() && done < max_gens && ck.due(stop)) {  // (islands: a migration at the last generation ends the run)
       ckpt::Sections cs = ck.start();
       cs.put_value("run.generation", done);
       cs.put_value("run.evals", evals_after(done));

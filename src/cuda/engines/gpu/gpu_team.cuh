@@ -88,7 +88,9 @@ __device__ __forceinline__ rng::Block philox_block(const RoundKeys& rk, std::uin
 // Both: %globaltimer at the slice's start (the earliest CTA's). All nullptr for a run in one launch.
 struct SliceCarry {
   enum Int { kArcCount, kArcCap, kNp, kPbest, kInts };
-  enum ResidentInt { kResidentNp, kResidentPbest, kResidentArcCap, kResidentHeader = 4 };
+  // kResidentAtStop: the slice ended after its last generation's end was made up to the stop decision (a
+  // migration's slice end: State::end_at_stop), which the next launch begins with
+  enum ResidentInt { kResidentNp, kResidentPbest, kResidentArcCap, kResidentAtStop, kResidentHeader = 4 };
   double* shared = nullptr;
   int* ints = nullptr;
   std::uint32_t* row = nullptr;
@@ -167,6 +169,10 @@ struct State {
   long long first_gen = 0;
   long long slice_end = 1LL << 62;
   bool interrupted = false;  // the run was interrupted after generation first_gen: it stops there (its end made)
+  // Islands between slices (resident path; gpu_islands.cuh): the slice ends at generation slice_end after its
+  // end is made (the population-level update, the archive's insertions, the reduction) and before the stop
+  // decision, where the host driver migrates; the carry's header says so (kResidentAtStop) to the next launch.
+  bool end_at_stop = false;
   SliceCarry carry;
 };
 
