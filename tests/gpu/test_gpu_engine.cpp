@@ -259,6 +259,7 @@ TEST(GpuEngine, IslandsMatchTheSerialEngine) {
       DEConfig de;
       de.algorithm = c.algorithm;
       de.np = 30;
+      if (c.algorithm == Algorithm::shade || c.algorithm == Algorithm::lshade) de.mutation = Mutation::current_to_pbest1;
       StopCriteria stop;
       if (c.algorithm == Algorithm::lshade) stop.max_evals = 6000;
       else stop.max_gens = 60;
