@@ -143,7 +143,8 @@ class ResidentIslands {
         if (v < bv[c] || (!(bv[c] < v) && ranks_before(f[e], u, bf[c], bi[c]))) bv[c] = v, bf[c] = f[e], bi[c] = u;
       }
     for (std::size_t c = 0; c < n; ++c) {
-      if (bi[c] == 0xffffffffu) continue;  // (a CTA without live individuals keeps its slot)
+      // (a CTA that the reduction left without live individuals: no best, as publish_best writes for none;
+      // its slot from the selection names an individual the reduction moved)
       const Slot<T> s{bf[c], bi[c], slots[c].stop, mc_ ? bv[c] : 0.0};
       put(cta_ + c * cta_bytes_ + hdr + sh_.off_slots + cur * sizeof(Slot<T>), &s, sizeof s);
     }
