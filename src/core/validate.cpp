@@ -66,7 +66,7 @@ void validate_archipelago(const Problem& problem, const DEConfig& de, const Stop
       engine != Engine::gpu)
     throw ConfigError("{engine} " + std::string(engine_name(engine)) +
                       ": it runs no {islands} yet (use {engine} gpu, serial, threads, matrix or gpu-eval)");
-  if (engine == Engine::gpu) {  // (its islands: a resident batch migrating between slices, gpu_islands.cuh)
+  if (engine == Engine::gpu) {  // (its islands: a resident batch migrating between slices, gpu_islands.hpp)
     const auto also = [](const std::string& what) {
       return ConfigError("{engine} gpu: its {islands} run " + what + " (the others: {engine} serial, threads, matrix or gpu-eval)");
     };

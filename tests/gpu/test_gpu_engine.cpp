@@ -234,10 +234,15 @@ TEST(GpuEngine, EachPathOnASmallJob) {
   }
 }
 
-// Islands on the gpu engine (gpu_islands.cuh: the resident batch migrating between slices) against the
+// Islands on the gpu engine (gpu_islands.hpp: the resident batch migrating between slices) against the
 // serial engine's archipelago: every algorithm kind (DE, jDE with its state words moving with the rows,
 // SHADE's memories and archive, L-SHADE's reduction before the migration), both policies, a ring, a torus
 // and the random topology, clusters of one and several CTAs; the islands' results and the history too.
+// L-SHADE as ShadeGpu.GpuEngineShrinkingPopulation compares it: its first 60 generations take the serial
+// engine's decisions (a budget that shrinks the islands to 6 or 7 by then, so that the reduction empties
+// some of the 3 CTAs of each before a migration); its whole run (where the last bits of the evaluations,
+// which differ between the engines, have grown into other decisions) ends alike: the same generations,
+// evaluations and final NP, for the archipelago and each island.
 TEST(GpuEngine, IslandsMatchTheSerialEngine) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
   struct Case {
@@ -261,8 +266,8 @@ TEST(GpuEngine, IslandsMatchTheSerialEngine) {
       de.np = 30;
       if (c.algorithm == Algorithm::shade || c.algorithm == Algorithm::lshade) de.mutation = Mutation::current_to_pbest1;
       StopCriteria stop;
-      if (c.algorithm == Algorithm::lshade) stop.max_evals = 6000;
-      else stop.max_gens = 60;
+      stop.max_gens = 60;
+      if (c.algorithm == Algorithm::lshade) stop.max_evals = 3000;
       RunOptions cpu, gpu;
       cpu.engine = Engine::serial;
       gpu.engine = Engine::gpu;
@@ -297,6 +302,21 @@ TEST(GpuEngine, IslandsMatchTheSerialEngine) {
       RunOptions apart = gpu;
       apart.archipelago.interval = 100000;
       EXPECT_NE(minimize(p, de, stop, apart).best_f, b.best_f) << what;
+      if (c.algorithm == Algorithm::lshade) {  // the whole run's schedule
+        StopCriteria whole;
+        whole.max_evals = 3000;
+        const Result wa = minimize(p, de, whole, cpu), wb = minimize(p, de, whole, gpu);
+        EXPECT_GT(wa.generations, 60) << what;
+        EXPECT_EQ(wb.generations, wa.generations) << what;
+        EXPECT_EQ(wb.evals, wa.evals) << what;
+        EXPECT_EQ(wb.final_np, wa.final_np) << what;
+        EXPECT_EQ(wa.final_np, 3 * 4) << what;
+        ASSERT_EQ(wa.islands.size(), wb.islands.size()) << what;
+        for (std::size_t k = 0; k < wa.islands.size(); ++k) {
+          EXPECT_EQ(wb.islands[k].evals, wa.islands[k].evals) << what << " island " << k;
+          EXPECT_EQ(wb.islands[k].final_np, wa.islands[k].final_np) << what << " island " << k;
+        }
+      }
     }
   }
 }
@@ -343,3 +363,4 @@ TEST(GpuEngine, IslandsRefuseWhatTheyDoNotRunAndResume) {
   for (int k = 0; k < 4; ++k) EXPECT_EQ(part.islands[k].best_f, whole.islands[k].best_f) << k;
   std::remove(file.c_str());
 }
+

@@ -31,6 +31,7 @@
 #include "cuda/rtc/compiled_gpu.hpp"
 #include "cuda/rtc/kernel_text.hpp"
 #include "cuda/util/check.hpp"
+#include "cuda/util/select_device.hpp"
 #endif
 
 namespace degpu {
@@ -290,16 +291,7 @@ class CudaObjectiveModel final : public ProblemModel {
   // CudaError where there is no CUDA device, saying that this objective needs one (the engines' own
   // message would offer the CPU engines); else the process's device (cuda_device()) selected. One call of
   // the runtime: polishing asks at every point.
-  static void no_device_says_so() {
-    int count = 0;
-    const cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0)
-      throw CudaError(std::string("no CUDA device (") + (e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device found") +
-                      "): a CudaObjective runs on the GPU only (compiling it needs none)");
-    if (cuda_device() >= count)
-      throw CudaError("CUDA device " + std::to_string(cuda_device()) + ": this machine has " + std::to_string(count));
-    DEGPU_CUDA_TRY(cudaSetDevice(cuda_device()));
-  }
+  static void no_device_says_so() { cuda::select_device("a CudaObjective runs on the GPU only (compiling it needs none)"); }
 #endif
   template <class T>
   T point(const T* x, int dim) const {

@@ -38,7 +38,7 @@ inline bool device_lost(cudaError_t e) {
 // What a run that needs more device memory than there is may lower (the front ends' option names).
 inline constexpr const char* kLowerDefault = "use a smaller {np} or {dim}";
 
-// Selects device 0 and checks that `bytes` of device memory are free. CudaError "no CUDA device: ..."
+// Selects the process's device (select_device.hpp) and checks that `bytes` of device memory are free. CudaError "no CUDA device: ..."
 // or "out of GPU memory: N bytes needed, M available; LOWER" otherwise (devices.cu).
 void use_device(std::size_t bytes, const char* lower = kLowerDefault);
 

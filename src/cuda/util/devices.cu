@@ -3,6 +3,7 @@
 #include <string>
 
 #include "cuda/util/check.hpp"
+#include "cuda/util/select_device.hpp"
 #include "degpu/devices.hpp"
 
 namespace degpu {
@@ -45,16 +46,19 @@ std::vector<DeviceInfo> list_devices(std::string* why) {
 
 namespace degpu::cuda {
 
-void use_device(std::size_t bytes, const char* lower) {
+void select_device(const char* none) {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0)
-    throw CudaError(std::string("no CUDA device: ") + (e != cudaSuccess ? cudaGetErrorString(e) : "none found") +
-                    "; use {engine} serial, threads or matrix");
+    throw CudaError(std::string("no CUDA device: ") + (e != cudaSuccess ? cudaGetErrorString(e) : "none found") + "; " + none);
   if (cuda_device() >= count)
     throw CudaError("CUDA device " + std::to_string(cuda_device()) + ": this machine has " + std::to_string(count) +
                     " (0 to " + std::to_string(count - 1) + ")");
   DEGPU_CUDA_TRY(cudaSetDevice(cuda_device()));
+}
+
+void use_device(std::size_t bytes, const char* lower) {
+  select_device("use {engine} serial, threads or matrix");
   std::size_t free_bytes = 0, total = 0;
   DEGPU_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total));
   if (bytes > free_bytes)

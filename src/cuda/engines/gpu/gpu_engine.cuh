@@ -19,10 +19,11 @@
 #include <vector>
 
 #include "core/checkpoint.hpp"
+#include "core/migration.hpp"
 #include "core/params.hpp"
 #include "core/trials.hpp"
 #include "cuda/engines/gpu/gpu_global.cuh"
-#include "cuda/engines/gpu/gpu_islands.cuh"
+#include "cuda/engines/gpu/gpu_islands.hpp"
 #include "cuda/engines/gpu/gpu_plan.hpp"
 #include "cuda/engines/gpu/gpu_resident.cuh"
 #include "cuda/engines/gpu/gpu_slices.cuh"
@@ -318,7 +319,7 @@ DeviceArray<T> padded(const std::vector<V>& v, std::size_t n) {
 // n trials of the gpu engine for the kernel function Fn. fn: its value with its data on the device, uploaded
 // by the caller (a built-in's is empty; a CEC function's has a scratch slot for each individual of the n
 // trials: n np). t0: when the run began (the results' wall_s counts from it), before that upload.
-// islands: the n trials are an archipelago's islands, which migrate as it says (gpu_islands.cuh; its
+// islands: the n trials are an archipelago's islands, which migrate as it says (gpu_islands.hpp; its
 // run_archipelago sets the trials and the budget up): the resident path only, in slices.
 template <class T, class Fn>
 std::vector<Result> run_archipelago(const Problem& problem, const Resolved& r, const RunOptions& o, int n, const Fn& fn,
@@ -497,7 +498,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const double launched = std::chrono::duration<double>(clock::now() - t0).count();
   // In slices (gpu_slices.cuh), each trial's history read after each; else one launch.
   std::vector<std::vector<HistoryPoint>> sliced_history;
-  std::unique_ptr<ResidentIslands<T>> exchange;
+  std::unique_ptr<gpu_islands::ResidentIslands<T>> exchange;
   if (sliced) {
     SliceRun slices;
     if (resident) {
@@ -518,8 +519,9 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
         check_resident_carry<T>(p, cs, shape, plan.cluster, n, arc_cap, reduces, done, s.need_best, running);
       };
       if (islands) {
-        exchange = std::make_unique<ResidentIslands<T>>(*islands, p.seed, p.trial, shape, plan.cluster, n, p.np, ncons, reduces,
-                                                        carry->cta.ptr, carry->cta_bytes, alg_state.state(), alg_state.words);
+        const gpu_islands::Layout layout{shape.P, shape.Ds, shape.off_f, shape.off_cv, shape.off_slots, shape.off_live};
+        exchange = std::make_unique<gpu_islands::ResidentIslands<T>>(*islands, p.seed, p.trial, layout, plan.cluster, n, p.np, ncons, reduces,
+                                                                     carry->cta.ptr, carry->cta_bytes, alg_state.state(), alg_state.words);
         slices.migrate_every = islands->interval;
         slices.migrate = [&](long long g) { exchange->exchange(g); };
       }
@@ -638,7 +640,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
 
 // n trials of an archipelago (RunOptions::archipelago, one configuration, one process: validate), one after
 // another, each the resident batch of its K islands (island k of trial t draws as trial t K + k), each island's
-// budget its share (ops::island_configs), migrating between slices (gpu_islands.cuh); each trial's Result as
+// budget its share (ops::island_configs), migrating between slices (gpu_islands.hpp); each trial's Result as
 // the host-rows engines make it (core/islands.hpp): the best island's (by migration::before, the lowest
 // island of equal ones), every island's evaluations, NaN values and final NP summed, each island's in
 // Result::islands, the history's samples the archipelago's.

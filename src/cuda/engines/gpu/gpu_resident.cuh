@@ -389,7 +389,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       if (threadIdx.x == 0) *ra.count() = arc_n;  // (read after the barriers below)
     }
     if (g - 1 == s.slice_end && s.end_at_stop) {
-      // A migration's slice end (islands: gpu_islands.cuh): generation g - 1's end made up to the stop
+      // A migration's slice end (islands: gpu_islands.hpp): generation g - 1's end made up to the stop
       // decision; the shared memory handed on with the sizes and kResidentAtStop. (The best's slots are
       // the host's to write: it migrates and finds each CTA's best among the rows after the reduction.)
       __syncthreads();

@@ -277,7 +277,7 @@ struct SampleBuffers {
 // them, gpu.gens and gpu.reason, where trials end in different slices), and the checks of a resumed
 // checkpoint before any of it is restored (check(sections, done, running): DataError naming what is wrong;
 // running: whether each trial had not ended).
-// Islands (gpu_islands.cuh): a slice also ends at every multiple of migrate_every (a multiple of the
+// Islands (gpu_islands.hpp): a slice also ends at every multiple of migrate_every (a multiple of the
 // quantum), after that generation's end is made up to its stop decision (State::end_at_stop), and
 // migrate(g) exchanges the islands' migrants before the next launch.
 struct SliceRun {

@@ -169,7 +169,7 @@ struct State {
   long long first_gen = 0;
   long long slice_end = 1LL << 62;
   bool interrupted = false;  // the run was interrupted after generation first_gen: it stops there (its end made)
-  // Islands between slices (resident path; gpu_islands.cuh): the slice ends at generation slice_end after its
+  // Islands between slices (resident path; gpu_islands.hpp): the slice ends at generation slice_end after its
   // end is made (the population-level update, the archive's insertions, the reduction) and before the stop
   // decision, where the host driver migrates; the carry's header says so (kResidentAtStop) to the next launch.
   bool end_at_stop = false;

@@ -1,14 +1,13 @@
-// Islands on the gpu engine's resident path, between slices (docs/ISLANDS_PLAN.md, step 4): an archipelago
-// of K islands is the resident batch of K trials (island k of trial t draws as trial t K + k, as on the CPU
-// engines), run in slices that end at each migration generation g after g's end is made (the population-level
-// update, the archive's insertions, the reduction) and before its stop decision (State::end_at_stop), where
-// the host driver migrates. Between those launches the host reads every island's values (and violations,
-// live table, best slots) out of the carry, takes the moves core/migration.hpp's migrate() gives (the CPU
-// engines' own decisions), and two small kernels copy the emigrants' rows and algorithm state aside and then
-// into their receivers' places; each CTA's best slot of generation g is written again from the values after
-// the moves (and after the reduction), so that the next launch's stop decision, best and p-best ranking see
-// the archipelago the CPU engines see.
-#pragma once
+// The exchange of gpu_islands.hpp: the host reads every island's values (and violations, live table, best
+// slots) out of the carry, takes the moves core/migration.hpp's migrate() gives (the CPU engines' own
+// decisions), and two small kernels copy the emigrants' rows and algorithm state aside and then into their
+// receivers' places; each CTA's best slot of generation g is written again from the values after the moves
+// (and after the reduction), so that the next launch's stop decision, best and p-best ranking see the
+// archipelago the CPU engines see.
+#include "cuda/engines/gpu/gpu_islands.hpp"
+
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -16,13 +15,11 @@
 
 #include "core/migration.hpp"
 #include "cuda/blocks/best.cuh"
-#include "cuda/engines/gpu/gpu_resident.cuh"
 #include "cuda/engines/gpu/gpu_team.cuh"
 #include "cuda/util/check.hpp"
 #include "cuda/util/device_array.cuh"
-#include "degpu/islands.hpp"
 
-namespace degpu::cuda::gpu_engine {
+namespace degpu::cuda::gpu_islands {
 namespace {
 
 // `bytes` bytes from `from` to `to` (the migration's rows, values, violations, state words and slots)
@@ -39,19 +36,15 @@ __global__ void copy_segments(const Segment* seg, int n) {
   }
 }
 
-// The resident batch's K islands of C CTAs each (the carry's images, cta_bytes each, laid out by sh: the
-// header's SliceCarry::kResidentHeader ints, then the CTA's shared memory), for a run of first NP np0, mc
-// linear constraints, `words` algorithm state words per individual in `state` (word w of individual j of
-// the batch at state[w n + j], n = K np0).
+// ResidentIslands' work (gpu_islands.hpp says what each argument is).
 template <class T>
-class ResidentIslands {
+class Exchange {
  public:
-  ResidentIslands(const Migration& mg, std::uint64_t seed, std::uint32_t first_trial, const ResidentShape& sh, int C, int K, int np0,
-                  int mc, bool reduces, unsigned char* cta, std::size_t cta_bytes, double* state, int words)
+  Exchange(const Migration& mg, std::uint64_t seed, std::uint32_t first_trial, const Layout& sh, int C, int K, int np0,
+           int mc, bool reduces, unsigned char* cta, std::size_t cta_bytes, double* state, int words)
       : mg_(mg), seed_(seed), first_(first_trial), sh_(sh), C_(C), K_(K), np0_(np0), mc_(mc), reduces_(reduces), cta_(cta),
         cta_bytes_(cta_bytes), state_(state), words_(words) {}
 
-  // The migration after generation g (the last slice ended there with State::end_at_stop).
   void exchange(long long g) {
     const int cur = static_cast<int>(g & 1), P = sh_.P;
     const std::size_t n = static_cast<std::size_t>(K_) * C_, hdr = SliceCarry::kResidentHeader * sizeof(int);
@@ -184,7 +177,7 @@ class ResidentIslands {
   Migration mg_;
   std::uint64_t seed_;
   std::uint32_t first_;
-  ResidentShape sh_;
+  Layout sh_;
   int C_, K_, np0_, mc_;
   bool reduces_;
   unsigned char* cta_;
@@ -196,4 +189,27 @@ class ResidentIslands {
 };
 
 }  // namespace
-}  // namespace degpu::cuda::gpu_engine
+
+template <class T>
+struct ResidentIslands<T>::Impl {
+  Exchange<T> x;
+};
+
+template <class T>
+ResidentIslands<T>::ResidentIslands(const Migration& mg, std::uint64_t seed, std::uint32_t first_trial, const Layout& layout, int C,
+                                    int K, int np0, int mc, bool reduces, unsigned char* cta, std::size_t cta_bytes, double* state,
+                                    int words)
+    : impl_(new Impl{Exchange<T>(mg, seed, first_trial, layout, C, K, np0, mc, reduces, cta, cta_bytes, state, words)}) {}
+
+template <class T>
+ResidentIslands<T>::~ResidentIslands() = default;
+
+template <class T>
+void ResidentIslands<T>::exchange(long long g) {
+  impl_->x.exchange(g);
+}
+
+template class ResidentIslands<float>;
+template class ResidentIslands<double>;
+
+}  // namespace degpu::cuda::gpu_islands

@@ -1,0 +1,51 @@
+// Islands on the gpu engine's resident path, between slices (docs/ISLANDS_PLAN.md, step 4): an archipelago
+// of K islands is the resident batch of K trials (island k of trial t draws as trial t K + k, as on the CPU
+// engines), run in slices that end at each migration generation g after g's end is made (the population-level
+// update, the archive's insertions, the reduction) and before its stop decision (State::end_at_stop), where
+// the host driver migrates. gpu_islands.cu holds the exchange, compiled once for both precisions (not with
+// each family of kernels: a change to it rebuilds one small file).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "degpu/islands.hpp"
+
+namespace degpu::cuda::gpu_islands {
+
+// The parts of a CTA's image in the carry that the exchange reads and writes (gpu_resident.cuh's
+// ResidentShape): individuals per CTA, row stride, and the offsets of the values, violations, best slots
+// and live table in the shared memory that follows the carry's header.
+struct Layout {
+  int P = 0, Ds = 0;
+  std::size_t off_f = 0, off_cv = 0, off_slots = 0, off_live = 0;
+};
+
+// The resident batch's K islands of C CTAs each (the carry's images, cta_bytes each: the header's
+// SliceCarry::kResidentHeader ints, then the CTA's shared memory), for a run of first NP np0, mc linear
+// constraints, `words` algorithm state words per individual in `state` (word w of individual j of the
+// batch at state[w n + j], n = K np0); seed and first_trial the run's (island k draws as first_trial + k).
+template <class T>
+class ResidentIslands {
+ public:
+  ResidentIslands(const Migration& mg, std::uint64_t seed, std::uint32_t first_trial, const Layout& layout, int C, int K, int np0,
+                  int mc, bool reduces, unsigned char* cta, std::size_t cta_bytes, double* state, int words);
+  ~ResidentIslands();
+  ResidentIslands(const ResidentIslands&) = delete;
+  ResidentIslands& operator=(const ResidentIslands&) = delete;
+
+  // The migration after generation g (the last slice ended there with State::end_at_stop): every island's
+  // values read out of the carry, migration::migrate's moves (the CPU engines' decisions), the rows,
+  // values, violations and state words moved on the device, and each CTA's best slot of generation g
+  // written again from the values after the moves (and the reduction).
+  void exchange(long long g);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+extern template class ResidentIslands<float>;
+extern template class ResidentIslands<double>;
+
+}  // namespace degpu::cuda::gpu_islands
