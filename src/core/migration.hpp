@@ -7,14 +7,16 @@
 //      emigrants' order): the candidates;
 //   3. every island k chooses which candidates replace which of its rows (immigrants()).
 // Steps 1 and 3 of island k read only island k's values and stream; step 3 the candidates' values.
+// Each step is written once, for the host and the device (DEGPU_HD: the gpu engine's islands in one launch
+// take them in the kernel, docs/ISLANDS_PLAN.md step 5): plain arrays and caller-given scratch, the vector
+// forms below them for the host.
 #pragma once
-#include <algorithm>
 #include <cstdint>
-#include <numeric>
 #include <utility>
 #include <vector>
 
 #include "core/de_ops.hpp"
+#include "degpu/config.hpp"
 #include "degpu/feasibility.hpp"
 #include "degpu/islands.hpp"
 #include "degpu/rng.hpp"
@@ -27,9 +29,9 @@ struct Key {
   double f = 0;
   double v = 0;
 };
-inline Key key_of(double f, const double* cv, int m) { return {f, violation_key(cv, m)}; }
+DEGPU_HD_INLINE Key key_of(double f, const double* cv, int m) { return {f, violation_key(cv, m)}; }
 // a strictly before b (equal keys: neither)
-inline bool before(const Key& a, const Key& b) {
+DEGPU_HD_INLINE bool before(const Key& a, const Key& b) {
   const bool fa = !(a.v > 0), fb = !(b.v > 0);
   if (fa != fb) return fa;
   if (fa) return ops::better(a.f, b.f);
@@ -38,7 +40,7 @@ inline bool before(const Key& a, const Key& b) {
 
 // The grid of the torus topology for K islands: r rows and c columns, r the largest divisor of K that is
 // not above sqrt(K) (K prime: 1 x K).
-inline std::pair<int, int> torus_shape(int K) {
+DEGPU_HD_INLINE std::pair<int, int> torus_shape(int K) {
   int r = 1;
   for (int d = 1; static_cast<long long>(d) * d <= K; ++d)
     if (K % d == 0) r = d;
@@ -47,93 +49,119 @@ inline std::pair<int, int> torus_shape(int K) {
 
 // The stream of island k's migration draws after generation g: trial `first_trial + k` (the archipelago's
 // islands are trials first_trial, first_trial + 1, ...), individual k.
-inline rng::Stream stream(std::uint64_t seed, std::uint32_t first_trial, std::uint32_t g, int k) {
+DEGPU_HD_INLINE rng::Stream stream(std::uint64_t seed, std::uint32_t first_trial, std::uint32_t g, int k) {
   const auto kk = static_cast<std::uint32_t>(k);
   return rng::Stream(seed, first_trial + kk, rng::Purpose::migration, g, kk);
 }
 
 // Words of a migration stream (rng.hpp): the random topology's source, then three sets of M draws.
-inline std::uint64_t emigrant_words(int) { return 1; }
-inline std::uint64_t immigrant_words(int M) { return 1 + static_cast<std::uint64_t>(M); }
-inline std::uint64_t row_words(int M) { return 1 + 2 * static_cast<std::uint64_t>(M); }
+DEGPU_HD_INLINE std::uint64_t emigrant_words(int) { return 1; }
+DEGPU_HD_INLINE std::uint64_t immigrant_words(int M) { return 1 + static_cast<std::uint64_t>(M); }
+DEGPU_HD_INLINE std::uint64_t row_words(int M) { return 1 + 2 * static_cast<std::uint64_t>(M); }
 
 // `count` distinct indices of [0, n), in draw order, into out: draw m reads word first_word + m of s and
 // takes the r-th (r uniform below n - m) of the indices not yet taken. Requires count <= n. `taken` is
-// scratch (kept sorted).
-inline void distinct_draws(const rng::Stream& s, std::uint64_t first_word, std::uint32_t n, std::uint32_t count,
-                           std::uint32_t* out, std::vector<std::uint32_t>& taken) {
-  taken.clear();
+// scratch of `count` words (kept sorted).
+DEGPU_HD inline void distinct_draws(const rng::Stream& s, std::uint64_t first_word, std::uint32_t n, std::uint32_t count,
+                                    std::uint32_t* out, std::uint32_t* taken) {
   for (std::uint32_t m = 0; m < count; ++m) {
     const std::uint32_t r = rng::uniform_below(s.word(first_word + m), n - m);
     // the r-th free index is r + p, p the number of taken indices t_q with t_q - q <= r (t_q - q, the free
     // indices below t_q, does not decrease with q)
-    std::size_t lo = 0, hi = taken.size();
+    std::uint32_t lo = 0, hi = m;
     while (lo < hi) {
-      const std::size_t mid = (lo + hi) / 2;
+      const std::uint32_t mid = (lo + hi) / 2;
       if (taken[mid] - mid <= r) lo = mid + 1;
       else hi = mid;
     }
-    const std::uint32_t x = r + static_cast<std::uint32_t>(lo);
-    taken.insert(taken.begin() + static_cast<std::ptrdiff_t>(lo), x);
+    const std::uint32_t x = r + lo;
+    for (std::uint32_t q = m; q > lo; --q) taken[q] = taken[q - 1];
+    taken[lo] = x;
     out[m] = x;
   }
 }
 
-// The first `count` of the n indices of `keys`, the best first (the worst first where `worst`); equal keys:
-// the lower index first.
-inline std::vector<std::uint32_t> ranked(const Key* keys, std::uint32_t n, std::uint32_t count, bool worst = false) {
-  std::vector<std::uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0u);
-  std::partial_sort(order.begin(), order.begin() + count, order.end(), [&](std::uint32_t a, std::uint32_t b) {
+// The first `count` of the n indices of `keys` into out, the best first (the worst first where `worst`);
+// equal keys: the lower index first. Each the next after the last in that total order: count passes over
+// the keys, no scratch.
+DEGPU_HD inline void ranked(const Key* keys, std::uint32_t n, std::uint32_t count, bool worst, std::uint32_t* out) {
+  // a before b in the order asked for
+  const auto first = [&](std::uint32_t a, std::uint32_t b) {
     const Key &x = keys[worst ? b : a], &y = keys[worst ? a : b];
     return before(x, y) || (!before(y, x) && a < b);
-  });
-  order.resize(count);
+  };
+  for (std::uint32_t j = 0; j < count; ++j) {
+    std::uint32_t pick = n;
+    for (std::uint32_t i = 0; i < n; ++i)
+      if ((j == 0 || first(out[j - 1], i)) && (pick == n || first(i, pick))) pick = i;
+    out[j] = pick;
+  }
+}
+inline std::vector<std::uint32_t> ranked(const Key* keys, std::uint32_t n, std::uint32_t count, bool worst = false) {
+  std::vector<std::uint32_t> order(count);
+  ranked(keys, n, count, worst, order.data());
   return order;
 }
 
-// The sources of island k (ascending, k excluded) after generation g; none for K = 1.
-inline std::vector<int> sources(const Migration& mg, std::uint64_t seed, std::uint32_t first_trial, std::uint32_t g,
-                                int k) {
+// The most sources an island has among K: every other one (full), else the torus's four.
+DEGPU_HD_INLINE int max_sources(int K) { return K - 1 > 4 ? K - 1 : 4; }
+// The sources of island k (ascending, k excluded) after generation g into out (max_sources(K) of room):
+// their count; none for K = 1.
+DEGPU_HD inline int sources(const Migration& mg, std::uint64_t seed, std::uint32_t first_trial, std::uint32_t g, int k, int* out) {
   const int K = mg.islands;
-  std::vector<int> out;
-  if (K <= 1) return out;
+  if (K <= 1) return 0;
+  int n = 0;
   switch (mg.topology) {
     case Topology::ring:
-      out.push_back((k + K - 1) % K);
+      out[n++] = (k + K - 1) % K;
       break;
     case Topology::torus: {
-      const auto [r, c] = torus_shape(K);
-      const int row = k / c, col = k % c;
-      for (const int s : {((row + r - 1) % r) * c + col, ((row + 1) % r) * c + col, row * c + (col + c - 1) % c,
-                          row * c + (col + 1) % c})
-        if (s != k) out.push_back(s);
-      std::sort(out.begin(), out.end());
-      out.erase(std::unique(out.begin(), out.end()), out.end());
+      const std::pair<int, int> rc = torus_shape(K);
+      const int r = rc.first, c = rc.second, row = k / c, col = k % c;
+      const int near[4] = {((row + r - 1) % r) * c + col, ((row + 1) % r) * c + col, row * c + (col + c - 1) % c, row * c + (col + 1) % c};
+      for (const int x : near) {  // ascending, each once, k left out
+        if (x == k) continue;
+        int at = 0;
+        while (at < n && out[at] < x) ++at;
+        if (at < n && out[at] == x) continue;
+        for (int q = n; q > at; --q) out[q] = out[q - 1];
+        out[at] = x;
+        ++n;
+      }
       break;
     }
     case Topology::full:
-      for (int s = 0; s < K; ++s)
-        if (s != k) out.push_back(s);
+      for (int x = 0; x < K; ++x)
+        if (x != k) out[n++] = x;
       break;
     case Topology::random: {
-      const int s = static_cast<int>(rng::uniform_below(stream(seed, first_trial, g, k).word(0), static_cast<std::uint32_t>(K - 1)));
-      out.push_back(s < k ? s : s + 1);
+      const int x = static_cast<int>(rng::uniform_below(stream(seed, first_trial, g, k).word(0), static_cast<std::uint32_t>(K - 1)));
+      out[n++] = x < k ? x : x + 1;
       break;
     }
   }
+  return n;
+}
+inline std::vector<int> sources(const Migration& mg, std::uint64_t seed, std::uint32_t first_trial, std::uint32_t g, int k) {
+  std::vector<int> out(static_cast<std::size_t>(max_sources(mg.islands)));
+  out.resize(static_cast<std::size_t>(sources(mg, seed, first_trial, g, k, out.data())));
   return out;
 }
 
 // The rows of island k (np of them, keys `keys`) that leave it after generation g, in the order the
 // receivers see them: its min(M, np) best (best first; equal keys: the lower row first), or as many
-// drawn at random (stream `s`: island k's).
-inline std::vector<std::uint32_t> emigrants(const Migration& mg, const rng::Stream& s, const Key* keys, int np) {
+// drawn at random (stream `s`: island k's), into out (M of room); their count. `scratch`: M words.
+DEGPU_HD inline std::uint32_t emigrants(const Migration& mg, const rng::Stream& s, const Key* keys, int np, std::uint32_t* out,
+                                        std::uint32_t* scratch) {
   const auto n = static_cast<std::uint32_t>(np);
-  const std::uint32_t count = std::min(static_cast<std::uint32_t>(mg.migrants), n);
-  if (mg.policy == MigrationPolicy::best_replaces_worst) return ranked(keys, n, count);
-  std::vector<std::uint32_t> out(count), taken;
-  distinct_draws(s, emigrant_words(mg.migrants), n, count, out.data(), taken);
+  const std::uint32_t count = static_cast<std::uint32_t>(mg.migrants) < n ? static_cast<std::uint32_t>(mg.migrants) : n;
+  if (mg.policy == MigrationPolicy::best_replaces_worst) ranked(keys, n, count, false, out);
+  else distinct_draws(s, emigrant_words(mg.migrants), n, count, out, scratch);
+  return count;
+}
+inline std::vector<std::uint32_t> emigrants(const Migration& mg, const rng::Stream& s, const Key* keys, int np) {
+  std::vector<std::uint32_t> out(static_cast<std::size_t>(mg.migrants)), scratch(out.size());
+  out.resize(emigrants(mg, s, keys, np, out.data(), scratch.data()));
   return out;
 }
 
@@ -145,27 +173,41 @@ struct Move {
 };
 
 // What island k (np rows of keys `own`) takes from its candidates (ncand of keys `cand`, in the order of
-// step 2 above): at most min(M, np - 1) moves.
+// step 2 above): at most min(M, np - 1) moves, into out (M of room); their count.
 //   best-replaces-worst: the min(M, np - 1, ncand) best candidates (equal keys: the earlier first) against
 //     as many of k's worst rows (the worst first; equal keys: the lower row first), the j-th best against
 //     the j-th worst, each where the candidate is strictly better (the moves stop at the first that is not).
 //   random-replaces-random: that many candidates and rows drawn at random (stream `s`: island k's), the
 //     j-th of each paired, every pair a move.
-inline std::vector<Move> immigrants(const Migration& mg, const rng::Stream& s, const Key* own, int np, const Key* cand,
-                                    int ncand) {
+// `scratch`: 3 M words.
+DEGPU_HD inline std::uint32_t immigrants(const Migration& mg, const rng::Stream& s, const Key* own, int np, const Key* cand, int ncand,
+                                         Move* out, std::uint32_t* scratch) {
   const auto n = static_cast<std::uint32_t>(np), nc = static_cast<std::uint32_t>(ncand);
-  const std::uint32_t count = n == 0 ? 0 : std::min({static_cast<std::uint32_t>(mg.migrants), n - 1, nc});
-  std::vector<Move> out;
-  if (count == 0) return out;
+  std::uint32_t count = n == 0 ? 0 : static_cast<std::uint32_t>(mg.migrants);
+  if (n > 0 && n - 1 < count) count = n - 1;
+  if (nc < count) count = nc;
+  if (count == 0) return 0;
+  const std::uint32_t M = static_cast<std::uint32_t>(mg.migrants);
+  std::uint32_t *c = scratch, *r = scratch + M, *taken = scratch + 2 * M;
   if (mg.policy == MigrationPolicy::random_replaces_random) {
-    std::vector<std::uint32_t> c(count), r(count), taken;
-    distinct_draws(s, immigrant_words(mg.migrants), nc, count, c.data(), taken);
-    distinct_draws(s, row_words(mg.migrants), n, count, r.data(), taken);
-    for (std::uint32_t j = 0; j < count; ++j) out.push_back({r[j], c[j]});
-    return out;
+    distinct_draws(s, immigrant_words(mg.migrants), nc, count, c, taken);
+    distinct_draws(s, row_words(mg.migrants), n, count, r, taken);
+    for (std::uint32_t j = 0; j < count; ++j) out[j] = Move{r[j], c[j]};
+    return count;
   }
-  const std::vector<std::uint32_t> best = ranked(cand, nc, count), worst = ranked(own, n, count, true);
-  for (std::uint32_t j = 0; j < count && before(cand[best[j]], own[worst[j]]); ++j) out.push_back({worst[j], best[j]});
+  ranked(cand, nc, count, false, c);
+  ranked(own, n, count, true, r);
+  std::uint32_t moves = 0;
+  while (moves < count && before(cand[c[moves]], own[r[moves]])) {
+    out[moves] = Move{r[moves], c[moves]};
+    ++moves;
+  }
+  return moves;
+}
+inline std::vector<Move> immigrants(const Migration& mg, const rng::Stream& s, const Key* own, int np, const Key* cand, int ncand) {
+  std::vector<Move> out(static_cast<std::size_t>(mg.migrants));
+  std::vector<std::uint32_t> scratch(3 * out.size());
+  out.resize(immigrants(mg, s, own, np, cand, ncand, out.data(), scratch.data()));
   return out;
 }
 

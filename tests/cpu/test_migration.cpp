@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <set>
 #include <vector>
 
@@ -146,13 +147,13 @@ TEST(Migration, RandomTopologyDrawsAnotherIslandUniformly) {
 
 TEST(Migration, DistinctDrawsTakeTheRthFreeIndex) {
   // against the plain algorithm: a list of the free indices, the r-th taken out
-  std::vector<std::uint32_t> taken;
+  std::vector<std::uint32_t> taken(37);
   for (std::uint32_t n : {1u, 2u, 5u, 64u, 1000u})
     for (std::uint32_t g = 0; g < 20; ++g) {
       const rng::Stream s(5, 2, rng::Purpose::migration, g, 1);
       const std::uint32_t count = std::min(n, 37u);
       std::vector<std::uint32_t> out(count);
-      distinct_draws(s, 3, n, count, out.data(), taken);
+      distinct_draws(s, 3, n, count, out.data(), taken.data());
       std::vector<std::uint32_t> free(n);
       std::iota(free.begin(), free.end(), 0u);
       for (std::uint32_t m = 0; m < count; ++m) {
@@ -165,13 +166,63 @@ TEST(Migration, DistinctDrawsTakeTheRthFreeIndex) {
   std::map<std::vector<std::uint32_t>, int> seen;
   for (std::uint32_t g = 0; g < 6000; ++g) {
     std::vector<std::uint32_t> out(3);
-    distinct_draws(rng::Stream(9, 0, rng::Purpose::migration, g, 0), 1, 3, 3, out.data(), taken);
+    distinct_draws(rng::Stream(9, 0, rng::Purpose::migration, g, 0), 1, 3, 3, out.data(), taken.data());
     ++seen[out];
   }
   ASSERT_EQ(seen.size(), 6u);
   std::vector<int> counts;
   for (const auto& [order, c] : seen) counts.push_back(c);
   EXPECT_LT(chi_square(counts), 20.5);
+}
+
+// ranked() (written for the host and the device: count passes, no scratch) against a stable sort of the
+// keys: random values with ties, NaN, infinities and infeasible rows, best first and worst first, every
+// count from 0 to n.
+TEST(Migration, RankedIsTheSortedOrderWithTiesToTheLowerIndex) {
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t trial = 0; trial < 200; ++trial) {
+    const rng::Stream s(11, trial, rng::Purpose::migration, 0, 0);
+    const std::uint32_t n = 1 + rng::uniform_below(s.word(0), 40);
+    std::vector<Key> k(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::uint32_t w = s.word(1 + i);
+      const double vals[] = {kNaN, kInf, -kInf, 0.0, 1.0, -2.5};
+      k[i].f = w % 3 == 0 ? vals[(w >> 2) % 6] : static_cast<double>((w >> 4) % 7);  // ties, specials
+      k[i].v = (w >> 8) % 5 == 0 ? static_cast<double>((w >> 12) % 3) + 0.5 : 0.0;    // some infeasible
+    }
+    for (const bool worst : {false, true}) {
+      std::vector<std::uint32_t> order(n);
+      std::iota(order.begin(), order.end(), 0u);
+      std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return worst ? before(k[b], k[a]) : before(k[a], k[b]);
+      });
+      // (a stable sort of the worst first puts equal keys in index order too)
+      for (std::uint32_t count = 0; count <= n; ++count) {
+        out.assign(count, 99999u);
+        ranked(k.data(), n, count, worst, out.data());
+        ASSERT_TRUE(std::equal(out.begin(), out.end(), order.begin())) << "trial " << trial << " count " << count << " worst " << worst;
+      }
+    }
+  }
+}
+
+// sources() into an array (the device's form): never more than max_sources(K), ascending, k left out.
+TEST(Migration, SourcesFitMaxSources) {
+  for (const Topology t : {Topology::ring, Topology::torus, Topology::full, Topology::random})
+    for (int K : {1, 2, 3, 4, 5, 6, 9, 12, 13, 132}) {
+      const Migration m = settings(K, t);
+      std::vector<int> out(static_cast<std::size_t>(max_sources(K)), -1);
+      for (int k = 0; k < K; ++k) {
+        const int n = sources(m, 4, 0, 50, k, out.data());
+        ASSERT_LE(n, max_sources(K));
+        for (int j = 0; j < n; ++j) {
+          EXPECT_NE(out[j], k);
+          if (j) EXPECT_LT(out[j - 1], out[j]);
+        }
+        if (K == 1) EXPECT_EQ(n, 0);
+        if (t == Topology::full) EXPECT_EQ(n, K - 1);
+      }
+    }
 }
 
 TEST(Migration, BestEmigrantsAreTheBestRowsNaNLast) {
@@ -198,8 +249,8 @@ TEST(Migration, RandomEmigrantsAreDistinctDrawsOfTheSourcesStream) {
     const auto e = emigrants(m, stream(3, 40, g, 2), k.data(), 10);
     ASSERT_EQ(e.size(), 5u);
     ASSERT_EQ(std::set<std::uint32_t>(e.begin(), e.end()).size(), 5u);
-    std::vector<std::uint32_t> want(5), taken;
-    distinct_draws(stream(3, 40, g, 2), 1, 10, 5, want.data(), taken);  // words 1 .. M
+    std::vector<std::uint32_t> want(5), taken(5);
+    distinct_draws(stream(3, 40, g, 2), 1, 10, 5, want.data(), taken.data());  // words 1 .. M
     ASSERT_EQ(e, want);
     for (auto i : e) ++counts[i];
   }
@@ -241,9 +292,9 @@ TEST(Migration, RandomImmigrantsReplaceDrawnRowsWhatever) {
     const rng::Stream s = stream(8, 0, g, 1);
     const auto mv = immigrants(m, s, own.data(), 6, cand.data(), 8);
     ASSERT_EQ(mv.size(), 4u);  // every pair, though every candidate is worse
-    std::vector<std::uint32_t> c(4), r(4), taken;
-    distinct_draws(s, 5, 8, 4, c.data(), taken);   // words M+1 .. 2M
-    distinct_draws(s, 9, 6, 4, r.data(), taken);   // words 2M+1 .. 3M
+    std::vector<std::uint32_t> c(4), r(4), taken(4);
+    distinct_draws(s, 5, 8, 4, c.data(), taken.data());   // words M+1 .. 2M
+    distinct_draws(s, 9, 6, 4, r.data(), taken.data());   // words 2M+1 .. 3M
     for (int j = 0; j < 4; ++j) {
       ASSERT_EQ(mv[j], (Move{r[j], c[j]}));
       ++rows[mv[j].row];
