@@ -5,8 +5,10 @@
 # gpu`, timed by the JSON's wall time (trials_wall_s for the trials, wall_s for the archipelago: the run,
 # without the process's start and the CUDA context's), ROUNDS rounds of each case in turn, the best of each:
 #   K trials                     --trials K: K independent populations side by side (the resident batch)
-#   K islands, migration every G  --islands K --migration-interval G: the same batch, a slice ending at every
-#                                 migration and the exchange between the launches (gpu_islands.cu)
+#   K islands, migration every G  --islands K --migration-interval G: the same batch exchanging inside the
+#                                 launch (gpu_exchange.cuh) where every island fits on the device at once
+#   ... between slices            the same with DEGPU_GPU_ISLANDS=slices: a slice ending at every migration and
+#                                 the exchange between the launches (gpu_islands.cu)
 #
 # usage: bench/islands_gpu.sh DEGPU [ROUNDS]     (default 3 rounds)
 # env:   ISLANDS (132), NP (64), DIM (100), GENS (20000), PROBLEM (rastrigin), PRECISIONS ("f64 f32"),
@@ -28,13 +30,16 @@ print(f"{problem} D {dim}, {K} populations of NP {np_}, {gens} generations, engi
 print("| precision | case | wall_s each round | best | G evals/s | of the trials |")
 print("|---|---|---|---|---|---|")
 for prec in precisions:
-    cases = {f"{K} trials": (base + ["--precision", prec, "--trials", str(K)], "trials_wall_s")}
+    cases = {f"{K} trials": (base + ["--precision", prec, "--trials", str(K)], "trials_wall_s", {})}
     for g in intervals:
-        cases[f"{K} islands, migration every {g}"] = (base + ["--precision", prec, "--islands", str(K), "--migration-interval", str(g)], "wall_s")
+        isl = base + ["--precision", prec, "--islands", str(K), "--migration-interval", str(g)]
+        cases[f"{K} islands, migration every {g}"] = (isl, "wall_s", {})
+        cases[f"{K} islands, migration every {g}, between slices"] = (isl, "wall_s", {"DEGPU_GPU_ISLANDS": "slices"})
     t = {c: [] for c in cases}
     for _ in range(rounds):
-        for c, (cmd, key) in cases.items():
-            t[c].append(json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)[key])
+        for c, (cmd, key, env) in cases.items():
+            out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=dict(os.environ, **env)).stdout
+            t[c].append(json.loads(out)[key])
     ref = min(t[f"{K} trials"])
     for c, ws in t.items():
         b = min(ws)

@@ -13,12 +13,12 @@
 #pragma once
 #include <cstdint>
 #include <utility>
-#include <vector>
+#include <vector>  // (the host's forms, under DEGPU_HOST_CODE: NVRTC compiles the rest for a CudaObjective)
 
 #include "core/de_ops.hpp"
 #include "degpu/config.hpp"
 #include "degpu/feasibility.hpp"
-#include "degpu/islands.hpp"
+#include "degpu/migration.hpp"
 #include "degpu/rng.hpp"
 
 namespace degpu::migration {
@@ -97,11 +97,13 @@ DEGPU_HD inline void ranked(const Key* keys, std::uint32_t n, std::uint32_t coun
     out[j] = pick;
   }
 }
+#if DEGPU_HOST_CODE
 inline std::vector<std::uint32_t> ranked(const Key* keys, std::uint32_t n, std::uint32_t count, bool worst = false) {
   std::vector<std::uint32_t> order(count);
   ranked(keys, n, count, worst, order.data());
   return order;
 }
+#endif
 
 // The most sources an island has among K: every other one (full), else the torus's four.
 DEGPU_HD_INLINE int max_sources(int K) { return K - 1 > 4 ? K - 1 : 4; }
@@ -142,11 +144,13 @@ DEGPU_HD inline int sources(const Migration& mg, std::uint64_t seed, std::uint32
   }
   return n;
 }
+#if DEGPU_HOST_CODE
 inline std::vector<int> sources(const Migration& mg, std::uint64_t seed, std::uint32_t first_trial, std::uint32_t g, int k) {
   std::vector<int> out(static_cast<std::size_t>(max_sources(mg.islands)));
   out.resize(static_cast<std::size_t>(sources(mg, seed, first_trial, g, k, out.data())));
   return out;
 }
+#endif
 
 // The rows of island k (np of them, keys `keys`) that leave it after generation g, in the order the
 // receivers see them: its min(M, np) best (best first; equal keys: the lower row first), or as many
@@ -159,17 +163,21 @@ DEGPU_HD inline std::uint32_t emigrants(const Migration& mg, const rng::Stream& 
   else distinct_draws(s, emigrant_words(mg.migrants), n, count, out, scratch);
   return count;
 }
+#if DEGPU_HOST_CODE
 inline std::vector<std::uint32_t> emigrants(const Migration& mg, const rng::Stream& s, const Key* keys, int np) {
   std::vector<std::uint32_t> out(static_cast<std::size_t>(mg.migrants)), scratch(out.size());
   out.resize(emigrants(mg, s, keys, np, out.data(), scratch.data()));
   return out;
 }
+#endif
 
 // One row of a receiver replaced: row `row` takes candidate `candidate` (an index into the candidates).
 struct Move {
   std::uint32_t row = 0;
   std::uint32_t candidate = 0;
+#if DEGPU_HOST_CODE
   friend bool operator==(const Move&, const Move&) = default;
+#endif
 };
 
 // What island k (np rows of keys `own`) takes from its candidates (ncand of keys `cand`, in the order of
@@ -204,12 +212,14 @@ DEGPU_HD inline std::uint32_t immigrants(const Migration& mg, const rng::Stream&
   }
   return moves;
 }
+#if DEGPU_HOST_CODE
 inline std::vector<Move> immigrants(const Migration& mg, const rng::Stream& s, const Key* own, int np, const Key* cand, int ncand) {
   std::vector<Move> out(static_cast<std::size_t>(mg.migrants));
   std::vector<std::uint32_t> scratch(3 * out.size());
   out.resize(immigrants(mg, s, own, np, cand, ncand, out.data(), scratch.data()));
   return out;
 }
+#endif
 
 // Every island's moves after generation g, from every island's keys (keys[k]: island k's rows), as
 // one process takes them: island k's moves name their candidates as (source island, source row).
@@ -217,8 +227,11 @@ struct Arrival {
   std::uint32_t row = 0;     // of the receiver
   int source = 0;            // island
   std::uint32_t source_row = 0;
+#if DEGPU_HOST_CODE
   friend bool operator==(const Arrival&, const Arrival&) = default;
+#endif
 };
+#if DEGPU_HOST_CODE
 inline std::vector<std::vector<Arrival>> migrate(const Migration& mg, std::uint64_t seed, std::uint32_t first_trial,
                                                  std::uint32_t g, const std::vector<std::vector<Key>>& keys) {
   const int K = static_cast<int>(keys.size());
@@ -240,5 +253,6 @@ inline std::vector<std::vector<Arrival>> migrate(const Migration& mg, std::uint6
   }
   return out;
 }
+#endif
 
 }  // namespace degpu::migration

@@ -234,8 +234,8 @@ TEST(GpuEngine, EachPathOnASmallJob) {
   }
 }
 
-// Islands on the gpu engine (gpu_islands.hpp: the resident batch migrating between slices) against the
-// serial engine's archipelago: every algorithm kind (DE, jDE with its state words moving with the rows,
+// Islands on the gpu engine (the resident batch migrating inside the launch, gpu_exchange.cuh, and between
+// slices, gpu_islands.hpp: the same bits) against the serial engine's archipelago: every algorithm kind (DE, jDE with its state words moving with the rows,
 // SHADE's memories and archive, L-SHADE's reduction before the migration), both policies, a ring, a torus
 // and the random topology, clusters of one and several CTAs; the islands' results and the history too.
 // L-SHADE as ShadeGpu.GpuEngineShrinkingPopulation compares it: its first 60 generations take the serial
@@ -257,6 +257,7 @@ TEST(GpuEngine, IslandsMatchTheSerialEngine) {
       {"resident,2,0,8", Algorithm::jde, Topology::random, MigrationPolicy::random_replaces_random, 5, 4, 3},
       {"", Algorithm::shade, Topology::torus, MigrationPolicy::best_replaces_worst, 6, 8, 1},
       {"resident,3,0,32", Algorithm::lshade, Topology::full, MigrationPolicy::best_replaces_worst, 3, 6, 2},
+      {"", Algorithm::de, Topology::torus, MigrationPolicy::random_replaces_random, 40, 3, 2},  // (many islands)
   };
   for (const Case& c : cases) {
     for (Precision prec : {Precision::f64, Precision::f32}) {
@@ -286,6 +287,16 @@ TEST(GpuEngine, IslandsMatchTheSerialEngine) {
       if (*c.plan) plan = std::make_unique<PlanOverride>(c.plan);
       const Result a = minimize(p, de, stop, cpu), b = minimize(p, de, stop, gpu);
       expect_same_run(a, b, tol, what);
+      {  // the exchange in one launch (the default where the islands fit) and between slices: the same bits
+        EnvOverride between("DEGPU_GPU_ISLANDS", "slices");
+        const Result c = minimize(p, de, stop, gpu);
+        EXPECT_EQ(c.best_f, b.best_f) << what;
+        EXPECT_EQ(c.best_x, b.best_x) << what;
+        ASSERT_EQ(c.history.size(), b.history.size()) << what;
+        for (std::size_t j = 0; j < b.history.size(); ++j) EXPECT_EQ(c.history[j].best_f, b.history[j].best_f) << what << " sample " << j;
+        ASSERT_EQ(c.islands.size(), b.islands.size()) << what;
+        for (std::size_t k = 0; k < b.islands.size(); ++k) EXPECT_EQ(c.islands[k].best_f, b.islands[k].best_f) << what << " island " << k;
+      }
       ASSERT_EQ(a.islands.size(), b.islands.size()) << what;
       for (std::size_t k = 0; k < a.islands.size(); ++k) {
         EXPECT_NEAR(b.islands[k].best_f, a.islands[k].best_f, tol * (1 + std::fabs(a.islands[k].best_f))) << what << " island " << k;
@@ -341,26 +352,32 @@ TEST(GpuEngine, IslandsRefuseWhatTheyDoNotRunAndResume) {
   het.archipelago.configs = {de, de, de, de};
   EXPECT_THROW(minimize(p, de, stop, het), ConfigError);
   const Result whole = minimize(p, de, stop, o);
-  // interrupted after every slice (a migration's end among them) and resumed until it ends: the same bits
-  const std::string file = ::testing::TempDir() + "gpu_islands.ckpt";
-  std::remove(file.c_str());
-  RunOptions c = o;
-  c.checkpoint.file = file;
-  c.checkpoint.every_s = 1e9;
-  request_interrupt(SIGINT);
-  Result part = minimize(p, de, stop, c);
-  RunOptions r = c;
-  r.checkpoint.resume = file;
-  int calls = 1;
-  while (part.stop_reason == StopReason::interrupted) {
-    ASSERT_LT(++calls, 1000);
-    part = minimize(p, de, stop, r);
+  // interrupted after every slice and resumed until it ends: the same bits, with the exchange inside the
+  // launch (slices end where the window says, the migrations within them) and between slices (a slice ends
+  // at every migration)
+  for (const char* mode : {"launch", "slices"}) {
+    EnvOverride how("DEGPU_GPU_ISLANDS", mode);
+    const std::string file = ::testing::TempDir() + "gpu_islands.ckpt";
+    std::remove(file.c_str());
+    RunOptions c = o;
+    c.checkpoint.file = file;
+    c.checkpoint.every_s = 1e9;
+    request_interrupt(SIGINT);
+    Result part = minimize(p, de, stop, c);
+    RunOptions r = c;
+    r.checkpoint.resume = file;
+    int calls = 1;
+    while (part.stop_reason == StopReason::interrupted) {
+      ASSERT_LT(++calls, 1000);
+      part = minimize(p, de, stop, r);
+    }
+    clear_interrupt();
+    if (std::string(mode) == "slices") EXPECT_GT(calls, 300 / 10) << mode;  // (at least one slice between migrations)
+    else EXPECT_GT(calls, 2) << mode;
+    expect_same_run(whole, part, 0, std::string("interrupted and resumed, ") + mode);
+    ASSERT_EQ(part.islands.size(), 4u);
+    for (int k = 0; k < 4; ++k) EXPECT_EQ(part.islands[k].best_f, whole.islands[k].best_f) << mode << " " << k;
+    std::remove(file.c_str());
   }
-  clear_interrupt();
-  EXPECT_GT(calls, 300 / 10);  // (at least one slice between migrations)
-  expect_same_run(whole, part, 0, "interrupted and resumed");
-  ASSERT_EQ(part.islands.size(), 4u);
-  for (int k = 0; k < 4; ++k) EXPECT_EQ(part.islands[k].best_f, whole.islands[k].best_f) << k;
-  std::remove(file.c_str());
 }
 

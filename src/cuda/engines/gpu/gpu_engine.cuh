@@ -52,6 +52,16 @@ bool one_launch() {
   throw ConfigError(std::string("DEGPU_GPU_ONE_LAUNCH=") + env + " (set in the environment): expected 0 or 1");
 }
 
+// DEGPU_GPU_ISLANDS: how the gpu engine's islands exchange: `launch` (the default) inside one launch where
+// every island's cluster is resident at once, else between slices; `slices` always between slices (for
+// measurements and the tests that compare the two).
+bool islands_between_slices() {
+  const char* env = std::getenv("DEGPU_GPU_ISLANDS");
+  if (!env || !*env || std::string(env) == "launch") return false;
+  if (std::string(env) == "slices") return true;
+  throw ConfigError(std::string("DEGPU_GPU_ISLANDS=") + env + " (set in the environment): expected launch or slices");
+}
+
 // A cluster launch: n clusters of plan.cluster CTAs.
 struct ClusterLaunch {
   cudaLaunchConfig_t cfg{};
@@ -346,8 +356,17 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
     throw ConfigError("{islands} " + std::to_string(n) + ": the gpu engine runs an archipelago on its resident path only, where an " +
                       "island's rows fit a cluster's shared memory, and this one's " + std::string(plan.path_name()) +
                       " path does not (use {engine} gpu-eval, or a smaller {np} or {dim})");
-  // (islands: slices end on migrations, and a slice on a multiple of the window: the window divides the interval)
-  if (islands) plan.window = std::min(plan.window, islands->interval & -islands->interval);
+  // Islands in one launch where every island's cluster fits on the device at once (gpu_exchange.cuh), else
+  // between slices (gpu_islands.hpp), where slices end on migrations, and a slice on a multiple of the
+  // window: the window divides the interval.
+  bool in_launch = false;
+  if (islands && !islands_between_slices()) {
+    const ClusterLaunch cl(plan, n);
+    int fit = 0;
+    DEGPU_CUDA_TRY(cudaOccupancyMaxActiveClusters(&fit, resident_kernel<Fn, T>(plan.group, alg::kernel_kind(p.algorithm), fn), &cl.cfg));
+    in_launch = fit >= n;
+  }
+  if (islands && !in_launch) plan.window = std::min(plan.window, islands->interval & -islands->interval);
   if (!resident && n > 1)  // the global paths take the whole device: one trial per launch
     return detail::each_trial(o, n, [&](const RunOptions& ot) { return run<T>(problem, r, ot, 1, fn).front(); });
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np), nt = static_cast<std::size_t>(n);
@@ -413,6 +432,21 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   DeviceArray<std::uint8_t> gone(reduces && !resident ? np : 0);  // a shrinking population's on the global paths
   DeviceArray<int> arc_size(nt);
   DeviceArray<double> shared_out(nt * words);
+  // islands in one launch: the emigrants' buffers by parity, the flags and read counts, each island's scratch
+  const std::size_t isl_M = in_launch ? static_cast<std::size_t>(islands->migrants) : 0, isl_K = in_launch ? nt : 0;
+  const std::size_t isl_room = in_launch ? static_cast<std::size_t>(migration::max_sources(n)) : 0;
+  const std::size_t isl_words = in_launch ? static_cast<std::size_t>(alg_state.words) : 0;
+  DeviceArray<T> isl_rows(2 * isl_K * isl_M * Ds), isl_f(2 * isl_K * isl_M);
+  DeviceArray<migration::Key> isl_keys(2 * isl_K * isl_M), isl_own(isl_K * np), isl_cand(isl_K * isl_room * isl_M);
+  DeviceArray<double> isl_state(2 * isl_K * isl_M * isl_words);
+  DeviceArray<unsigned> isl_count(2 * isl_K), isl_flag(isl_K), isl_reads(2 * isl_K);
+  DeviceArray<int> isl_from(2 * isl_K * isl_room * isl_M), isl_sources(isl_K * isl_room);
+  DeviceArray<std::uint32_t> isl_scratch(4 * isl_K * isl_M);
+  DeviceArray<migration::Move> isl_moves(isl_K * isl_M);
+  if (in_launch) {
+    DEGPU_CUDA_TRY(cudaMemset(isl_flag.ptr, 0, isl_K * sizeof(unsigned)));
+    DEGPU_CUDA_TRY(cudaMemset(isl_reads.ptr, 0, 2 * isl_K * sizeof(unsigned)));
+  }
   DEGPU_CUDA_TRY(cudaMemset(arrivals.ptr, 0, sizeof(unsigned long long)));
   DEGPU_CUDA_TRY(cudaMemset(nans.ptr, 0, nt * sizeof(unsigned long long)));
   DEGPU_CUDA_TRY(cudaMemset(infeasible.ptr, 0, nt * sizeof(unsigned long long)));
@@ -454,6 +488,16 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
     s.has_convergence = true;
     s.tol = r.stop.convergence->tol;
     s.atol = r.stop.convergence->atol;
+  }
+  if (in_launch) {
+    LaunchIslands<T>& x = s.isl;
+    x.on = true;
+    x.mg = *islands;
+    x.mg.islands = n;
+    x.seed = p.seed, x.first = p.trial, x.np0 = p.np, x.words = alg_state.words;
+    x.rows = isl_rows.ptr, x.f = isl_f.ptr, x.keys = isl_keys.ptr, x.state = isl_state.ptr, x.count = isl_count.ptr;
+    x.flag = isl_flag.ptr, x.reads = isl_reads.ptr, x.own = isl_own.ptr, x.cand = isl_cand.ptr, x.from = isl_from.ptr;
+    x.sources = isl_sources.ptr, x.scratch = isl_scratch.ptr, x.moves = isl_moves.ptr;
   }
   s.pop_x = o.keep_population ? pop_x.ptr : nullptr;
   s.pop_f = o.keep_population ? pop_f.ptr : nullptr;
@@ -518,7 +562,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
       slices.check = [&](const ckpt::Sections& cs, long long done, const std::vector<char>& running) {
         check_resident_carry<T>(p, cs, shape, plan.cluster, n, arc_cap, reduces, done, s.need_best, running);
       };
-      if (islands) {
+      if (islands && !in_launch) {
         const gpu_islands::Layout layout{shape.P, shape.Ds, shape.off_f, shape.off_cv, shape.off_slots, shape.off_live};
         exchange = std::make_unique<gpu_islands::ResidentIslands<T>>(*islands, p.seed, p.trial, layout, plan.cluster, n, p.np, ncons, reduces,
                                                                      carry->cta.ptr, carry->cta_bytes, alg_state.state(), alg_state.words);

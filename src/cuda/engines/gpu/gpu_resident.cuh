@@ -7,6 +7,7 @@
 // the crossover words (one Philox block per four coordinates), the mutation, the evaluation and the
 // selection. Chosen by the plan where the population fits (gpu_engine.cuh); docs/GPU.md.
 #pragma once
+#include "cuda/engines/gpu/gpu_exchange.cuh"
 #include "cuda/engines/gpu/gpu_reduction.cuh"
 #include "cuda/engines/gpu/gpu_trial.cuh"
 
@@ -337,6 +338,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
 
   int why = 0;
   std::uint32_t best = 0;
+  int exchanges = 0;  // islands in one launch: the migrations made in this launch
   for (;; ++g) {
     cluster_wait();  // generation g - 1 is written everywhere in the cluster
     if (g - 1 == s.slice_end && !s.end_at_stop) {
@@ -407,12 +409,40 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       cluster.sync();
       return;
     }
+    // Islands in one launch (gpu_exchange.cuh): the migration after generation g - 1, where the host driver
+    // migrates (as the slice end above does it between launches); then each CTA's best of generation g - 1
+    // among its live individuals after the moves (and the reduction), by live index, as the host's exchange
+    // writes it (so the best's index needs no mapping below).
+    const bool migrated = s.isl.on && g >= 2 && !ended && (g - 1) % s.isl.mg.interval == 0;
+    if (migrated) {
+      __syncthreads();
+      cluster.sync();  // every CTA's reduction and archive count written
+      if (rank == 0) {
+        const auto at = [&](std::uint32_t i) { return ref(i); };
+        island_exchange(
+            s.isl, static_cast<int>(t), static_cast<std::uint32_t>(g - 1), p.np, Ds, exchanges,
+            [&](std::uint32_t i) { const std::uint32_t r = at(i); return cluster.map_shared_rank(rows + (static_cast<std::size_t>(cur) * P + (r & 0xfffffu)) * Ds, r >> 20); },
+            [&](std::uint32_t i) -> T& { const std::uint32_t r = at(i); return *cluster.map_shared_rank(fv + cur * P + (r & 0xfffffu), r >> 20); },
+            [&](std::uint32_t i) { return s.algo + (static_cast<std::size_t>(t) * np0 + i); });
+      }
+      ++exchanges;
+      cluster.sync();  // the moves written into every CTA
+      T mbf = nan;
+      std::uint32_t mbi = 0xffffffffu;
+      double mbv = static_cast<double>(INFINITY);
+      for (int q = threadIdx.x; q < mine; q += blockDim.x)
+        keep_best(mbv, mbf, mbi, mc ? violation_key(cv_at(cur, q), mc) : 0.0, fv[cur * P + q], static_cast<std::uint32_t>(lbase + q));
+      const int stop0 = slot[cur].stop;
+      __syncthreads();
+      publish_best(mbf, mbi, &slot[cur], stop0, mc > 0, mbv);
+      cluster.sync();  // every CTA's slot written before decide_stop reads them
+    }
     why = decide_stop(
         s, t, g, C, rank == 0, [&](unsigned r) { return *cluster.map_shared_rank(&slot[cur], r); },
         [&] { return cluster_converged<T>(s.tol, s.atol, fv + cur * P, P, static_cast<std::uint32_t>(p.np), reduces ? live.ref : nullptr); },
         best);
     if (!why && s.interrupted) why = 1 + static_cast<int>(StopReason::interrupted);  // (after the stop test, as the host driver's)
-    if (shrunk && s.need_best) {  // the best's live index after the reduction (the first where it went: all were equal)
+    if (shrunk && s.need_best && !migrated) {  // the best's live index after the reduction (the first where it went: all were equal)
       __shared__ int before;
       if (threadIdx.x < 32) {
         const int c = warp_count_gone(live.gone, static_cast<int>(best));

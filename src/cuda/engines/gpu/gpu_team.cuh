@@ -16,6 +16,7 @@
 #include "cuda/blocks/population_update.cuh"
 #include "cuda/blocks/teams.cuh"
 #include "cuda/blocks/vec4.cuh"
+#include "core/migration.hpp"
 #include "cuda/engines/gpu/gpu_archive.cuh"
 #include "degpu/feasibility.hpp"
 #include "degpu/functions/classic.hpp"
@@ -100,6 +101,34 @@ struct SliceCarry {
   std::size_t cta_bytes = 0;
 };
 
+// Islands exchanging inside the launch (resident path; gpu_exchange.cuh, docs/ISLANDS_PLAN.md step 5): the
+// batch's trials are the archipelago's islands (island k: trial k of the batch, drawing as trial first + k),
+// which migrate after every generation that is a multiple of mg.interval, each island's cluster through
+// these buffers in global memory, every island's cluster resident at once (the plan checks it); `on` false:
+// none. Buffers by the epoch's parity (epoch e: the migration after generation e interval), M = mg.migrants:
+template <class T>
+struct LaunchIslands {
+  bool on = false;
+  Migration mg;
+  std::uint64_t seed = 0;
+  std::uint32_t first = 0;
+  int np0 = 0;    // each island's first NP
+  int words = 0;  // the algorithm's state words per individual (a stateful algorithm: jDE's F and CR)
+  T* rows = nullptr;                 // [2][K][M][Ds]: each island's emigrants
+  T* f = nullptr;                    // [2][K][M]: their values
+  migration::Key* keys = nullptr;    // [2][K][M]: their rank keys
+  double* state = nullptr;           // [2][K][M][words]: their state words
+  unsigned* count = nullptr;         // [2][K]: how many each island sent
+  unsigned* flag = nullptr;          // [K]: the generation of the last migration each island's emigrants are out for
+  unsigned* reads = nullptr;         // [2][K]: how many receivers have read each island's emigrants of the parity
+  migration::Key* own = nullptr;     // [K][np0]: scratch, each island's keys
+  migration::Key* cand = nullptr;    // [K][max_sources(K) M]: scratch, each island's candidates
+  int* from = nullptr;               // [K][max_sources(K) M][2]: candidate j's source island and emigrant
+  int* sources = nullptr;            // [K][max_sources(K)]
+  std::uint32_t* scratch = nullptr;  // [K][4 M]: the migration's draws, then each island's emigrants
+  migration::Move* moves = nullptr;  // [K][M]
+};
+
 template <class T>
 struct State {
   T* x[2];  // global rows: trials x np x Ds, the two rows of each individual, side[] saying which holds it
@@ -173,6 +202,7 @@ struct State {
   // end is made (the population-level update, the archive's insertions, the reduction) and before the stop
   // decision, where the host driver migrates; the carry's header says so (kResidentAtStop) to the next launch.
   bool end_at_stop = false;
+  LaunchIslands<T> isl;  // islands in one launch (isl.on)
   SliceCarry carry;
 };
 

@@ -1,0 +1,147 @@
+// Islands exchanging inside the launch (the resident path; docs/ISLANDS_PLAN.md step 5): at a migration
+// (after generation gm's end: its population-level update, archive and reduction; before its stop decision),
+// each island's cluster, through its CTA 0, takes core/migration.hpp's three steps (written once for the
+// host and the device: the CPU engines' decisions) with the other islands' emigrants read from global
+// memory (LaunchIslands, gpu_team.cuh):
+//   1. its keys; its emigrants' rows, values, keys and state words out into the buffers of the epoch's
+//      parity, then its flag (release): "out for generation gm";
+//   2. its sources' flags awaited (acquire), their emigrants its candidates, its moves, the rows, values and
+//      state words written in place (through DSMEM into the CTA that holds each row), then a read counted
+//      on each source;
+//   3. (the caller) each CTA's best of generation gm again, as the host's exchange between slices writes it.
+// A source reuses a parity's buffers two epochs on, once every receiver has counted its read of them
+// (before that, within the launch: a slice's launch begins with every earlier exchange read). Every
+// island's cluster must be resident at once (the plan checks cudaOccupancyMaxActiveClusters), since an
+// island waits for others; and every island reaches every migration (one configuration, stopped by max_gens
+// or max_evals only, interrupted only between launches: validate and the slices see to it).
+#pragma once
+#include <cstdint>
+
+#include "core/migration.hpp"
+#include "cuda/engines/gpu/gpu_team.cuh"
+
+namespace degpu::cuda {
+namespace {
+
+// How many islands read island k's emigrants of the migration after generation gm.
+template <class T>
+__device__ unsigned island_receivers(const LaunchIslands<T>& X, std::uint32_t gm, int k) {
+  const int K = X.mg.islands;
+  if (K <= 1) return 0;
+  switch (X.mg.topology) {
+    case Topology::ring:
+      return 1;
+    case Topology::full:
+      return static_cast<unsigned>(K - 1);
+    case Topology::torus: {  // (the torus's neighbours are each other's: its sources are its receivers)
+      int s[4];
+      return static_cast<unsigned>(migration::sources(X.mg, X.seed, X.first, gm, k, s));
+    }
+    case Topology::random: {
+      unsigned n = 0;
+      for (int j = 0; j < K; ++j) {
+        int s = -1;
+        if (j != k && migration::sources(X.mg, X.seed, X.first, gm, j, &s) == 1 && s == k) ++n;
+      }
+      return n;
+    }
+  }
+  return 0;
+}
+
+__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// Island k's part of the migration after generation gm, run by every thread of its cluster's CTA 0 (the
+// caller syncs the cluster before and after). np: its live individuals; row(i) and value(i): live
+// individual i's row and value (of generation gm, wherever in the cluster); state(i): its algorithm state;
+// exchanges: how many migrations this island made earlier in this launch.
+template <class T, class Row, class Value, class StateOf>
+__device__ void island_exchange(const LaunchIslands<T>& X, int k, std::uint32_t gm, int np, int Ds, int exchanges, Row row, Value value,
+                                StateOf state) {
+  const int K = X.mg.islands, M = X.mg.migrants, room = migration::max_sources(K) * M;
+  const std::uint32_t epoch = gm / static_cast<std::uint32_t>(X.mg.interval);
+  const std::size_t par = epoch & 1u;
+  migration::Key* own = X.own + static_cast<std::size_t>(k) * X.np0;
+  std::uint32_t* sent = X.scratch + static_cast<std::size_t>(k) * 4 * M;  // M words, then 3 M of the draws'
+  std::uint32_t* draws = sent + M;
+  migration::Key* cand = X.cand + static_cast<std::size_t>(k) * room;
+  int* from = X.from + 2 * static_cast<std::size_t>(k) * room;
+  int* src = X.sources + static_cast<std::size_t>(k) * migration::max_sources(K);
+  migration::Move* moves = X.moves + static_cast<std::size_t>(k) * M;
+  const rng::Stream st = migration::stream(X.seed, X.first, gm, k);
+  __shared__ unsigned out_n, moves_n;
+  __shared__ int sources_n;
+  // 1. the keys (the gpu engine's islands take no constraints: every violation key 0) and the emigrants out
+  for (int i = threadIdx.x; i < np; i += blockDim.x) own[i] = migration::Key{static_cast<double>(value(i)), 0.0};
+  __syncthreads();
+  const std::size_t mine = par * K + k;  // this island's slot of the parity
+  if (threadIdx.x == 0) {
+    if (exchanges >= 2) {  // the parity's last emigrants (two epochs back, in this launch) read by all
+      const unsigned want = island_receivers(X, gm - 2 * static_cast<std::uint32_t>(X.mg.interval), k);
+      while (load_acquire(X.reads + mine) < want) __nanosleep(64);
+    }
+    X.reads[mine] = 0;  // (no receiver reads this parity of k's again before the flag below)
+    out_n = migration::emigrants(X.mg, st, own, np, sent, draws);
+  }
+  __syncthreads();
+  const unsigned n_out = out_n;
+  const std::size_t first = mine * M;
+  for (int x = threadIdx.x; x < static_cast<int>(n_out) * Ds; x += blockDim.x) {
+    const int e = x / Ds, j = x % Ds;
+    X.rows[(first + e) * Ds + j] = row(sent[e])[j];
+  }
+  for (int e = threadIdx.x; e < static_cast<int>(n_out); e += blockDim.x) {
+    X.f[first + e] = value(sent[e]);
+    X.keys[first + e] = own[sent[e]];
+    for (int w = 0; w < X.words; ++w) X.state[(first + e) * X.words + w] = state(sent[e]).get(w);
+  }
+  if (threadIdx.x == 0) X.count[mine] = n_out;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) atomicExch(X.flag + k, gm);
+  // 2. the sources' emigrants in, the moves
+  if (threadIdx.x == 0) {
+    const int ns = migration::sources(X.mg, X.seed, X.first, gm, k, src);
+    for (int j = 0; j < ns; ++j)
+      while (load_acquire(X.flag + src[j]) < gm) __nanosleep(64);
+    int n = 0;
+    for (int j = 0; j < ns; ++j) {
+      const std::size_t theirs = par * K + src[j];
+      const unsigned c = __ldcg(X.count + theirs);
+      for (unsigned e = 0; e < c; ++e) {
+        const migration::Key* key = X.keys + theirs * M + e;
+        cand[n] = migration::Key{__ldcg(&key->f), __ldcg(&key->v)};
+        from[2 * n] = src[j], from[2 * n + 1] = static_cast<int>(e);
+        ++n;
+      }
+    }
+    moves_n = migration::immigrants(X.mg, st, own, np, cand, n, moves, draws);
+    sources_n = ns;
+  }
+  __syncthreads();
+  const unsigned n_in = moves_n;
+  for (int x = threadIdx.x; x < static_cast<int>(n_in) * Ds; x += blockDim.x) {
+    const migration::Move mv = moves[x / Ds];
+    const int j = x % Ds;
+    const std::size_t at = (par * K + from[2 * mv.candidate]) * M + from[2 * mv.candidate + 1];
+    row(mv.row)[j] = __ldcg(X.rows + at * Ds + j);
+  }
+  for (int m = threadIdx.x; m < static_cast<int>(n_in); m += blockDim.x) {
+    const migration::Move mv = moves[m];
+    const std::size_t at = (par * K + from[2 * mv.candidate]) * M + from[2 * mv.candidate + 1];
+    value(mv.row) = __ldcg(X.f + at);
+    for (int w = 0; w < X.words; ++w) state(mv.row).set(w, __ldcg(X.state + at * X.words + w));
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {  // read: each source may reuse this parity two epochs on
+    __threadfence();
+    for (int j = 0; j < sources_n; ++j) atomicAdd(X.reads + par * K + src[j], 1u);
+  }
+}
+
+}  // namespace
+}  // namespace degpu::cuda
