@@ -359,13 +359,8 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   // Islands in one launch where every island's cluster fits on the device at once (gpu_exchange.cuh), else
   // between slices (gpu_islands.hpp), where slices end on migrations, and a slice on a multiple of the
   // window: the window divides the interval.
-  bool in_launch = false;
-  if (islands && !islands_between_slices()) {
-    const ClusterLaunch cl(plan, n);
-    int fit = 0;
-    DEGPU_CUDA_TRY(cudaOccupancyMaxActiveClusters(&fit, resident_kernel<Fn, T>(plan.group, alg::kernel_kind(p.algorithm), fn), &cl.cfg));
-    in_launch = fit >= n;
-  }
+  // (fit_resident's occupancy query: resident_teams, the clusters that fit at once, up to n)
+  const bool in_launch = islands && !islands_between_slices() && plan.resident_teams >= n;
   if (islands && !in_launch) plan.window = std::min(plan.window, islands->interval & -islands->interval);
   if (!resident && n > 1)  // the global paths take the whole device: one trial per launch
     return detail::each_trial(o, n, [&](const RunOptions& ot) { return run<T>(problem, r, ot, 1, fn).front(); });

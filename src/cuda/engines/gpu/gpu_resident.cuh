@@ -336,6 +336,21 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     cluster.sync();  // every CTA's survivors in place
   };
 
+  // A slice's end before generation g: each CTA hands its shared memory and sizes on (at_stop_flag: with
+  // generation g - 1's end made, up to its stop decision; kResidentAtStop), CTA 0 the trial's generations.
+  auto hand_on = [&](long long g_next, int at_stop_flag) {
+    for (std::size_t w = threadIdx.x; w < carried_words; w += blockDim.x)
+      reinterpret_cast<uint4*>(carried + SliceCarry::kResidentHeader * sizeof(int))[w] = reinterpret_cast<const uint4*>(smem)[w];
+    if (threadIdx.x == 0) {
+      carried_ints[SliceCarry::kResidentNp] = p.np;
+      carried_ints[SliceCarry::kResidentPbest] = p.pbest_count;
+      carried_ints[SliceCarry::kResidentArcCap] = acap;
+      carried_ints[SliceCarry::kResidentAtStop] = at_stop_flag;
+      if (rank == 0) s.gens[t] = g_next - 1, s.reason[t] = 0;
+    }
+    if constexpr (has_resident_hooks<F>) fn.resident_done();
+    cluster.sync();
+  };
   int why = 0;
   std::uint32_t best = 0;
   int exchanges = 0;  // islands in one launch: the migrations made in this launch
@@ -343,18 +358,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     cluster_wait();  // generation g - 1 is written everywhere in the cluster
     if (g - 1 == s.slice_end && !s.end_at_stop) {
       // The slice's end (generation g - 1's selections written, its end not made; slice_end a multiple of the
-      // window): each CTA hands its shared memory and sizes on, CTA 0 the trial's generations.
-      for (std::size_t w = threadIdx.x; w < carried_words; w += blockDim.x)
-        reinterpret_cast<uint4*>(carried + SliceCarry::kResidentHeader * sizeof(int))[w] = reinterpret_cast<const uint4*>(smem)[w];
-      if (threadIdx.x == 0) {
-        carried_ints[SliceCarry::kResidentNp] = p.np;
-        carried_ints[SliceCarry::kResidentPbest] = p.pbest_count;
-        carried_ints[SliceCarry::kResidentArcCap] = acap;
-        carried_ints[SliceCarry::kResidentAtStop] = 0;
-        if (rank == 0) s.gens[t] = g - 1, s.reason[t] = 0;
-      }
-      if constexpr (has_resident_hooks<F>) fn.resident_done();
-      cluster.sync();
+      // window)
+      hand_on(g, 0);
       return;
     }
     const std::uint32_t gu = static_cast<std::uint32_t>(g);
@@ -396,17 +401,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       // the host's to write: it migrates and finds each CTA's best among the rows after the reduction.)
       __syncthreads();
       cluster.sync();  // every CTA's reduction and archive count written
-      for (std::size_t w = threadIdx.x; w < carried_words; w += blockDim.x)
-        reinterpret_cast<uint4*>(carried + SliceCarry::kResidentHeader * sizeof(int))[w] = reinterpret_cast<const uint4*>(smem)[w];
-      if (threadIdx.x == 0) {
-        carried_ints[SliceCarry::kResidentNp] = p.np;
-        carried_ints[SliceCarry::kResidentPbest] = p.pbest_count;
-        carried_ints[SliceCarry::kResidentArcCap] = acap;
-        carried_ints[SliceCarry::kResidentAtStop] = 1;
-        if (rank == 0) s.gens[t] = g - 1, s.reason[t] = 0;
-      }
-      if constexpr (has_resident_hooks<F>) fn.resident_done();
-      cluster.sync();
+      hand_on(g, 1);
       return;
     }
     // Islands in one launch (gpu_exchange.cuh): the migration after generation g - 1, where the host driver
