@@ -20,9 +20,11 @@
 
 #include "commands.hpp"
 #include "de_options.hpp"
+#include "island_options.hpp"
 #include "interrupts.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/interrupt.hpp"
+#include "degpu/islands.hpp"
 #include "degpu/ranking.hpp"
 #include "degpu/run.hpp"
 #include "parse.hpp"
@@ -59,11 +61,28 @@ std::vector<Config> read_configs(const std::string& path) {
     try {
       const Algorithm algorithm = parse_algorithm(t[1]);
       const Engine engine = parse_engine(t[2]);
-      // the keys are run's DE options (de_options.hpp), the algorithm's defaults first
-      const DeSettings settings = algorithm_settings(algorithm, std::vector<std::string>(t.begin() + 3, t.end()));
+      // the keys are run's DE options (de_options.hpp), the algorithm's defaults first, and run's islands
+      // (islands, migration-interval, migrants, topology, migration-policy: island_options.hpp)
+      IslandOptions islands;
+      const std::vector<std::pair<const char*, std::string*>> island_keys{
+          {"islands", &islands.islands},   {"migration-interval", &islands.interval}, {"migrants", &islands.migrants},
+          {"topology", &islands.topology}, {"migration-policy", &islands.policy}};
+      std::vector<std::string> de_keys;
+      for (auto it = t.begin() + 3; it != t.end(); ++it) {
+        const auto eq = it->find('=');
+        bool taken = false;
+        for (const auto& [key, value] : island_keys)
+          if (eq != std::string::npos && it->compare(0, eq, key) == 0 && eq == std::char_traits<char>::length(key)) {
+            *value = it->substr(eq + 1);
+            taken = true;
+          }
+        if (!taken) de_keys.push_back(*it);
+      }
+      const DeSettings settings = algorithm_settings(algorithm, de_keys);
       c.de = settings.de;
       c.o = settings.o;
       c.o.engine = engine;
+      islands.apply(c.o);
     } catch (const ConfigError& e) {
       throw DataError(where + cli_message(e));
     }
@@ -245,6 +264,13 @@ int bench_janssen(const BenchArgs& a) {
     x["F"] = c.de.F.lo;
     x["CR"] = c.de.CR.lo;
     x["precision"] = precision_name(c.o.precision);
+    if (const Archipelago& a = c.o.archipelago; a.used()) {
+      x["islands"] = a.islands;
+      x["migration_interval"] = a.interval;
+      x["migrants"] = a.migrants;
+      x["topology"] = topology_name(a.topology);
+      x["migration_policy"] = migration_policy_name(a.policy);
+    }
     x["total_score"] = total[ci];
     x["place"] = overall[ci];
     jc.push_back(std::move(x));
@@ -309,7 +335,8 @@ Command add_bench(CLI::App& app) {
   jan.add_option("--trials", a->trials, "trials of every configuration on every function")->capture_default_str();
   jan.add_option("--configs", a->configs,
                  "FILE: one configuration a line, NAME ALGORITHM ENGINE [KEY=VALUE ...] (keys: strategy, np, F, CR, "
-                 "p, repair, precision, threads; # comments)")
+                 "p, repair, precision, threads, and run's islands, migration-interval, migrants, topology, "
+                 "migration-policy; # comments)")
       ->required();
   jan.add_option("--cec-data", a->cec_data, "folder of the official CEC 2017 data (default: generated data)");
   jan.add_option("--cec2014-data", a->cec2014_data, "folder of the official CEC 2014 data (F05, F07); with --cec-data");

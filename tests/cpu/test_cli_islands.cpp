@@ -118,3 +118,39 @@ TEST_F(Cli, AnInterruptedArchipelagoResumes) {
   EXPECT_EQ(ja["island_results"], jb["island_results"]);
   EXPECT_EQ(jb["resumed_from"], path("c.ckpt"));
 }
+
+// bench janssen's configurations take run's islands as keys: the trials are run's, the JSON names them,
+// and a bad key's value is named with the file's line.
+TEST_F(Cli, BenchConfigurationsTakeIslands) {
+  write("c.txt", "one jde serial np=16\nisl jde serial np=8 islands=4 migration-interval=5 migrants=2 topology=torus\n");
+  const Out o = run("bench janssen --dim 5 --trials 2 --functions f01 --max-evals 2000 --quiet --configs " + path("c.txt") +
+                    " --out " + path("out"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::json::parse(read(path("out") + "/results.json"));
+  ASSERT_EQ(j["configurations"].size(), 2u);
+  EXPECT_FALSE(j["configurations"][0].contains("islands"));
+  const auto& c = j["configurations"][1];
+  EXPECT_EQ(c["islands"], 4);
+  EXPECT_EQ(c["np"], 8);
+  EXPECT_EQ(c["migration_interval"], 5);
+  EXPECT_EQ(c["migrants"], 2);
+  EXPECT_EQ(c["topology"], "torus");
+  EXPECT_EQ(c["migration_policy"], "best-replaces-worst");
+  // trial 1 of the configuration is run's archipelago of trial 1 (the bench's stop: the budget, error 1e-8)
+  const auto& trials = j["functions"][0]["configurations"][1]["trials"];
+  ASSERT_EQ(trials.size(), 2u);
+  EXPECT_EQ(trials[1]["evals"], 1984);  // 62 generations of 32
+  const Out r = run("run --problem janssen:f01 --dim 5 --algorithm jde --np 8 --engine serial --islands 4 --migration-interval 5 --migrants 2 "
+                    "--topology torus --max-evals 2000 --target-error 1e-8 --seed 1 --trial 1 --json -");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["best_f"].get<double>() - 300, trials[1]["error"].get<double>());  // F3's bias 300
+  const auto invalid = [&](const std::string& line, const std::string& needle) {
+    write("bad.txt", line);
+    expect_invalid("bench janssen --dim 5 --trials 1 --max-evals 1000 --quiet --configs " + path("bad.txt") + " --out " + path("bad"), needle);
+    EXPECT_FALSE(fs::exists(path("bad")));
+  };
+  invalid("a de serial np=8\nb de serial np=8 islands=2 migration-interval=0\n", "bad.txt:2: --migration-interval 0: must be in");
+  invalid("a de serial np=8 migrants=2\n", "bad.txt:1: --migrants 2: needs --islands K");
+  invalid("a de serial np=8 islands=2 topology=star\n", "bad.txt:1: --topology star: unknown topology");
+  invalid("a de serial np=8 islands=2 migrants=8\n", "--migrants 8: must be below --np 8");
+}
