@@ -24,7 +24,6 @@
 #include "interrupts.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/interrupt.hpp"
-#include "degpu/islands.hpp"
 #include "degpu/ranking.hpp"
 #include "degpu/run.hpp"
 #include "parse.hpp"
@@ -64,19 +63,10 @@ std::vector<Config> read_configs(const std::string& path) {
       // the keys are run's DE options (de_options.hpp), the algorithm's defaults first, and run's islands
       // (islands, migration-interval, migrants, topology, migration-policy: island_options.hpp)
       IslandOptions islands;
-      const std::vector<std::pair<const char*, std::string*>> island_keys{
-          {"islands", &islands.islands},   {"migration-interval", &islands.interval}, {"migrants", &islands.migrants},
-          {"topology", &islands.topology}, {"migration-policy", &islands.policy}};
       std::vector<std::string> de_keys;
       for (auto it = t.begin() + 3; it != t.end(); ++it) {
         const auto eq = it->find('=');
-        bool taken = false;
-        for (const auto& [key, value] : island_keys)
-          if (eq != std::string::npos && it->compare(0, eq, key) == 0 && eq == std::char_traits<char>::length(key)) {
-            *value = it->substr(eq + 1);
-            taken = true;
-          }
-        if (!taken) de_keys.push_back(*it);
+        if (eq == std::string::npos || !islands.set(it->substr(0, eq), it->substr(eq + 1))) de_keys.push_back(*it);
       }
       const DeSettings settings = algorithm_settings(algorithm, de_keys);
       c.de = settings.de;
@@ -264,13 +254,7 @@ int bench_janssen(const BenchArgs& a) {
     x["F"] = c.de.F.lo;
     x["CR"] = c.de.CR.lo;
     x["precision"] = precision_name(c.o.precision);
-    if (const Archipelago& a = c.o.archipelago; a.used()) {
-      x["islands"] = a.islands;
-      x["migration_interval"] = a.interval;
-      x["migrants"] = a.migrants;
-      x["topology"] = topology_name(a.topology);
-      x["migration_policy"] = migration_policy_name(a.policy);
-    }
+    if (c.o.archipelago.used()) x["islands"] = migration_json(c.o.archipelago);
     x["total_score"] = total[ci];
     x["place"] = overall[ci];
     jc.push_back(std::move(x));

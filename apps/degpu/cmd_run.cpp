@@ -296,12 +296,7 @@ int run(const RunArgs& a) {
     j.update(de_json(de, r));
   }
   if (const Archipelago& ar = o.archipelago; ar.used()) {
-    nlohmann::ordered_json isl;
-    isl["count"] = ar.islands;
-    isl["migration_interval"] = ar.interval;
-    isl["migrants"] = ar.migrants;
-    isl["topology"] = topology_name(ar.topology);
-    isl["migration_policy"] = migration_policy_name(ar.policy);
+    nlohmann::ordered_json isl = migration_json(ar);
     if (!ar.configs.empty()) {
       isl["config_file"] = a.islands.config;
       auto& list = isl["configs"] = nlohmann::ordered_json::array();

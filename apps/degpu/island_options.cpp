@@ -69,6 +69,16 @@ void IslandOptions::add_to(CLI::App& app) {
                 "in place of --algorithm and its options: heterogeneous islands");
 }
 
+bool IslandOptions::set(const std::string& key, const std::string& value) {
+  for (const auto& [name, field] : {std::pair{"islands", &islands}, std::pair{"migration-interval", &interval}, std::pair{"migrants", &migrants},
+                                    std::pair{"topology", &topology}, std::pair{"migration-policy", &policy}})
+    if (key == name) {
+      *field = value;
+      return true;
+    }
+  return false;
+}
+
 bool IslandOptions::given() const {
   return !islands.empty() || !interval.empty() || !migrants.empty() || !topology.empty() || !policy.empty() || !config.empty();
 }

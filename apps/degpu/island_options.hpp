@@ -13,6 +13,9 @@ struct IslandOptions {
   std::string islands, interval, migrants, topology, policy, config;
   void add_to(CLI::App& app);
   bool given() const;  // any of them
+  // Sets the option of the key named as the flag without its dashes (islands, migration-interval, migrants,
+  // topology, migration-policy: bench's configuration keys); false for any other key.
+  bool set(const std::string& key, const std::string& value);
   // Into o.archipelago: none given, one population. ConfigError naming the flag for a bad value, or for the
   // migration's options without --islands or --island-config; DataError FILE:LINE for a bad line of the file.
   void apply(RunOptions& o) const;

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "degpu/islands.hpp"
+
 namespace degpu::cli {
 namespace {
 
@@ -64,6 +66,16 @@ nlohmann::ordered_json distance_json(const Problem& p, const std::vector<double>
   double s = 0;
   for (std::size_t j = 0; j < x.size(); ++j) s += (x[j] - (*p.optimum_x())[j]) * (x[j] - (*p.optimum_x())[j]);
   return std::sqrt(s);
+}
+
+nlohmann::ordered_json migration_json(const Migration& m) {
+  nlohmann::ordered_json j;
+  j["count"] = m.islands;
+  j["migration_interval"] = m.interval;
+  j["migrants"] = m.migrants;
+  j["topology"] = topology_name(m.topology);
+  j["migration_policy"] = migration_policy_name(m.policy);
+  return j;
 }
 
 nlohmann::ordered_json result_json(const Result& r, const Problem& p, bool with_x) {

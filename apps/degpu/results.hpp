@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "degpu/migration.hpp"
 #include "degpu/problem.hpp"
 #include "degpu/run.hpp"
 
@@ -43,6 +44,9 @@ class Table {
 nlohmann::ordered_json result_json(const Result& r, const Problem& p, bool with_x);
 // The Euclidean distance of x to the problem's optimum, when it is known (Lastra et al.'s quality measure); null otherwise.
 nlohmann::ordered_json distance_json(const Problem& p, const std::vector<double>& x);
+// An archipelago's migration (run's "islands" object, bench's configuration's): count, migration_interval,
+// migrants, topology, migration_policy.
+nlohmann::ordered_json migration_json(const Migration& m);
 // run --history: generation, evals, best_f, best_error (with f* known), wall_s of every sample.
 Table history_table(const Result& r, const std::optional<double>& fstar);
 
