@@ -66,14 +66,14 @@ void validate_archipelago(const Problem& problem, const DEConfig& de, const Stop
       engine != Engine::gpu)
     throw ConfigError("{engine} " + std::string(engine_name(engine)) +
                       ": it runs no {islands} yet (use {engine} gpu, serial, threads, matrix or gpu-eval)");
-  if (engine == Engine::gpu) {  // (its islands: a resident batch migrating between slices, gpu_islands.hpp)
+  if (engine == Engine::gpu) {  // (its islands: a resident batch migrating inside the launch or between slices)
     const auto also = [](const std::string& what) {
       return ConfigError("{engine} gpu: its {islands} run " + what + " (the others: {engine} serial, threads, matrix or gpu-eval)");
     };
     if (!a.configs.empty()) throw also("one configuration, not an island configuration each");
     if (a.comm) throw also("in one process, not spread over MPI's");
-    if (stop.target_error || stop.max_time_s || stop.convergence)
-      throw also("to {max_gens} or {max_evals} only (its islands would stop on a target, a time or convergence each on its own)");
+    if (stop.max_time_s || stop.convergence)
+      throw also("to {max_gens}, {max_evals} or {target_error} only (its islands would stop on a time or convergence each on its own)");
     if (!options.initial.empty()) throw also("without {initial} rows");
     if (problem.constraints()) throw also("without {constraints}");
   }

@@ -77,7 +77,7 @@ TEST_F(Cli, BadIslandOptionsAndFilesAreNamed) {
   expect_invalid(run1 + "--islands 2 --migration-policy best", "--migration-policy best: unknown migration policy");
   expect_invalid(run1 + "--migrants 2", "--migrants 2: needs --islands K or --island-config FILE");
   expect_invalid(run1 + "--islands 2 --engine gpu-kernels", "--engine gpu-kernels: it runs no --islands yet");
-  expect_invalid(run1 + "--islands 2 --engine gpu --target-error 1", "--engine gpu: its --islands run to --max-gens or --max-evals only");
+  expect_invalid(run1 + "--islands 2 --engine gpu --max-time 5", "--engine gpu: its --islands run to --max-gens, --max-evals or --target-error only");
   expect_invalid(run1 + "--islands 2 --algorithm ma-sw-chains", "islands are of the DE family");
   expect_invalid("run --problem sphere --dim 4 --max-gens 5 --island-config " + path("none.txt"), path("none.txt") + ": cannot open");
   write("empty.txt", "# nothing\n\n");

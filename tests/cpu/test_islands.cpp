@@ -262,9 +262,12 @@ TEST(Islands, BadSettingsAreRefusedNamingTheOption) {
     EXPECT_NE(message_of(p, de, gens(5), islands(2, 5, e)).find("it runs no {islands} yet"), std::string::npos);
   // the gpu engine's islands: one configuration, one process, stopped by generations or evaluations only
   StopCriteria aim = gens(5);
-  aim.target_error = 1;
-  EXPECT_NE(message_of(p, de, aim, islands(2, 5, Engine::gpu)).find("{engine} gpu: its {islands} run to {max_gens} or {max_evals} only"),
+  aim.max_time_s = 10;
+  EXPECT_NE(message_of(p, de, aim, islands(2, 5, Engine::gpu)).find("{engine} gpu: its {islands} run to {max_gens}, {max_evals} or {target_error} only"),
             std::string::npos);
+  aim.max_time_s.reset();
+  aim.convergence = Convergence{};
+  EXPECT_NE(message_of(p, de, aim, islands(2, 5, Engine::gpu)).find("or {target_error} only"), std::string::npos);
   RunOptions two = islands(2, 5, Engine::gpu);
   two.archipelago.configs = {de, de};
   EXPECT_NE(message_of(p, de, gens(5), two).find("one configuration, not an island configuration each"), std::string::npos);

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "gpu_test_util.hpp"
@@ -332,6 +333,72 @@ TEST(GpuEngine, IslandsMatchTheSerialEngine) {
   }
 }
 
+// Trials of an archipelago side by side in one launch (gpu_engine.cuh's archipelago_batch: trial j's islands
+// K clusters of the batch, each exchanging with its own trial's islands only): each trial the bits it has
+// alone, f32 and f64. On a target, the islands of a trial agree each generation (gpu_exchange.cuh's
+// island_agree_stop): every trial stops where the serial engine's archipelago stops (its reason, generation
+// and evaluations), the trials of one launch at different generations.
+TEST(GpuEngine, IslandsOfTrialsSideBySideAndATarget) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const Problem p = shifted("sphere", 10);
+  DEConfig de;
+  de.np = 24;
+  de.algorithm = Algorithm::jde;
+  StopCriteria stop;
+  stop.max_gens = 60;
+  RunOptions o;
+  o.engine = Engine::gpu;
+  o.history_every = 10;
+  o.trial = 3;
+  o.archipelago.islands = 4;
+  o.archipelago.interval = 6;
+  o.archipelago.migrants = 2;
+  o.archipelago.topology = Topology::random;
+  constexpr int n = 5;
+  for (Precision prec : {Precision::f64, Precision::f32}) {
+    o.precision = prec;
+    const std::string what(precision_name(prec));
+    const TrialsResult all = minimize_trials(p, de, stop, o, n);
+    ASSERT_EQ(all.trials.size(), static_cast<std::size_t>(n)) << what;
+    for (int t = 0; t < n; ++t) {
+      RunOptions one = o;
+      one.trial = o.trial + static_cast<std::uint32_t>(t);
+      const Result alone = minimize(p, de, stop, one);
+      const Result& side = all.trials[static_cast<std::size_t>(t)];
+      EXPECT_EQ(side.best_f, alone.best_f) << what << " trial " << t;
+      EXPECT_EQ(side.best_x, alone.best_x) << what << " trial " << t;
+      EXPECT_EQ(side.evals, alone.evals) << what << " trial " << t;
+      ASSERT_EQ(side.islands.size(), 4u) << what;
+      for (int k = 0; k < 4; ++k) EXPECT_EQ(side.islands[k].best_f, alone.islands[k].best_f) << what << " trial " << t << " island " << k;
+      ASSERT_EQ(side.history.size(), alone.history.size()) << what;
+      for (std::size_t j = 0; j < side.history.size(); ++j) EXPECT_EQ(side.history[j].best_f, alone.history[j].best_f) << what << " sample " << j;
+    }
+    EXPECT_NE(all.trials[0].best_f, all.trials[1].best_f) << what;
+  }
+  // a target: the serial engine's stop
+  o.precision = Precision::f64;
+  StopCriteria aim;
+  aim.max_gens = 3000;
+  aim.target_error = 1e-4;
+  RunOptions cpu = o;
+  cpu.engine = Engine::serial;
+  const TrialsResult s = minimize_trials(p, de, aim, cpu, n), g = minimize_trials(p, de, aim, o, n);
+  ASSERT_EQ(g.trials.size(), static_cast<std::size_t>(n));
+  std::set<long long> ends;
+  for (int t = 0; t < n; ++t) {
+    const Result &a = s.trials[static_cast<std::size_t>(t)], &b = g.trials[static_cast<std::size_t>(t)];
+    EXPECT_EQ(a.stop_reason, StopReason::target) << "trial " << t;
+    EXPECT_EQ(b.stop_reason, a.stop_reason) << "trial " << t;
+    EXPECT_EQ(b.generations, a.generations) << "trial " << t;
+    EXPECT_EQ(b.evals, a.evals) << "trial " << t;
+    EXPECT_LE(b.best_error, 1e-4) << "trial " << t;
+    ASSERT_EQ(b.islands.size(), 4u);
+    for (int k = 0; k < 4; ++k) EXPECT_EQ(b.islands[k].evals, a.islands[k].evals) << "trial " << t << " island " << k;
+    ends.insert(b.generations);
+  }
+  EXPECT_GT(ends.size(), 1u);  // (the trials of one launch ended apart)
+}
+
 // The gpu engine's islands refuse what they do not run yet, naming it; a resumed archipelago ends where the
 // one that was not stopped ends.
 TEST(GpuEngine, IslandsRefuseWhatTheyDoNotRunAndResume) {
@@ -347,7 +414,15 @@ TEST(GpuEngine, IslandsRefuseWhatTheyDoNotRunAndResume) {
   o.archipelago.interval = 10;
   StopCriteria target = stop;
   target.target_error = 1e-3;
-  EXPECT_THROW(minimize(p, de, target, o), ConfigError);
+  {  // a target between slices (where the islands do not fit at once): refused, naming it
+    EnvOverride between("DEGPU_GPU_ISLANDS", "slices");
+    try {
+      minimize(p, de, target, o);
+      ADD_FAILURE() << "a target between slices ran";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("target"), std::string::npos) << e.what();
+    }
+  }
   RunOptions het = o;
   het.archipelago.configs = {de, de, de, de};
   EXPECT_THROW(minimize(p, de, stop, het), ConfigError);

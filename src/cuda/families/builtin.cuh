@@ -51,8 +51,13 @@ template <class T>
 std::vector<Result> run_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<Result> out;
-  // (an archipelago's trials run one after another, each a batch of its islands)
-  const int batch = o.archipelago.used() ? o.archipelago.islands : n;
+  // (an archipelago's trials run in batches side by side, each trial's islands a trial of the batch:
+  // gpu_engine.cuh's archipelago_batch)
+  int batch = n;
+  if (o.archipelago.used())
+    with_function<T>(problem, 0, Upload::no, [&](const auto& fn) {
+      batch = o.archipelago.islands * gpu_engine::archipelago_batch<T>(problem, r, o, n, fn);
+    });
   with_function<T>(problem, static_cast<std::size_t>(batch) * r.de.np, Upload::yes,
                    [&](const auto& fn) { out = gpu_engine::run<T>(problem, r, o, n, fn, t0); });
   return out;

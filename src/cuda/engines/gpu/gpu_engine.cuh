@@ -329,8 +329,9 @@ DeviceArray<T> padded(const std::vector<V>& v, std::size_t n) {
 // n trials of the gpu engine for the kernel function Fn. fn: its value with its data on the device, uploaded
 // by the caller (a built-in's is empty; a CEC function's has a scratch slot for each individual of the n
 // trials: n np). t0: when the run began (the results' wall_s counts from it), before that upload.
-// islands: the n trials are an archipelago's islands, which migrate as it says (gpu_islands.hpp; its
-// run_archipelago sets the trials and the budget up): the resident path only, in slices.
+// islands: the n trials are the islands of n / islands->islands archipelagos side by side (trial j's island k
+// the (j K + k)th), which migrate as it says (gpu_exchange.cuh, gpu_islands.hpp; run_archipelago sets the
+// trials and the budget up): the resident path only, in slices; several archipelagos in one launch only.
 template <class T, class Fn>
 std::vector<Result> run_archipelago(const Problem& problem, const Resolved& r, const RunOptions& o, int n, const Fn& fn,
                                     std::chrono::steady_clock::time_point t0);
@@ -362,6 +363,13 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   // (fit_resident's occupancy query: resident_teams, the clusters that fit at once, up to n)
   const bool in_launch = islands && !islands_between_slices() && plan.resident_teams >= n;
   if (islands && !in_launch) plan.window = std::min(plan.window, islands->interval & -islands->interval);
+  if (islands && !in_launch && n != islands->islands)
+    throw std::logic_error("gpu engine: archipelagos side by side that do not fit in one launch");  // (archipelago_batch)
+  // a target: the islands of a trial agree on it every generation, inside the launch only
+  const bool isl_target = islands && r.stop.target_error && problem.optimum_f();
+  if (isl_target && !in_launch)
+    throw ConfigError("{target_error}: the gpu engine's islands stop on a target only where every island's cluster fits on the device at " +
+                      std::string("once (these ") + std::to_string(n) + " do not: use {max_gens} or {max_evals}, fewer {islands} or a smaller {np})");
   if (!resident && n > 1)  // the global paths take the whole device: one trial per launch
     return detail::each_trial(o, n, [&](const RunOptions& ot) { return run<T>(problem, r, ot, 1, fn).front(); });
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np), nt = static_cast<std::size_t>(n);
@@ -429,7 +437,8 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   DeviceArray<double> shared_out(nt * words);
   // islands in one launch: the emigrants' buffers by parity, the flags and read counts, each island's scratch
   const std::size_t isl_M = in_launch ? static_cast<std::size_t>(islands->migrants) : 0, isl_K = in_launch ? nt : 0;
-  const std::size_t isl_room = in_launch ? static_cast<std::size_t>(migration::max_sources(n)) : 0;
+  const std::size_t isl_room = in_launch ? static_cast<std::size_t>(migration::max_sources(islands->islands)) : 0;
+  const std::size_t isl_trials = isl_target ? nt / static_cast<std::size_t>(islands->islands) : 0;
   const std::size_t isl_words = in_launch ? static_cast<std::size_t>(alg_state.words) : 0;
   DeviceArray<T> isl_rows(2 * isl_K * isl_M * Ds), isl_f(2 * isl_K * isl_M);
   DeviceArray<migration::Key> isl_keys(2 * isl_K * isl_M), isl_own(isl_K * np), isl_cand(isl_K * isl_room * isl_M);
@@ -438,9 +447,14 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   DeviceArray<int> isl_from(2 * isl_K * isl_room * isl_M), isl_sources(isl_K * isl_room);
   DeviceArray<std::uint32_t> isl_scratch(4 * isl_K * isl_M);
   DeviceArray<migration::Move> isl_moves(isl_K * isl_M);
+  DeviceArray<unsigned long long> isl_decided(isl_target ? nt : 0), isl_reached(isl_trials);
   if (in_launch) {
     DEGPU_CUDA_TRY(cudaMemset(isl_flag.ptr, 0, isl_K * sizeof(unsigned)));
     DEGPU_CUDA_TRY(cudaMemset(isl_reads.ptr, 0, 2 * isl_K * sizeof(unsigned)));
+  }
+  if (isl_target) {  // nothing decided, nothing reached
+    DEGPU_CUDA_TRY(cudaMemset(isl_decided.ptr, 0, nt * sizeof(unsigned long long)));
+    DEGPU_CUDA_TRY(cudaMemset(isl_reached.ptr, 0xff, isl_trials * sizeof(unsigned long long)));
   }
   DEGPU_CUDA_TRY(cudaMemset(arrivals.ptr, 0, sizeof(unsigned long long)));
   DEGPU_CUDA_TRY(cudaMemset(nans.ptr, 0, nt * sizeof(unsigned long long)));
@@ -487,12 +501,14 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   if (in_launch) {
     LaunchIslands<T>& x = s.isl;
     x.on = true;
+    x.target = isl_target;
     x.mg = *islands;
-    x.mg.islands = n;
+    x.clusters = n;
     x.seed = p.seed, x.first = p.trial, x.np0 = p.np, x.words = alg_state.words;
     x.rows = isl_rows.ptr, x.f = isl_f.ptr, x.keys = isl_keys.ptr, x.state = isl_state.ptr, x.count = isl_count.ptr;
     x.flag = isl_flag.ptr, x.reads = isl_reads.ptr, x.own = isl_own.ptr, x.cand = isl_cand.ptr, x.from = isl_from.ptr;
     x.sources = isl_sources.ptr, x.scratch = isl_scratch.ptr, x.moves = isl_moves.ptr;
+    x.decided = isl_decided.ptr, x.reached = isl_reached.ptr;
   }
   s.pop_x = o.keep_population ? pop_x.ptr : nullptr;
   s.pop_f = o.keep_population ? pop_f.ptr : nullptr;
@@ -677,12 +693,32 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   return out;
 }
 
-// n trials of an archipelago (RunOptions::archipelago, one configuration, one process: validate), one after
-// another, each the resident batch of its K islands (island k of trial t draws as trial t K + k), each island's
-// budget its share (ops::island_configs), migrating between slices (gpu_islands.hpp); each trial's Result as
-// the host-rows engines make it (core/islands.hpp): the best island's (by migration::before, the lowest
-// island of equal ones), every island's evaluations, NaN values and final NP summed, each island's in
-// Result::islands, the history's samples the archipelago's.
+// How many of n trials of the archipelago o.archipelago run side by side (run_archipelago): as many as fit on
+// the device at once with every island's cluster resident (the plan's occupancy query, for the islands of all
+// of them), so that they exchange inside one launch; 1 where even one trial's islands do not fit, or where
+// DEGPU_GPU_ISLANDS=slices asks for the exchange between slices, or the gpu engine's plan is not resident.
+template <class T, class Fn>
+int archipelago_batch(const Problem& problem, const Resolved& r, const RunOptions& o, int n, const Fn& fn) {
+  const int K = o.archipelago.islands;
+  if (n <= 1 || islands_between_slices()) return 1;
+  ops::Params p = ops::make_params(problem, ops::island_configs(problem, r, o.archipelago).front(), o);
+  if (alg::shared_words(p)) p.pbest_count = alg::initial_sizes(p).pbest_count;  // (as run() plans)
+  const int ncons = LinearConstraintsOnDevice::count(problem);
+  for (int per = n;;) {
+    const GpuPlan plan = make_plan<Fn, T>(p, per * K, fn, ncons);
+    if (plan.path != GpuPlan::Path::resident) return 1;
+    if (plan.resident_teams >= per * K || per == 1) return per;
+    per = std::max(1, std::min(per - 1, plan.resident_teams / K));
+  }
+}
+
+// n trials of an archipelago (RunOptions::archipelago, one configuration, one process: validate), in batches
+// of archipelago_batch trials side by side, a trial's K islands K clusters of the batch's resident launch
+// (island k of trial t draws as trial t K + k), each island's budget its share (ops::island_configs),
+// migrating inside the launch (gpu_exchange.cuh) or, for a trial whose islands do not fit at once, between
+// slices (gpu_islands.hpp); each trial's Result as the host-rows engines make it (core/islands.hpp): the best
+// island's (by migration::before, the lowest island of equal ones), every island's evaluations, NaN values
+// and final NP summed, each island's in Result::islands, the history's samples the archipelago's.
 template <class T, class Fn>
 std::vector<Result> run_archipelago(const Problem& problem, const Resolved& r, const RunOptions& o, int n, const Fn& fn,
                                     std::chrono::steady_clock::time_point t0) {
@@ -691,43 +727,49 @@ std::vector<Result> run_archipelago(const Problem& problem, const Resolved& r, c
   if (n > 1 && o.checkpoint.used())
     throw ConfigError("{trials} " + std::to_string(n) + ": the gpu engine's islands write a checkpoint of one trial at a time");
   const Resolved rk = ops::island_configs(problem, r, a).front();
+  const int per = archipelago_batch<T>(problem, r, o, n, fn);
   std::vector<Result> out;
-  for (int t = 0; t < n; ++t) {
+  for (int first = 0; first < n; first += per) {
+    const int m = std::min(per, n - first);
     RunOptions ob = o;
-    ob.trial = (o.trial + static_cast<std::uint32_t>(t)) * static_cast<std::uint32_t>(K);
-    std::vector<Result> isl = run<T>(problem, rk, ob, K, fn, t0, &a);
-    int b = 0;
-    for (int k = 1; k < K; ++k)
-      if (migration::before({isl[k].best_f, 0}, {isl[b].best_f, 0})) b = k;
-    Result res = isl[b];
-    res.evals = res.nan_evals = res.infeasible = 0;
-    res.final_np = 0;
-    res.islands.clear();
-    res.population.clear();
-    res.population_f.clear();
-    for (const Result& ik : isl) {
-      res.evals += ik.evals, res.nan_evals += ik.nan_evals, res.infeasible += ik.infeasible, res.final_np += ik.final_np;
-      res.islands.push_back(IslandResult{ik.best_f, ik.evals, ik.final_np});
-      if (o.keep_population) {
-        res.population.insert(res.population.end(), ik.population.begin(), ik.population.end());
-        res.population_f.insert(res.population_f.end(), ik.population_f.begin(), ik.population_f.end());
-      }
-    }
-    // the samples (the same generations in every island: they stop together): the best island's value then,
-    // every island's evaluations
-    for (std::size_t j = 0; j < res.history.size(); ++j) {
-      HistoryPoint& h = res.history[j];
-      int bj = 0;
-      h.evals = 0;
+    ob.trial = (o.trial + static_cast<std::uint32_t>(first)) * static_cast<std::uint32_t>(K);
+    const std::vector<Result> all = run<T>(problem, rk, ob, m * K, fn, t0, &a);
+    for (int j = 0; j < m; ++j) {
+      const Result* isl = all.data() + static_cast<std::size_t>(j) * K;
+      int b = 0;
+      for (int k = 1; k < K; ++k)
+        if (migration::before({isl[k].best_f, 0}, {isl[b].best_f, 0})) b = k;
+      Result res = isl[b];
+      res.evals = res.nan_evals = res.infeasible = 0;
+      res.final_np = 0;
+      res.islands.clear();
+      res.population.clear();
+      res.population_f.clear();
       for (int k = 0; k < K; ++k) {
-        const HistoryPoint& hk = isl[k].history.at(j);
-        h.evals += hk.evals;
-        if (migration::before({hk.best_f, 0}, {isl[bj].history[j].best_f, 0})) bj = k;
+        const Result& ik = isl[k];
+        res.evals += ik.evals, res.nan_evals += ik.nan_evals, res.infeasible += ik.infeasible, res.final_np += ik.final_np;
+        res.islands.push_back(IslandResult{ik.best_f, ik.evals, ik.final_np});
+        if (o.keep_population) {
+          res.population.insert(res.population.end(), ik.population.begin(), ik.population.end());
+          res.population_f.insert(res.population_f.end(), ik.population_f.begin(), ik.population_f.end());
+        }
       }
-      h.best_f = isl[bj].history[j].best_f;
-      if (!isl[bj].history[j].best_x.empty() || !h.best_x.empty()) h.best_x = isl[bj].history[j].best_x;
+      // the samples (the same generations in every island: they stop together): the best island's value then,
+      // every island's evaluations
+      for (std::size_t i = 0; i < res.history.size(); ++i) {
+        HistoryPoint& h = res.history[i];
+        int bi = 0;
+        h.evals = 0;
+        for (int k = 0; k < K; ++k) {
+          const HistoryPoint& hk = isl[k].history.at(i);
+          h.evals += hk.evals;
+          if (migration::before({hk.best_f, 0}, {isl[bi].history[i].best_f, 0})) bi = k;
+        }
+        h.best_f = isl[bi].history[i].best_f;
+        if (!isl[bi].history[i].best_x.empty() || !h.best_x.empty()) h.best_x = isl[bi].history[i].best_x;
+      }
+      out.push_back(std::move(res));
     }
-    out.push_back(std::move(res));
   }
   return out;
 }

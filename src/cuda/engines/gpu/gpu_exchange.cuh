@@ -12,8 +12,10 @@
 // A source reuses a parity's buffers two epochs on, once every receiver has counted its read of them
 // (before that, within the launch: a slice's launch begins with every earlier exchange read). Every
 // island's cluster must be resident at once (the plan checks cudaOccupancyMaxActiveClusters), since an
-// island waits for others; and every island reaches every migration (one configuration, stopped by max_gens
-// or max_evals only, interrupted only between launches: validate and the slices see to it).
+// island waits for others; and every island reaches every migration (one configuration, stopped by max_gens,
+// max_evals or a target agreed by the trial's islands each generation, island_agree_stop; interrupted only
+// between launches: validate and the slices see to it). The launch's clusters may be the islands of several
+// trials side by side (LaunchIslands): each exchanges with its own trial's islands only.
 #pragma once
 #include <cstdint>
 
@@ -23,9 +25,10 @@
 namespace degpu::cuda {
 namespace {
 
-// How many islands read island k's emigrants of the migration after generation gm.
+// How many islands of its trial (whose migrations draw as trial `first`) read island k's emigrants of the
+// migration after generation gm.
 template <class T>
-__device__ unsigned island_receivers(const LaunchIslands<T>& X, std::uint32_t gm, int k) {
+__device__ unsigned island_receivers(const LaunchIslands<T>& X, std::uint32_t first, std::uint32_t gm, int k) {
   const int K = X.mg.islands;
   if (K <= 1) return 0;
   switch (X.mg.topology) {
@@ -35,13 +38,13 @@ __device__ unsigned island_receivers(const LaunchIslands<T>& X, std::uint32_t gm
       return static_cast<unsigned>(K - 1);
     case Topology::torus: {  // (the torus's neighbours are each other's: its sources are its receivers)
       int s[4];
-      return static_cast<unsigned>(migration::sources(X.mg, X.seed, X.first, gm, k, s));
+      return static_cast<unsigned>(migration::sources(X.mg, X.seed, first, gm, k, s));
     }
     case Topology::random: {
       unsigned n = 0;
       for (int j = 0; j < K; ++j) {
         int s = -1;
-        if (j != k && migration::sources(X.mg, X.seed, X.first, gm, j, &s) == 1 && s == k) ++n;
+        if (j != k && migration::sources(X.mg, X.seed, first, gm, j, &s) == 1 && s == k) ++n;
       }
       return n;
     }
@@ -55,33 +58,36 @@ __device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
   return v;
 }
 
-// Island k's part of the migration after generation gm, run by every thread of its cluster's CTA 0 (the
-// caller syncs the cluster before and after). np: its live individuals; row(i) and value(i): live
+// Cluster c's part of the migration after generation gm (island k = c % K of its trial, whose islands are the
+// clusters base = c - k .. base + K - 1), run by every thread of its CTA 0 (the caller syncs the cluster
+// before and after). np: its live individuals; row(i) and value(i): live
 // individual i's row and value (of generation gm, wherever in the cluster); state(i): its algorithm state;
 // exchanges: how many migrations this island made earlier in this launch.
 template <class T, class Row, class Value, class StateOf>
-__device__ void island_exchange(const LaunchIslands<T>& X, int k, std::uint32_t gm, int np, int Ds, int exchanges, Row row, Value value,
+__device__ void island_exchange(const LaunchIslands<T>& X, int c, std::uint32_t gm, int np, int Ds, int exchanges, Row row, Value value,
                                 StateOf state) {
-  const int K = X.mg.islands, M = X.mg.migrants, room = migration::max_sources(K) * M;
+  const int K = X.mg.islands, M = X.mg.migrants, room = migration::max_sources(K) * M, k = c % K, base = c - k;
+  const std::size_t C = static_cast<std::size_t>(X.clusters);
+  const std::uint32_t first = X.first + static_cast<std::uint32_t>(base);  // (the trial's island 0 draws as it)
   const std::uint32_t epoch = gm / static_cast<std::uint32_t>(X.mg.interval);
   const std::size_t par = epoch & 1u;
-  migration::Key* own = X.own + static_cast<std::size_t>(k) * X.np0;
-  std::uint32_t* sent = X.scratch + static_cast<std::size_t>(k) * 4 * M;  // M words, then 3 M of the draws'
+  migration::Key* own = X.own + static_cast<std::size_t>(c) * X.np0;
+  std::uint32_t* sent = X.scratch + static_cast<std::size_t>(c) * 4 * M;  // M words, then 3 M of the draws'
   std::uint32_t* draws = sent + M;
-  migration::Key* cand = X.cand + static_cast<std::size_t>(k) * room;
-  int* from = X.from + 2 * static_cast<std::size_t>(k) * room;
-  int* src = X.sources + static_cast<std::size_t>(k) * migration::max_sources(K);
-  migration::Move* moves = X.moves + static_cast<std::size_t>(k) * M;
-  const rng::Stream st = migration::stream(X.seed, X.first, gm, k);
+  migration::Key* cand = X.cand + static_cast<std::size_t>(c) * room;
+  int* from = X.from + 2 * static_cast<std::size_t>(c) * room;
+  int* src = X.sources + static_cast<std::size_t>(c) * migration::max_sources(K);
+  migration::Move* moves = X.moves + static_cast<std::size_t>(c) * M;
+  const rng::Stream st = migration::stream(X.seed, first, gm, k);
   __shared__ unsigned out_n, moves_n;
   __shared__ int sources_n;
   // 1. the keys (the gpu engine's islands take no constraints: every violation key 0) and the emigrants out
   for (int i = threadIdx.x; i < np; i += blockDim.x) own[i] = migration::Key{static_cast<double>(value(i)), 0.0};
   __syncthreads();
-  const std::size_t mine = par * K + k;  // this island's slot of the parity
+  const std::size_t mine = par * C + c;  // this island's slot of the parity
   if (threadIdx.x == 0) {
     if (exchanges >= 2) {  // the parity's last emigrants (two epochs back, in this launch) read by all
-      const unsigned want = island_receivers(X, gm - 2 * static_cast<std::uint32_t>(X.mg.interval), k);
+      const unsigned want = island_receivers(X, first, gm - 2 * static_cast<std::uint32_t>(X.mg.interval), k);
       while (load_acquire(X.reads + mine) < want) __nanosleep(64);
     }
     X.reads[mine] = 0;  // (no receiver reads this parity of k's again before the flag below)
@@ -89,28 +95,28 @@ __device__ void island_exchange(const LaunchIslands<T>& X, int k, std::uint32_t 
   }
   __syncthreads();
   const unsigned n_out = out_n;
-  const std::size_t first = mine * M;
+  const std::size_t out = mine * M;
   for (int x = threadIdx.x; x < static_cast<int>(n_out) * Ds; x += blockDim.x) {
     const int e = x / Ds, j = x % Ds;
-    X.rows[(first + e) * Ds + j] = row(sent[e])[j];
+    X.rows[(out + e) * Ds + j] = row(sent[e])[j];
   }
   for (int e = threadIdx.x; e < static_cast<int>(n_out); e += blockDim.x) {
-    X.f[first + e] = value(sent[e]);
-    X.keys[first + e] = own[sent[e]];
-    for (int w = 0; w < X.words; ++w) X.state[(first + e) * X.words + w] = state(sent[e]).get(w);
+    X.f[out + e] = value(sent[e]);
+    X.keys[out + e] = own[sent[e]];
+    for (int w = 0; w < X.words; ++w) X.state[(out + e) * X.words + w] = state(sent[e]).get(w);
   }
   if (threadIdx.x == 0) X.count[mine] = n_out;
   __threadfence();
   __syncthreads();
-  if (threadIdx.x == 0) atomicExch(X.flag + k, gm);
+  if (threadIdx.x == 0) atomicExch(X.flag + c, gm);
   // 2. the sources' emigrants in, the moves
   if (threadIdx.x == 0) {
-    const int ns = migration::sources(X.mg, X.seed, X.first, gm, k, src);
+    const int ns = migration::sources(X.mg, X.seed, first, gm, k, src);
     for (int j = 0; j < ns; ++j)
-      while (load_acquire(X.flag + src[j]) < gm) __nanosleep(64);
+      while (load_acquire(X.flag + base + src[j]) < gm) __nanosleep(64);
     int n = 0;
     for (int j = 0; j < ns; ++j) {
-      const std::size_t theirs = par * K + src[j];
+      const std::size_t theirs = par * C + base + src[j];
       const unsigned c = __ldcg(X.count + theirs);
       for (unsigned e = 0; e < c; ++e) {
         const migration::Key* key = X.keys + theirs * M + e;
@@ -127,20 +133,47 @@ __device__ void island_exchange(const LaunchIslands<T>& X, int k, std::uint32_t 
   for (int x = threadIdx.x; x < static_cast<int>(n_in) * Ds; x += blockDim.x) {
     const migration::Move mv = moves[x / Ds];
     const int j = x % Ds;
-    const std::size_t at = (par * K + from[2 * mv.candidate]) * M + from[2 * mv.candidate + 1];
+    const std::size_t at = (par * C + base + from[2 * mv.candidate]) * M + from[2 * mv.candidate + 1];
     row(mv.row)[j] = __ldcg(X.rows + at * Ds + j);
   }
   for (int m = threadIdx.x; m < static_cast<int>(n_in); m += blockDim.x) {
     const migration::Move mv = moves[m];
-    const std::size_t at = (par * K + from[2 * mv.candidate]) * M + from[2 * mv.candidate + 1];
+    const std::size_t at = (par * C + base + from[2 * mv.candidate]) * M + from[2 * mv.candidate + 1];
     value(mv.row) = __ldcg(X.f + at);
     for (int w = 0; w < X.words; ++w) state(mv.row).set(w, __ldcg(X.state + at * X.words + w));
   }
   __syncthreads();
   if (threadIdx.x == 0) {  // read: each source may reuse this parity two epochs on
     __threadfence();
-    for (int j = 0; j < sources_n; ++j) atomicAdd(X.reads + par * K + src[j], 1u);
+    for (int j = 0; j < sources_n; ++j) atomicAdd(X.reads + par * C + base + src[j], 1u);
   }
+}
+
+__device__ __forceinline__ unsigned long long load_acquire(const unsigned long long* p) {
+  unsigned long long v;
+  asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void store_release(unsigned long long* p, unsigned long long v) {
+  asm volatile("st.release.gpu.global.u64 [%0], %1;" : : "l"(p), "l"(v) : "memory");
+}
+
+// A target on islands in one launch (LaunchIslands::target): generation g's stop for cluster c's trial, the
+// same for each of its islands, as the serial engine's archipelago stops on its best: whether any island of
+// the trial reached the target at g (reached_here: this one's). Run by one thread of the cluster; every island
+// of the trial calls it at every generation until it stops (they stop together). The trial's first reach is
+// an atomicMin; an island's "decided g" a release store after it, awaited (acquire) from every other island
+// of the trial before the reach is read; an island a generation ahead cannot lower it to g or below.
+template <class T>
+__device__ bool island_agree_stop(const LaunchIslands<T>& X, int c, unsigned long long g, bool reached_here) {
+  const int K = X.mg.islands, base = c - c % K;
+  unsigned long long* reached = X.reached + base / K;
+  if (reached_here) atomicMin(reached, g);
+  store_release(X.decided + c, g);  // (ordered after the reach by the release)
+  for (int j = base; j < base + K; ++j)
+    if (j != c)
+      while (load_acquire(X.decided + j) < g) __nanosleep(32);
+  return load_acquire(reached) <= g;
 }
 
 }  // namespace

@@ -436,6 +436,13 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
         s, t, g, C, rank == 0, [&](unsigned r) { return *cluster.map_shared_rank(&slot[cur], r); },
         [&] { return cluster_converged<T>(s.tol, s.atol, fv + cur * P, P, static_cast<std::uint32_t>(p.np), reduces ? live.ref : nullptr); },
         best);
+    if (s.isl.target) {  // islands in one launch on a target: the trial's islands stop together (gpu_exchange.cuh)
+      constexpr int kTarget = 1 + static_cast<int>(StopReason::target);
+      __shared__ int agreed;
+      if (rank == 0 && threadIdx.x == 0) agreed = island_agree_stop(s.isl, static_cast<int>(t), static_cast<unsigned long long>(g), why == kTarget);
+      cluster.sync();
+      if (*cluster.map_shared_rank(&agreed, 0u)) why = kTarget;  // (the target before the other reasons, as stop_reason)
+    }
     if (!why && s.interrupted) why = 1 + static_cast<int>(StopReason::interrupted);  // (after the stop test, as the host driver's)
     if (shrunk && s.need_best && !migrated) {  // the best's live index after the reduction (the first where it went: all were equal)
       __shared__ int before;

@@ -107,26 +107,33 @@ struct SliceCarry {
 // these buffers in global memory, every island's cluster resident at once (the plan checks it); `on` false:
 // none. Buffers by the epoch's parity (epoch e: the migration after generation e interval), M = mg.migrants:
 template <class T>
+// The launch's clusters are the islands of one or more trials side by side: cluster c is island c % K of the
+// batch's trial c / K, which draws its migrations as trial first + (c - c % K) (the archipelago's first trial,
+// core/islands.hpp); C = clusters. The buffers below are by cluster.
 struct LaunchIslands {
   bool on = false;
-  Migration mg;
+  bool target = false;  // the trials stop on a target: every island of a trial at the same generation
+  Migration mg;         // (mg.islands: K, each trial's)
+  int clusters = 0;     // C
   std::uint64_t seed = 0;
   std::uint32_t first = 0;
   int np0 = 0;    // each island's first NP
   int words = 0;  // the algorithm's state words per individual (a stateful algorithm: jDE's F and CR)
-  T* rows = nullptr;                 // [2][K][M][Ds]: each island's emigrants
-  T* f = nullptr;                    // [2][K][M]: their values
-  migration::Key* keys = nullptr;    // [2][K][M]: their rank keys
-  double* state = nullptr;           // [2][K][M][words]: their state words
-  unsigned* count = nullptr;         // [2][K]: how many each island sent
-  unsigned* flag = nullptr;          // [K]: the generation of the last migration each island's emigrants are out for
-  unsigned* reads = nullptr;         // [2][K]: how many receivers have read each island's emigrants of the parity
-  migration::Key* own = nullptr;     // [K][np0]: scratch, each island's keys
-  migration::Key* cand = nullptr;    // [K][max_sources(K) M]: scratch, each island's candidates
-  int* from = nullptr;               // [K][max_sources(K) M][2]: candidate j's source island and emigrant
-  int* sources = nullptr;            // [K][max_sources(K)]
-  std::uint32_t* scratch = nullptr;  // [K][4 M]: the migration's draws, then each island's emigrants
-  migration::Move* moves = nullptr;  // [K][M]
+  T* rows = nullptr;                 // [2][C][M][Ds]: each island's emigrants
+  T* f = nullptr;                    // [2][C][M]: their values
+  migration::Key* keys = nullptr;    // [2][C][M]: their rank keys
+  double* state = nullptr;           // [2][C][M][words]: their state words
+  unsigned* count = nullptr;         // [2][C]: how many each island sent
+  unsigned* flag = nullptr;          // [C]: the generation of the last migration each island's emigrants are out for
+  unsigned* reads = nullptr;         // [2][C]: how many receivers have read each island's emigrants of the parity
+  migration::Key* own = nullptr;     // [C][np0]: scratch, each island's keys
+  migration::Key* cand = nullptr;    // [C][max_sources(K) M]: scratch, each island's candidates
+  int* from = nullptr;               // [C][max_sources(K) M][2]: candidate j's source island (of its trial) and emigrant
+  int* sources = nullptr;            // [C][max_sources(K)]
+  std::uint32_t* scratch = nullptr;  // [C][4 M]: the migration's draws, then each island's emigrants
+  migration::Move* moves = nullptr;  // [C][M]
+  unsigned long long* decided = nullptr;  // [C] (target): the last generation g whose stop each island has decided
+  unsigned long long* reached = nullptr;  // [C / K] (target): the first g at which an island of the trial reached it
 };
 
 template <class T>
