@@ -228,7 +228,8 @@ def minimize(fun: Union[Problem, CudaObjective, Callable], bounds: Optional[Sequ
         evaluations and final size in Result.islands. island_configs: one dict per island (its algorithm,
         strategy, popsize, F, CR, dither, p, repair; the others as this call's defaults) for heterogeneous
         islands, in place of the call's own; islands defaults to their number. On the serial, threads,
-        matrix and gpu-eval engines ('auto': threads; docs/ISLANDS_PLAN.md).
+        matrix and gpu-eval engines ('auto': threads; docs/ISLANDS_PLAN.md), and on 'gpu' for a built-in
+        problem (one configuration; stopped by max_generations, max_evals or target only).
     mpi: True spreads the islands over the processes of `mpirun -np R python script.py` (MPI_COMM_WORLD; MPI
         started here unless mpi4py or another library started it): every process calls minimize with the same
         arguments and returns the same Result, the one process's run bit for bit for any R <= islands;

@@ -260,7 +260,7 @@ TEST(Islands, BadSettingsAreRefusedNamingTheOption) {
   EXPECT_THROW(minimize_trials(p, de, gens(5), islands(4, 5), rng::kMaxTrials / 4 + 1), ConfigError);
   for (const Engine e : {Engine::gpu_kernels, Engine::gpu_fused})
     EXPECT_NE(message_of(p, de, gens(5), islands(2, 5, e)).find("it runs no {islands} yet"), std::string::npos);
-  // the gpu engine's islands: one configuration, one process, stopped by generations or evaluations only
+  // the gpu engine's islands: one configuration, stopped by generations, evaluations or a target only
   StopCriteria aim = gens(5);
   aim.max_time_s = 10;
   EXPECT_NE(message_of(p, de, aim, islands(2, 5, Engine::gpu)).find("{engine} gpu: its {islands} run to {max_gens}, {max_evals} or {target_error} only"),
@@ -274,6 +274,14 @@ TEST(Islands, BadSettingsAreRefusedNamingTheOption) {
   RunOptions seeded = islands(2, 5, Engine::gpu);
   seeded.initial = {std::vector<double>(static_cast<std::size_t>(p.dim()), 0.0)};
   EXPECT_NE(message_of(p, de, gens(5), seeded).find("without {initial} rows"), std::string::npos);
+  // over processes: no target (agreed inside one launch only), no checkpoints
+  RunOptions spread = islands(2, 5, Engine::gpu);
+  spread.archipelago.comm = degpu_test::ThreadComm::group(2)[0];
+  StopCriteria near = gens(5);
+  near.target_error = 1;
+  EXPECT_NE(message_of(p, de, near, spread).find("over processes to {max_gens} or {max_evals} only"), std::string::npos);
+  spread.checkpoint.file = "x.ckpt";
+  EXPECT_NE(message_of(p, de, gens(5), spread).find("over processes without checkpoints ({checkpoint}, {resume})"), std::string::npos);
   // auto takes a CPU engine for islands
   EXPECT_EQ(resolve_engine(Engine::auto_, p, de, islands(2, 5, Engine::auto_)), Engine::threads);
 }

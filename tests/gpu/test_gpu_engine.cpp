@@ -10,7 +10,10 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
+#include "../cpu/thread_comm.hpp"
 #include "gpu_test_util.hpp"
 #include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
@@ -397,6 +400,72 @@ TEST(GpuEngine, IslandsOfTrialsSideBySideAndATarget) {
     ends.insert(b.generations);
   }
   EXPECT_GT(ends.size(), 1u);  // (the trials of one launch ended apart)
+}
+
+// The gpu engine's islands spread over processes (threads of this one here, ThreadComm, on one GPU): each
+// process its share of the islands as a resident batch exchanging between slices, the keys and the
+// emigrants that cross processes allgathered (gpu_islands.cu); every process's Result is the one process's,
+// bit for bit, for R = 1, 2 and 3: DE on a ring, jDE's state words through random-replaces-random on the
+// random topology, L-SHADE's reduction on a full topology; each island and every history sample too.
+TEST(GpuEngine, IslandsSpreadOverProcessesAreTheOneProcesss) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  struct Case {
+    Algorithm algorithm;
+    Topology topology;
+    MigrationPolicy policy;
+  };
+  const Case cases[] = {{Algorithm::de, Topology::ring, MigrationPolicy::best_replaces_worst},
+                        {Algorithm::jde, Topology::random, MigrationPolicy::random_replaces_random},
+                        {Algorithm::lshade, Topology::full, MigrationPolicy::best_replaces_worst}};
+  const Problem p = shifted("rastrigin", 12);
+  for (const Case& c : cases) {
+    DEConfig de;
+    de.algorithm = c.algorithm;
+    de.np = 30;
+    if (c.algorithm == Algorithm::lshade) de.mutation = Mutation::current_to_pbest1;
+    StopCriteria stop;
+    stop.max_gens = 40;
+    if (c.algorithm == Algorithm::lshade) stop.max_gens.reset(), stop.max_evals = 3000;
+    RunOptions o;
+    o.engine = Engine::gpu;
+    o.precision = Precision::f32;
+    o.history_every = 7;
+    o.archipelago.islands = 5;
+    o.archipelago.interval = 4;
+    o.archipelago.migrants = 2;
+    o.archipelago.topology = c.topology;
+    o.archipelago.policy = c.policy;
+    const std::string what(algorithm_name(c.algorithm));
+    const Result one = minimize(p, de, stop, o);
+    for (int R : {1, 2, 3}) {
+      std::vector<Result> got(static_cast<std::size_t>(R));
+      const auto comms = degpu_test::ThreadComm::group(R);
+      std::vector<std::thread> procs;
+      for (int r = 0; r < R; ++r)
+        procs.emplace_back([&, r] {
+          RunOptions mine = o;
+          mine.archipelago.comm = comms[static_cast<std::size_t>(r)];
+          got[static_cast<std::size_t>(r)] = minimize(p, de, stop, mine);
+        });
+      for (auto& t : procs) t.join();
+      for (int r = 0; r < R; ++r) {
+        const Result& g = got[static_cast<std::size_t>(r)];
+        const std::string at = what + " R " + std::to_string(R) + " process " + std::to_string(r);
+        EXPECT_EQ(g.best_f, one.best_f) << at;
+        EXPECT_EQ(g.best_x, one.best_x) << at;
+        EXPECT_EQ(g.evals, one.evals) << at;
+        EXPECT_EQ(g.generations, one.generations) << at;
+        EXPECT_EQ(g.final_np, one.final_np) << at;
+        ASSERT_EQ(g.islands.size(), one.islands.size()) << at;
+        for (std::size_t k = 0; k < one.islands.size(); ++k) {
+          EXPECT_EQ(g.islands[k].best_f, one.islands[k].best_f) << at << " island " << k;
+          EXPECT_EQ(g.islands[k].final_np, one.islands[k].final_np) << at << " island " << k;
+        }
+        ASSERT_EQ(g.history.size(), one.history.size()) << at;
+        for (std::size_t j = 0; j < one.history.size(); ++j) EXPECT_EQ(g.history[j].best_f, one.history[j].best_f) << at << " sample " << j;
+      }
+    }
+  }
 }
 
 // The gpu engine's islands refuse what they do not run yet, naming it; a resumed archipelago ends where the

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/checkpoint.hpp"
+#include "core/island_bytes.hpp"
 #include "core/migration.hpp"
 #include "core/params.hpp"
 #include "core/trials.hpp"
@@ -361,9 +362,13 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   // between slices (gpu_islands.hpp), where slices end on migrations, and a slice on a multiple of the
   // window: the window divides the interval.
   // (fit_resident's occupancy query: resident_teams, the clusters that fit at once, up to n)
-  const bool in_launch = islands && !islands_between_slices() && plan.resident_teams >= n;
+  // Over processes (RunOptions::archipelago's comm): the n trials are this process's islands k0 .. k0 + n - 1,
+  // exchanging between slices with the other processes' (gpu_islands.hpp)
+  IslandComm* const comm = islands ? o.archipelago.comm.get() : nullptr;
+  const int k0 = comm ? static_cast<int>(static_cast<long long>(comm->rank()) * islands->islands / comm->size()) : 0;
+  const bool in_launch = islands && !comm && !islands_between_slices() && plan.resident_teams >= n;
   if (islands && !in_launch) plan.window = std::min(plan.window, islands->interval & -islands->interval);
-  if (islands && !in_launch && n != islands->islands)
+  if (islands && !in_launch && !comm && n != islands->islands)
     throw std::logic_error("gpu engine: archipelagos side by side that do not fit in one launch");  // (archipelago_batch)
   // a target: the islands of a trial agree on it every generation, inside the launch only
   const bool isl_target = islands && r.stop.target_error && problem.optimum_f();
@@ -575,10 +580,18 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
       };
       if (islands && !in_launch) {
         const gpu_islands::Layout layout{shape.P, shape.Ds, shape.off_f, shape.off_cv, shape.off_slots, shape.off_live};
-        exchange = std::make_unique<gpu_islands::ResidentIslands<T>>(*islands, p.seed, p.trial, layout, plan.cluster, n, p.np, ncons, reduces,
-                                                                     carry->cta.ptr, carry->cta_bytes, alg_state.state(), alg_state.words);
+        exchange = std::make_unique<gpu_islands::ResidentIslands<T>>(*islands, p.seed, p.trial - static_cast<std::uint32_t>(k0), layout,
+                                                                     plan.cluster, n, p.np, ncons, reduces,
+                                                                     carry->cta.ptr, carry->cta_bytes, alg_state.state(), alg_state.words,
+                                                                     comm, k0);
         slices.migrate_every = islands->interval;
         slices.migrate = [&](long long g) { exchange->exchange(g); };
+        if (comm)
+          slices.agree_stop = [comm](bool stop) {
+            bool any = false;
+            for (const std::string& b : comm->allgather(std::string(1, stop ? '1' : '0'))) any = any || b == "1";
+            return any;
+          };
       }
     } else {
       slices.kept = {
@@ -700,7 +713,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
 template <class T, class Fn>
 int archipelago_batch(const Problem& problem, const Resolved& r, const RunOptions& o, int n, const Fn& fn) {
   const int K = o.archipelago.islands;
-  if (n <= 1 || islands_between_slices()) return 1;
+  if (n <= 1 || islands_between_slices() || o.archipelago.comm) return 1;
   ops::Params p = ops::make_params(problem, ops::island_configs(problem, r, o.archipelago).front(), o);
   if (alg::shared_words(p)) p.pbest_count = alg::initial_sizes(p).pbest_count;  // (as run() plans)
   const int ncons = LinearConstraintsOnDevice::count(problem);
@@ -712,13 +725,15 @@ int archipelago_batch(const Problem& problem, const Resolved& r, const RunOption
   }
 }
 
-// n trials of an archipelago (RunOptions::archipelago, one configuration, one process: validate), in batches
+// n trials of an archipelago (RunOptions::archipelago, one configuration: validate), in batches
 // of archipelago_batch trials side by side, a trial's K islands K clusters of the batch's resident launch
 // (island k of trial t draws as trial t K + k), each island's budget its share (ops::island_configs),
 // migrating inside the launch (gpu_exchange.cuh) or, for a trial whose islands do not fit at once, between
 // slices (gpu_islands.hpp); each trial's Result as the host-rows engines make it (core/islands.hpp): the best
 // island's (by migration::before, the lowest island of equal ones), every island's evaluations, NaN values
-// and final NP summed, each island's in Result::islands, the history's samples the archipelago's.
+// and final NP summed, each island's in Result::islands, the history's samples the archipelago's. Over
+// processes (the archipelago's comm): one trial at a time, each process its share of the islands (the
+// exchange between slices), every island's Result gathered, every process's Result the one process's.
 template <class T, class Fn>
 std::vector<Result> run_archipelago(const Problem& problem, const Resolved& r, const RunOptions& o, int n, const Fn& fn,
                                     std::chrono::steady_clock::time_point t0) {
@@ -728,12 +743,28 @@ std::vector<Result> run_archipelago(const Problem& problem, const Resolved& r, c
     throw ConfigError("{trials} " + std::to_string(n) + ": the gpu engine's islands write a checkpoint of one trial at a time");
   const Resolved rk = ops::island_configs(problem, r, a).front();
   const int per = archipelago_batch<T>(problem, r, o, n, fn);
+  // over processes: this one's islands k0 .. k1 - 1 of each trial (one trial at a time), every island's
+  // Result then gathered in island order
+  IslandComm* const comm = a.comm.get();
+  const int R = comm ? comm->size() : 1, rank = comm ? comm->rank() : 0;
+  const int k0 = static_cast<int>(static_cast<long long>(rank) * K / R), k1 = static_cast<int>(static_cast<long long>(rank + 1) * K / R);
   std::vector<Result> out;
   for (int first = 0; first < n; first += per) {
     const int m = std::min(per, n - first);
     RunOptions ob = o;
-    ob.trial = (o.trial + static_cast<std::uint32_t>(first)) * static_cast<std::uint32_t>(K);
-    const std::vector<Result> all = run<T>(problem, rk, ob, m * K, fn, t0, &a);
+    ob.trial = (o.trial + static_cast<std::uint32_t>(first)) * static_cast<std::uint32_t>(K) + static_cast<std::uint32_t>(k0);
+    std::vector<Result> all = run<T>(problem, rk, ob, comm ? k1 - k0 : m * K, fn, t0, &a);
+    if (comm) {
+      islands::BytesOut mine;
+      for (const Result& ik : all) islands::put_result(mine, ik);
+      const std::vector<std::string> every = comm->allgather(mine.b);
+      all.clear();
+      for (int q = 0; q < R; ++q) {
+        islands::BytesIn in{every[static_cast<std::size_t>(q)]};
+        const int n_q = static_cast<int>(static_cast<long long>(q + 1) * K / R) - static_cast<int>(static_cast<long long>(q) * K / R);
+        for (int k = 0; k < n_q; ++k) all.push_back(islands::get_result(in));
+      }
+    }
     for (int j = 0; j < m; ++j) {
       const Result* isl = all.data() + static_cast<std::size_t>(j) * K;
       int b = 0;

@@ -3,7 +3,8 @@
 // decisions), and two small kernels copy the emigrants' rows and algorithm state aside and then into their
 // receivers' places; each CTA's best slot of generation g is written again from the values after the moves
 // (and after the reduction), so that the next launch's stop decision, best and p-best ranking see the
-// archipelago the CPU engines see.
+// archipelago the CPU engines see. Over processes (IslandComm) the keys and the emigrants that cross to
+// another process go through allgathers, each process applying its own islands' moves.
 #include "cuda/engines/gpu/gpu_islands.hpp"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/island_bytes.hpp"
 #include "core/migration.hpp"
 #include "cuda/blocks/best.cuh"
 #include "cuda/engines/gpu/gpu_team.cuh"
@@ -36,110 +38,136 @@ __global__ void copy_segments(const Segment* seg, int n) {
   }
 }
 
-// ResidentIslands' work (gpu_islands.hpp says what each argument is).
+// ResidentIslands' work (gpu_islands.hpp says what each argument is). Island k of the archipelago is local
+// island k - k0 of this batch; over processes, process r holds islands [r K / R, (r + 1) K / R).
 template <class T>
 class Exchange {
  public:
-  Exchange(const Migration& mg, std::uint64_t seed, std::uint32_t first_trial, const Layout& sh, int C, int K, int np0,
-           int mc, bool reduces, unsigned char* cta, std::size_t cta_bytes, double* state, int words)
-      : mg_(mg), seed_(seed), first_(first_trial), sh_(sh), C_(C), K_(K), np0_(np0), mc_(mc), reduces_(reduces), cta_(cta),
-        cta_bytes_(cta_bytes), state_(state), words_(words) {}
+  Exchange(const Migration& mg, std::uint64_t seed, std::uint32_t first_trial, const Layout& sh, int C, int L, int np0, int mc,
+           bool reduces, unsigned char* cta, std::size_t cta_bytes, double* state, int words, IslandComm* comm, int k0)
+      : mg_(mg), seed_(seed), first_(first_trial), sh_(sh), C_(C), L_(L), np0_(np0), mc_(mc), reduces_(reduces), cta_(cta),
+        cta_bytes_(cta_bytes), state_(state), words_(words), comm_(comm), k0_(k0) {}
 
   void exchange(long long g) {
-    const int cur = static_cast<int>(g & 1), P = sh_.P;
-    const std::size_t n = static_cast<std::size_t>(K_) * C_, hdr = SliceCarry::kResidentHeader * sizeof(int);
-    // every CTA's header, values of generation g, violations and best slot; every island's live table
-    std::vector<int> head(n * SliceCarry::kResidentHeader);
-    std::vector<T> f(n * P);
-    std::vector<double> cv(n * P * mc_);
+    cur_ = static_cast<int>(g & 1);
+    const int P = sh_.P, K = mg_.islands;
+    const std::size_t n = static_cast<std::size_t>(L_) * C_, hdr = SliceCarry::kResidentHeader * sizeof(int);
+    // every local CTA's header, values of generation g, violations and best slot; every local island's live table
+    head_.assign(n * SliceCarry::kResidentHeader, 0);
+    f_.assign(n * P, T(0));
+    cv_.assign(n * P * mc_, 0.0);
     std::vector<Slot<T>> slots(n);
-    std::vector<std::uint32_t> ref(reduces_ ? static_cast<std::size_t>(K_) * np0_ : 0);
+    ref_.assign(reduces_ ? static_cast<std::size_t>(L_) * np0_ : 0, 0u);
     const auto gather = [&](void* to, std::size_t offset, std::size_t width, std::size_t pitch, std::size_t rows) {
       if (width && rows) DEGPU_CUDA_TRY(cudaMemcpy2D(to, width, cta_ + offset, pitch, width, rows, cudaMemcpyDeviceToHost));
     };
-    gather(head.data(), 0, hdr, cta_bytes_, n);
-    gather(f.data(), hdr + sh_.off_f + static_cast<std::size_t>(cur) * P * sizeof(T), P * sizeof(T), cta_bytes_, n);
-    gather(cv.data(), hdr + sh_.off_cv + static_cast<std::size_t>(cur) * P * mc_ * sizeof(double), P * mc_ * sizeof(double), cta_bytes_, n);
-    gather(slots.data(), hdr + sh_.off_slots + cur * sizeof(Slot<T>), sizeof(Slot<T>), cta_bytes_, n);
-    gather(ref.data(), hdr + sh_.off_live, np0_ * sizeof(std::uint32_t), C_ * cta_bytes_, reduces_ ? K_ : 0);
-    // island k's live individual i: its CTA and slot
-    const auto where = [&](int k, std::uint32_t i) -> std::pair<int, int> {
-      if (!reduces_) return {static_cast<int>(i) / P, static_cast<int>(i) % P};
-      const std::uint32_t r = ref[static_cast<std::size_t>(k) * np0_ + i];
-      return {static_cast<int>(r >> 20), static_cast<int>(r & 0xfffffu)};
-    };
-    const auto live = [&](int k) { return head[static_cast<std::size_t>(k) * C_ * SliceCarry::kResidentHeader + SliceCarry::kResidentNp]; };
-    const auto at = [&](int k, std::pair<int, int> qs) { return (static_cast<std::size_t>(k) * C_ + qs.first) * P + qs.second; };
-    std::vector<std::vector<migration::Key>> keys(static_cast<std::size_t>(K_));
-    for (int k = 0; k < K_; ++k)
-      for (int i = 0; i < live(k); ++i) {
-        const std::size_t a = at(k, where(k, static_cast<std::uint32_t>(i)));
-        keys[k].push_back(migration::key_of(static_cast<double>(f[a]), cv.data() + a * mc_, mc_));
+    gather(head_.data(), 0, hdr, cta_bytes_, n);
+    gather(f_.data(), hdr + sh_.off_f + static_cast<std::size_t>(cur_) * P * sizeof(T), P * sizeof(T), cta_bytes_, n);
+    gather(cv_.data(), hdr + sh_.off_cv + static_cast<std::size_t>(cur_) * P * mc_ * sizeof(double), P * mc_ * sizeof(double), cta_bytes_, n);
+    gather(slots.data(), hdr + sh_.off_slots + cur_ * sizeof(Slot<T>), sizeof(Slot<T>), cta_bytes_, n);
+    gather(ref_.data(), hdr + sh_.off_live, np0_ * sizeof(std::uint32_t), C_ * cta_bytes_, reduces_ ? L_ : 0);
+    // every island's keys: the local ones read here, the others' allgathered in island order
+    std::vector<std::vector<migration::Key>> keys(static_cast<std::size_t>(K));
+    for (int i = 0; i < L_; ++i)
+      for (int j = 0; j < live(i); ++j) {
+        const std::size_t a = at(i, where(i, static_cast<std::uint32_t>(j)));
+        keys[k0_ + i].push_back(migration::key_of(static_cast<double>(f_[a]), cv_.data() + a * mc_, mc_));
       }
+    if (comm_) {
+      islands::BytesOut out;
+      for (int i = 0; i < L_; ++i) out.put(keys[k0_ + i]);
+      const std::vector<std::string> all = comm_->allgather(out.b);
+      for (int r = 0; r < comm_->size(); ++r) {
+        if (r == comm_->rank()) continue;
+        islands::BytesIn in{all[r]};
+        for (int k = first_of(r); k < first_of(r + 1); ++k) keys[k] = in.vec<migration::Key>();
+      }
+    }
     const auto moves = migration::migrate(mg_, seed_, first_, static_cast<std::uint32_t>(g), keys);
-    // rows and state words: each emigrant copied aside first (a row may leave and be replaced), then placed;
-    // values, violations and the slots from here
-    const std::size_t row_bytes = static_cast<std::size_t>(sh_.Ds) * sizeof(T);
+    // over processes: the emigrants the other processes' islands take from this one's, in the moves' order
+    // (receiver, then its arrivals), each its row, state words, value and violations; everyone's gathered
+    std::vector<std::string> sent;
+    if (comm_) sent = comm_->allgather(emigrants_out(moves));
+    // rows and state words: each local emigrant copied aside first (a row may leave and be replaced), then
+    // placed; values, violations, another process's rows and words, and the slots from the host
+    const std::size_t row_bytes = static_cast<std::size_t>(sh_.Ds) * sizeof(T), item = row_bytes + words_ * sizeof(double);
     std::size_t arrivals = 0;
-    for (const auto& m : moves) arrivals += m.size();
-    aside_.resize(arrivals * (row_bytes + words_ * sizeof(double)));
-    std::vector<unsigned char> host;  // the new values, violations and slots, uploaded once
+    for (int i = 0; i < L_; ++i) arrivals += moves[k0_ + i].size();
+    aside_.resize(arrivals * item);
+    std::vector<unsigned char> host;  // the new values, violations, rows from afar and slots, uploaded once
     std::vector<Segment> out, in;
     std::vector<std::pair<std::size_t, Segment>> from_host;  // (offset in host, its segment)
-    const std::vector<T> f0 = f;
-    const std::vector<double> cv0 = cv;
-    const auto image = [&](int k, int q) { return cta_ + (static_cast<std::size_t>(k) * C_ + q) * cta_bytes_ + hdr; };
-    const auto row = [&](int k, std::pair<int, int> qs) {
-      return image(k, qs.first) + (static_cast<std::size_t>(cur) * P + qs.second) * row_bytes;
-    };
-    const auto word = [&](int w, int k, std::pair<int, int> qs) {  // (a stateful algorithm does not shrink: the slot's individual)
-      return reinterpret_cast<unsigned char*>(state_ + static_cast<std::size_t>(w) * K_ * np0_ + static_cast<std::size_t>(k) * np0_ +
-                                              static_cast<std::size_t>(qs.first) * P + qs.second);
-    };
+    const std::vector<T> f0 = f_;
+    const std::vector<double> cv0 = cv_;
     const auto put = [&](unsigned char* to, const void* v, std::size_t bytes) {
       from_host.push_back({host.size(), Segment{nullptr, to, static_cast<unsigned>(bytes)}});
       const auto* b = static_cast<const unsigned char*>(v);
       host.insert(host.end(), b, b + bytes);
     };
+    // where each process's next emigrant is in its bytes (walked in the same order as emigrants_out wrote them)
+    const int R = comm_ ? comm_->size() : 1;
+    std::vector<std::size_t> next(static_cast<std::size_t>(R), 0);
+    const std::size_t wire = item + sizeof(T) + mc_ * sizeof(double);
     std::size_t a = 0;
-    for (int k = 0; k < K_; ++k)
+    for (int k = 0; k < K; ++k) {
+      const bool mine = local(k);
       for (const migration::Arrival& mv : moves[k]) {
-        const auto from = where(mv.source, mv.source_row), to = where(k, mv.row);
-        unsigned char* slot = aside_.ptr() + a * (row_bytes + words_ * sizeof(double));
-        out.push_back({row(mv.source, from), slot, static_cast<unsigned>(row_bytes)});
-        in.push_back({slot, row(k, to), static_cast<unsigned>(row_bytes)});
-        for (int w = 0; w < words_; ++w) {
-          unsigned char* sw = slot + row_bytes + w * sizeof(double);
-          out.push_back({word(w, mv.source, from), sw, sizeof(double)});
-          in.push_back({sw, word(w, k, to), sizeof(double)});
+        const int owner = owner_of(mv.source);
+        if (!mine) {
+          if (owner != owner_of(k)) next[owner] += wire;  // (an emigrant between two other processes)
+          continue;
         }
-        const std::size_t src = at(mv.source, from), dst = at(k, to);
-        f[dst] = f0[src];
-        put(image(k, to.first) + sh_.off_f + (static_cast<std::size_t>(cur) * P + to.second) * sizeof(T), &f[dst], sizeof(T));
-        if (mc_) {
-          std::memcpy(cv.data() + dst * mc_, cv0.data() + src * mc_, mc_ * sizeof(double));
-          put(image(k, to.first) + sh_.off_cv + (static_cast<std::size_t>(cur) * P + to.second) * mc_ * sizeof(double),
-              cv.data() + dst * mc_, mc_ * sizeof(double));
+        const int i = k - k0_;
+        const auto to = where(i, mv.row);
+        const std::size_t dst = at(i, to);
+        if (local(mv.source)) {
+          const int si = mv.source - k0_;
+          const auto from = where(si, mv.source_row);
+          unsigned char* slot = aside_.ptr() + a * item;
+          out.push_back({row(si, from), slot, static_cast<unsigned>(row_bytes)});
+          in.push_back({slot, row(i, to), static_cast<unsigned>(row_bytes)});
+          for (int w = 0; w < words_; ++w) {
+            unsigned char* sw = slot + row_bytes + w * sizeof(double);
+            out.push_back({word(w, si, from), sw, sizeof(double)});
+            in.push_back({sw, word(w, i, to), sizeof(double)});
+          }
+          const std::size_t src = at(si, from);
+          f_[dst] = f0[src];
+          if (mc_) std::memcpy(cv_.data() + dst * mc_, cv0.data() + src * mc_, mc_ * sizeof(double));
+          ++a;
+        } else {  // from process `owner`'s bytes
+          const std::string& b = sent[static_cast<std::size_t>(owner)];
+          if (b.size() < next[owner] + wire) throw Error("islands: process " + std::to_string(owner) + " sent fewer emigrants than its moves name");
+          const auto* e = reinterpret_cast<const unsigned char*>(b.data()) + next[owner];
+          next[owner] += wire;
+          put(row(i, to), e, row_bytes);
+          for (int w = 0; w < words_; ++w) put(word(w, i, to), e + row_bytes + w * sizeof(double), sizeof(double));
+          std::memcpy(&f_[dst], e + item, sizeof(T));
+          if (mc_) std::memcpy(cv_.data() + dst * mc_, e + item + sizeof(T), mc_ * sizeof(double));
         }
-        ++a;
+        put(image(i, to.first) + sh_.off_f + (static_cast<std::size_t>(cur_) * P + to.second) * sizeof(T), &f_[dst], sizeof(T));
+        if (mc_)
+          put(image(i, to.first) + sh_.off_cv + (static_cast<std::size_t>(cur_) * P + to.second) * mc_ * sizeof(double),
+              cv_.data() + dst * mc_, mc_ * sizeof(double));
       }
+    }
     // each CTA's best of generation g among its live individuals now (by live index: the reduction's, if any)
     std::vector<T> bf(n, static_cast<T>(NAN));
     std::vector<std::uint32_t> bi(n, 0xffffffffu);
     std::vector<double> bv(n, static_cast<double>(INFINITY));
-    for (int k = 0; k < K_; ++k)
-      for (int i = 0; i < live(k); ++i) {
-        const auto qs = where(k, static_cast<std::uint32_t>(i));
-        const std::size_t c = static_cast<std::size_t>(k) * C_ + qs.first, e = at(k, qs);
-        const double v = mc_ ? violation_key(cv.data() + e * mc_, mc_) : 0.0;
-        const auto u = static_cast<std::uint32_t>(i);
-        if (v < bv[c] || (!(bv[c] < v) && ranks_before(f[e], u, bf[c], bi[c]))) bv[c] = v, bf[c] = f[e], bi[c] = u;
+    for (int i = 0; i < L_; ++i)
+      for (int j = 0; j < live(i); ++j) {
+        const auto qs = where(i, static_cast<std::uint32_t>(j));
+        const std::size_t c = static_cast<std::size_t>(i) * C_ + qs.first, e = at(i, qs);
+        const double v = mc_ ? violation_key(cv_.data() + e * mc_, mc_) : 0.0;
+        const auto u = static_cast<std::uint32_t>(j);
+        if (v < bv[c] || (!(bv[c] < v) && ranks_before(f_[e], u, bf[c], bi[c]))) bv[c] = v, bf[c] = f_[e], bi[c] = u;
       }
     for (std::size_t c = 0; c < n; ++c) {
       // (a CTA that the reduction left without live individuals: no best, as publish_best writes for none;
       // its slot from the selection names an individual the reduction moved)
       const Slot<T> s{bf[c], bi[c], slots[c].stop, mc_ ? bv[c] : 0.0};
-      put(cta_ + c * cta_bytes_ + hdr + sh_.off_slots + cur * sizeof(Slot<T>), &s, sizeof s);
+      put(cta_ + c * cta_bytes_ + hdr + sh_.off_slots + cur_ * sizeof(Slot<T>), &s, sizeof s);
     }
     host_.resize(host.size());
     if (!host.empty()) upload(host_.ptr(), host);
@@ -152,6 +180,72 @@ class Exchange {
   }
 
  private:
+  // the processes' shares: process r's first island; the process that holds island k; whether it is this one's
+  int first_of(int r) const { return comm_ ? static_cast<int>(static_cast<long long>(r) * mg_.islands / comm_->size()) : 0; }
+  int owner_of(int k) const {
+    if (!comm_) return 0;
+    int r = static_cast<int>((static_cast<long long>(k) * comm_->size()) / mg_.islands);
+    while (r + 1 < comm_->size() && first_of(r + 1) <= k) ++r;
+    while (first_of(r) > k) --r;
+    return r;
+  }
+  bool local(int k) const { return k >= k0_ && k < k0_ + L_; }
+  // local island i's live individual j: its CTA and slot; its live count; the index of (CTA, slot) in f_
+  std::pair<int, int> where(int i, std::uint32_t j) const {
+    const int P = sh_.P;
+    if (!reduces_) return {static_cast<int>(j) / P, static_cast<int>(j) % P};
+    const std::uint32_t r = ref_[static_cast<std::size_t>(i) * np0_ + j];
+    return {static_cast<int>(r >> 20), static_cast<int>(r & 0xfffffu)};
+  }
+  int live(int i) const { return head_[static_cast<std::size_t>(i) * C_ * SliceCarry::kResidentHeader + SliceCarry::kResidentNp]; }
+  std::size_t at(int i, std::pair<int, int> qs) const { return (static_cast<std::size_t>(i) * C_ + qs.first) * sh_.P + qs.second; }
+  // local island i's CTA q's image in the carry; a row of generation cur_ there; a state word of its individual
+  unsigned char* image(int i, int q) const {
+    return cta_ + (static_cast<std::size_t>(i) * C_ + q) * cta_bytes_ + SliceCarry::kResidentHeader * sizeof(int);
+  }
+  unsigned char* row(int i, std::pair<int, int> qs) const {
+    return image(i, qs.first) + (static_cast<std::size_t>(cur_) * sh_.P + qs.second) * sh_.Ds * sizeof(T);
+  }
+  unsigned char* word(int w, int i, std::pair<int, int> qs) const {  // (a stateful algorithm does not shrink: the slot's individual)
+    return reinterpret_cast<unsigned char*>(state_ + static_cast<std::size_t>(w) * L_ * np0_ + static_cast<std::size_t>(i) * np0_ +
+                                            static_cast<std::size_t>(qs.first) * sh_.P + qs.second);
+  }
+
+  // This process's emigrants to the other processes' islands, in the moves' order (receiver k, then its
+  // arrivals): each its row and state words (copied aside on the device and read back at once), then its
+  // value and violations.
+  std::string emigrants_out(const std::vector<std::vector<migration::Arrival>>& moves) {
+    const std::size_t row_bytes = static_cast<std::size_t>(sh_.Ds) * sizeof(T), item = row_bytes + words_ * sizeof(double);
+    std::vector<std::pair<int, std::pair<int, int>>> items;  // (local island, its CTA and slot)
+    for (int k = 0; k < mg_.islands; ++k) {
+      if (local(k)) continue;
+      for (const migration::Arrival& mv : moves[k])
+        if (local(mv.source)) items.push_back({mv.source - k0_, where(mv.source - k0_, mv.source_row)});
+    }
+    if (items.empty()) return {};
+    away_.resize(items.size() * item);
+    std::vector<Segment> segs;
+    for (std::size_t e = 0; e < items.size(); ++e) {
+      const auto& [i, qs] = items[e];
+      unsigned char* to = away_.ptr() + e * item;
+      segs.push_back({row(i, qs), to, static_cast<unsigned>(row_bytes)});
+      for (int w = 0; w < words_; ++w) segs.push_back({word(w, i, qs), to + row_bytes + w * sizeof(double), sizeof(double)});
+    }
+    run(segs);
+    std::vector<unsigned char> dev(items.size() * item);
+    DEGPU_CUDA_TRY(cudaMemcpy(dev.data(), away_.ptr(), dev.size(), cudaMemcpyDeviceToHost));
+    std::string b;
+    b.reserve(items.size() * (item + sizeof(T) + mc_ * sizeof(double)));
+    for (std::size_t e = 0; e < items.size(); ++e) {
+      const auto& [i, qs] = items[e];
+      const std::size_t a = at(i, qs);
+      b.append(reinterpret_cast<const char*>(dev.data() + e * item), item);
+      b.append(reinterpret_cast<const char*>(&f_[a]), sizeof(T));
+      if (mc_) b.append(reinterpret_cast<const char*>(cv_.data() + a * mc_), mc_ * sizeof(double));
+    }
+    return b;
+  }
+
   void run(const std::vector<Segment>& list) {
     if (list.empty()) return;
     segments_.resize(list.size());
@@ -178,13 +272,21 @@ class Exchange {
   std::uint64_t seed_;
   std::uint32_t first_;
   Layout sh_;
-  int C_, K_, np0_, mc_;
+  int C_, L_, np0_, mc_;
   bool reduces_;
   unsigned char* cta_;
   std::size_t cta_bytes_;
   double* state_;
   int words_;
-  Grow<unsigned char> aside_, host_;
+  IslandComm* comm_;
+  int k0_;
+  // this migration's: the generation's parity, the local CTAs' headers, values and violations, live tables
+  int cur_ = 0;
+  std::vector<int> head_;
+  std::vector<T> f_;
+  std::vector<double> cv_;
+  std::vector<std::uint32_t> ref_;
+  Grow<unsigned char> aside_, away_, host_;
   Grow<Segment> segments_;
 };
 
@@ -198,8 +300,8 @@ struct ResidentIslands<T>::Impl {
 template <class T>
 ResidentIslands<T>::ResidentIslands(const Migration& mg, std::uint64_t seed, std::uint32_t first_trial, const Layout& layout, int C,
                                     int K, int np0, int mc, bool reduces, unsigned char* cta, std::size_t cta_bytes, double* state,
-                                    int words)
-    : impl_(new Impl{Exchange<T>(mg, seed, first_trial, layout, C, K, np0, mc, reduces, cta, cta_bytes, state, words)}) {}
+                                    int words, IslandComm* comm, int k0)
+    : impl_(new Impl{Exchange<T>(mg, seed, first_trial, layout, C, K, np0, mc, reduces, cta, cta_bytes, state, words, comm, k0)}) {}
 
 template <class T>
 ResidentIslands<T>::~ResidentIslands() = default;

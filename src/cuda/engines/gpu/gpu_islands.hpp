@@ -24,20 +24,24 @@ struct Layout {
 // The resident batch's K islands of C CTAs each (the carry's images, cta_bytes each: the header's
 // SliceCarry::kResidentHeader ints, then the CTA's shared memory), for a run of first NP np0, mc linear
 // constraints, `words` algorithm state words per individual in `state` (word w of individual j of the
-// batch at state[w n + j], n = K np0); seed and first_trial the run's (island k draws as first_trial + k).
+// batch at state[w n + j], n = K np0); seed and first_trial the archipelago's (island k draws as
+// first_trial + k). Spread over processes (comm): the batch holds this process's islands k0 .. k0 + K - 1
+// of mg.islands, and each migration is taken with the other processes' (the same moves as one process).
 template <class T>
 class ResidentIslands {
  public:
   ResidentIslands(const Migration& mg, std::uint64_t seed, std::uint32_t first_trial, const Layout& layout, int C, int K, int np0,
-                  int mc, bool reduces, unsigned char* cta, std::size_t cta_bytes, double* state, int words);
+                  int mc, bool reduces, unsigned char* cta, std::size_t cta_bytes, double* state, int words, IslandComm* comm = nullptr,
+                  int k0 = 0);
   ~ResidentIslands();
   ResidentIslands(const ResidentIslands&) = delete;
   ResidentIslands& operator=(const ResidentIslands&) = delete;
 
   // The migration after generation g (the last slice ended there with State::end_at_stop): every island's
-  // values read out of the carry, migration::migrate's moves (the CPU engines' decisions), the rows,
-  // values, violations and state words moved on the device, and each CTA's best slot of generation g
-  // written again from the values after the moves (and the reduction).
+  // values read out of the carry (over processes: allgathered), migration::migrate's moves (the CPU engines'
+  // decisions), the rows, values, violations and state words moved on the device (over processes: another
+  // process's emigrants through an allgather of the rows, values and state words the moves name), and each
+  // CTA's best slot of generation g written again from the values after the moves (and the reduction).
   void exchange(long long g);
 
  private:

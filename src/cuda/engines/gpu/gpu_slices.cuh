@@ -288,6 +288,9 @@ struct SliceRun {
   std::function<void(const ckpt::Sections&, long long, const std::vector<char>&)> check;
   long long migrate_every = 0;
   std::function<void(long long)> migrate;
+  // Islands over processes: a signal is taken at migrations only, where agree_stop(this process's) gives
+  // every process's decision (any process's signal stops all, at the same generation).
+  std::function<bool(bool)> agree_stop;
 };
 
 // The history's sections of trial t of n (run. for a run of one trial, as the host driver's).
@@ -416,7 +419,8 @@ std::vector<std::vector<HistoryPoint>> run_slices(const RunOptions& o, const Res
         len = std::max(q, len / 2 / q * q);
     }
     s.fresh = false;
-    const bool stop = interrupted_by() != 0;
+    bool stop = interrupted_by() != 0;
+    if (run.agree_stop) stop = s.end_at_stop && run.agree_stop(stop);
     if (ck.writing() && done < max_gens && ck.due(stop)) {  // (islands: a migration at the last generation ends the run)
       ckpt::Sections cs = ck.start();
       cs.put_value("run.generation", done);
