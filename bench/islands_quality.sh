@@ -14,7 +14,8 @@
 #              evaluations mean, sd)
 #   FUNCTIONS  bench janssen's --functions (default f01,...,f10)
 # env: DEGPU_DATA (a folder with cec2017/input_data and cec2014/input_data; default ../shared/data),
-#      TRIALS (30), CONFIGS (bench/janssen/islands_quality.txt), PEERS (yes; no: skip DEGI and DEGIA)
+#      TRIALS (30), CONFIGS (bench/janssen/islands_quality.txt), PEERS (yes; no: skip DEGI and DEGIA),
+#      PEER_FUNCTIONS (the peers' functions, default FUNCTIONS), DEGPU (yes; no: the peers alone)
 set -euo pipefail
 [[ $# -ge 3 ]] || { echo "usage: bench/islands_quality.sh DEGPU PEER_DIR|- OUT [FUNCTIONS]" >&2; exit 2; }
 degpu=$(realpath "$1")
@@ -33,12 +34,14 @@ if [[ $peers != - && ${PEERS:-yes} != no ]]; then
 fi
 [[ ! -e $out ]] || { echo "error: OUT $out: exists" >&2; exit 2; }
 mkdir -p "$out"
-"$degpu" bench janssen --dim 100 --trials "$trials" --configs "$configs" --cec-data "$data/cec2017/input_data" \
+[[ ${DEGPU:-yes} == no ]] ||
+  "$degpu" bench janssen --dim 100 --trials "$trials" --configs "$configs" --cec-data "$data/cec2017/input_data" \
   --cec2014-data "$data/cec2014/input_data" --functions "$functions" --out "$out/degpu" --quiet
 if [[ $peers != - && ${PEERS:-yes} != no ]]; then
   out=$(realpath "$out")
   cd "$peers"
-  for f in ${functions//,/ }; do
+  peer_functions="${PEER_FUNCTIONS:-$functions}"
+  for f in ${peer_functions//,/ }; do
     n=$((10#${f#f}))
     for prog in degi degia; do  # (their arguments: function, D, island NP, islands, runs, generations between migrations, plot)
       ./"$prog" "$n" 100 32 16 "$trials" 50 0 | tail -n 1 >>"$out/$prog.txt"
