@@ -31,6 +31,8 @@ def main(args):
             name, path = a.split("=", 1)
             names.append(name)
             for line in open(path):
+                if line.startswith("#") or not line.strip():
+                    continue
                 cells = [c.strip() for c in line.split(",")]
                 if len(cells) != 9:
                     sys.exit(f"error: {path}: not a summary line: {line.strip()}")
