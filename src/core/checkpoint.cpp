@@ -242,7 +242,9 @@ void add_options(Identity& id, const StopCriteria& st, const RunOptions& o, std:
 }  // namespace
 
 void check_counters(long long generation, long long evals, double elapsed_s, const std::string& file) {
-  if (generation < 0 || evals < 0 || !(elapsed_s >= 0) || !(elapsed_s < 1e12))
+  // (a resumed run's clock starts that far back, in a 64-bit count of nanoseconds: 1e9 s, 31 years, keeps
+  // it far from the count's 292 years)
+  if (generation < 0 || evals < 0 || !(elapsed_s >= 0) || !(elapsed_s < 1e9))
     throw DataError(file + ": a run at generation " + std::to_string(generation) + ", " + std::to_string(evals) +
                     " evaluations, " + num(elapsed_s) + " s: not a run's counters");
 }

@@ -433,6 +433,8 @@ TEST_F(Checkpoint, ACraftedCheckpointCannotMisleadTheRun) {
     };
     refused([](ckpt::Sections& s) { s.put_value("run.generation", -(1LL << 62)); }, "not a run's counters");
     refused([](ckpt::Sections& s) { s.put_value("run.elapsed", std::numeric_limits<double>::infinity()); }, "not a run's counters");
+    // (found by fuzz_checkpoint, 2026-11-29: 1e11 s passed, and the clock moved back by it overflowed)
+    refused([](ckpt::Sections& s) { s.put_value("run.elapsed", 1e11); }, "not a run's counters");
     refused([](ckpt::Sections& s) { s.put_value("pop.pbest_count", 999); }, "section pop.pbest_count: 999");
     refused([](ckpt::Sections& s) {
       std::vector<double> shared = s.get<double>("pop.shared");
