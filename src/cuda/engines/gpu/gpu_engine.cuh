@@ -318,6 +318,27 @@ GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn, int ncons = 0) {
   return plan;
 }
 
+// The plan for n islands' clusters side by side in one launch (gpu_exchange.cuh: every one resident at once):
+// make_plan's where they all fit, else the largest smaller cluster with which they do (make_plan's cluster
+// follows the SMs per trial, and clusters of many CTAs, one CTA an SM, do not all fit the GPCs), else
+// make_plan's (the islands then exchange between slices). DEGPU_GPU_PLAN's is kept as it is.
+template <class Fn, class T>
+GpuPlan islands_plan(const ops::Params& p, int n, const Fn& fn, int ncons) {
+  GpuPlan plan = make_plan<Fn, T>(p, n, fn, ncons);
+  const char* env = std::getenv("DEGPU_GPU_PLAN");
+  if (plan.path != GpuPlan::Path::resident || plan.resident_teams >= n || (env && *env)) return plan;
+  const DeviceLimits dev = device_limits();
+  for (int c = plan.cluster - 1; c >= 1; --c) {
+    GpuPlan q;
+    if (fit_resident<Fn, T>(p, n, c, plan.group, dev, fn, ncons, q) && q.resident_teams >= n) {
+      q.why = plan.why + " Islands: clusters of " + std::to_string(c) + " CTAs instead, so that all " + std::to_string(n) +
+              " are resident at once.";
+      return q;
+    }
+  }
+  return make_plan<Fn, T>(p, n, fn, ncons);  // (its kernel attributes again: the probes above set others)
+}
+
 template <class T, class V>
 DeviceArray<T> padded(const std::vector<V>& v, std::size_t n) {
   std::vector<T> h(n, T(0));
@@ -352,7 +373,8 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const bool reduces = alg::reduces(p);
   const LinearForm* const linear = LinearConstraintsOnDevice::only_linear(problem, "gpu");
   const int ncons = linear ? linear->count() : 0;
-  GpuPlan plan = make_plan<Fn, T>(p, n, fn, ncons);
+  GpuPlan plan = islands && !o.archipelago.comm && !islands_between_slices() ? islands_plan<Fn, T>(p, n, fn, ncons)
+                                                                               : make_plan<Fn, T>(p, n, fn, ncons);
   const bool resident = plan.path == GpuPlan::Path::resident;
   if (islands && !resident)
     throw ConfigError("{islands} " + std::to_string(n) + ": the gpu engine runs an archipelago on its resident path only, where an " +
@@ -718,7 +740,7 @@ int archipelago_batch(const Problem& problem, const Resolved& r, const RunOption
   if (alg::shared_words(p)) p.pbest_count = alg::initial_sizes(p).pbest_count;  // (as run() plans)
   const int ncons = LinearConstraintsOnDevice::count(problem);
   for (int per = n;;) {
-    const GpuPlan plan = make_plan<Fn, T>(p, per * K, fn, ncons);
+    const GpuPlan plan = islands_plan<Fn, T>(p, per * K, fn, ncons);
     if (plan.path != GpuPlan::Path::resident) return 1;
     if (plan.resident_teams >= per * K || per == 1) return per;
     per = std::max(1, std::min(per - 1, plan.resident_teams / K));
@@ -742,15 +764,16 @@ std::vector<Result> run_archipelago(const Problem& problem, const Resolved& r, c
   if (n > 1 && o.checkpoint.used())
     throw ConfigError("{trials} " + std::to_string(n) + ": the gpu engine's islands write a checkpoint of one trial at a time");
   const Resolved rk = ops::island_configs(problem, r, a).front();
-  const int per = archipelago_batch<T>(problem, r, o, n, fn);
+  const int per = archipelago_batch<T>(problem, r, o, n, fn);  // (a last, smaller batch checked again below)
   // over processes: this one's islands k0 .. k1 - 1 of each trial (one trial at a time), every island's
   // Result then gathered in island order
   IslandComm* const comm = a.comm.get();
   const int R = comm ? comm->size() : 1, rank = comm ? comm->rank() : 0;
   const int k0 = static_cast<int>(static_cast<long long>(rank) * K / R), k1 = static_cast<int>(static_cast<long long>(rank + 1) * K / R);
   std::vector<Result> out;
-  for (int first = 0; first < n; first += per) {
-    const int m = std::min(per, n - first);
+  for (int first = 0, m = 0; first < n; first += m) {
+    // (the plan of fewer clusters takes larger ones, which may not all fit: the batch's own size checked)
+    m = n - first < per ? archipelago_batch<T>(problem, r, o, n - first, fn) : per;
     RunOptions ob = o;
     ob.trial = (o.trial + static_cast<std::uint32_t>(first)) * static_cast<std::uint32_t>(K) + static_cast<std::uint32_t>(k0);
     std::vector<Result> all = run<T>(problem, rk, ob, comm ? k1 - k0 : m * K, fn, t0, &a);
