@@ -33,6 +33,10 @@ class IslandComm {
   virtual std::vector<std::string> allgather(const std::string& mine) = 0;
 };
 
+// Process r of R's first island of K (IslandComm's share: process r holds [first_island(r, R, K),
+// first_island(r + 1, R, K))).
+inline int first_island(int r, int R, int K) { return static_cast<int>(static_cast<long long>(r) * K / R); }
+
 // An archipelago: K islands that exchange migrants as Migration says (RunOptions::archipelago). Island k
 // of trial t is a run of its own random streams, trial t K + k (rng.hpp), so islands that never migrate
 // are K independent trials; `islands` 1 is the plain run. The run's stop criteria hold for the archipelago

@@ -332,8 +332,8 @@ Result run_islands(const Problem& problem, const Resolved& r, const std::vector<
   arch.K = a.islands;
   arch.comm = a.comm.get();
   const int R = arch.comm ? arch.comm->size() : 1, rank = arch.comm ? arch.comm->rank() : 0;
-  arch.k0 = static_cast<int>(static_cast<long long>(rank) * arch.K / R);
-  const int k1 = static_cast<int>(static_cast<long long>(rank + 1) * arch.K / R);
+  arch.k0 = first_island(rank, R, arch.K);
+  const int k1 = first_island(rank + 1, R, arch.K);
   arch.mg = a;
   arch.seed = o.seed;
   arch.first_trial = o.trial * static_cast<std::uint32_t>(arch.K);

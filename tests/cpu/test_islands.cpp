@@ -296,23 +296,7 @@ TEST(Islands, TrialsOfAnArchipelagoAreArchipelagosOfTheirOwnIslands) {
   EXPECT_FALSE(same_bits(t.trials[0], t.trials[1]));
 }
 
-namespace {
-// The run of R processes (threads here, degpu_test::ThreadComm), each with its share of the islands:
-// every process's result.
-std::vector<Result> spread(int R, const Problem& p, const DEConfig& de, const StopCriteria& stop, RunOptions o) {
-  std::vector<Result> out(static_cast<std::size_t>(R));
-  const auto comms = degpu_test::ThreadComm::group(R);
-  std::vector<std::thread> ranks;
-  for (int r = 0; r < R; ++r)
-    ranks.emplace_back([&, r] {
-      RunOptions mine = o;
-      mine.archipelago.comm = comms[static_cast<std::size_t>(r)];
-      out[static_cast<std::size_t>(r)] = minimize(p, de, stop, mine);
-    });
-  for (auto& t : ranks) t.join();
-  return out;
-}
-}  // namespace
+using degpu_test::spread;
 
 TEST(Islands, SpreadOverProcessesTheRunIsTheOneProcesssBitForBit) {
   const Problem p = classic("rastrigin", 7);

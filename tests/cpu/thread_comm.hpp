@@ -4,9 +4,11 @@
 #include <barrier>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "degpu/islands.hpp"
+#include "degpu/run.hpp"
 
 namespace degpu_test {
 
@@ -42,5 +44,21 @@ class ThreadComm : public degpu::IslandComm {
   std::shared_ptr<Shared> s_;
   int r_;
 };
+
+// The run of R processes (threads of this one), each with its share of the islands: every process's result.
+inline std::vector<degpu::Result> spread(int R, const degpu::Problem& p, const degpu::DEConfig& de, const degpu::StopCriteria& stop,
+                                         degpu::RunOptions o) {
+  std::vector<degpu::Result> out(static_cast<std::size_t>(R));
+  const auto comms = ThreadComm::group(R);
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < R; ++r)
+    ranks.emplace_back([&, r] {
+      degpu::RunOptions mine = o;
+      mine.archipelago.comm = comms[static_cast<std::size_t>(r)];
+      out[static_cast<std::size_t>(r)] = degpu::minimize(p, de, stop, mine);
+    });
+  for (auto& t : ranks) t.join();
+  return out;
+}
 
 }  // namespace degpu_test

@@ -438,16 +438,7 @@ TEST(GpuEngine, IslandsSpreadOverProcessesAreTheOneProcesss) {
     const std::string what(algorithm_name(c.algorithm));
     const Result one = minimize(p, de, stop, o);
     for (int R : {1, 2, 3}) {
-      std::vector<Result> got(static_cast<std::size_t>(R));
-      const auto comms = degpu_test::ThreadComm::group(R);
-      std::vector<std::thread> procs;
-      for (int r = 0; r < R; ++r)
-        procs.emplace_back([&, r] {
-          RunOptions mine = o;
-          mine.archipelago.comm = comms[static_cast<std::size_t>(r)];
-          got[static_cast<std::size_t>(r)] = minimize(p, de, stop, mine);
-        });
-      for (auto& t : procs) t.join();
+      const std::vector<Result> got = degpu_test::spread(R, p, de, stop, o);
       for (int r = 0; r < R; ++r) {
         const Result& g = got[static_cast<std::size_t>(r)];
         const std::string at = what + " R " + std::to_string(R) + " process " + std::to_string(r);

@@ -387,7 +387,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   // Over processes (RunOptions::archipelago's comm): the n trials are this process's islands k0 .. k0 + n - 1,
   // exchanging between slices with the other processes' (gpu_islands.hpp)
   IslandComm* const comm = islands ? o.archipelago.comm.get() : nullptr;
-  const int k0 = comm ? static_cast<int>(static_cast<long long>(comm->rank()) * islands->islands / comm->size()) : 0;
+  const int k0 = comm ? first_island(comm->rank(), comm->size(), islands->islands) : 0;
   const bool in_launch = islands && !comm && !islands_between_slices() && plan.resident_teams >= n;
   if (islands && !in_launch) plan.window = std::min(plan.window, islands->interval & -islands->interval);
   if (islands && !in_launch && !comm && n != islands->islands)
@@ -769,7 +769,7 @@ std::vector<Result> run_archipelago(const Problem& problem, const Resolved& r, c
   // Result then gathered in island order
   IslandComm* const comm = a.comm.get();
   const int R = comm ? comm->size() : 1, rank = comm ? comm->rank() : 0;
-  const int k0 = static_cast<int>(static_cast<long long>(rank) * K / R), k1 = static_cast<int>(static_cast<long long>(rank + 1) * K / R);
+  const int k0 = first_island(rank, R, K), k1 = first_island(rank + 1, R, K);
   std::vector<Result> out;
   for (int first = 0, m = 0; first < n; first += m) {
     // (the plan of fewer clusters takes larger ones, which may not all fit: the batch's own size checked)
@@ -784,8 +784,7 @@ std::vector<Result> run_archipelago(const Problem& problem, const Resolved& r, c
       all.clear();
       for (int q = 0; q < R; ++q) {
         islands::BytesIn in{every[static_cast<std::size_t>(q)]};
-        const int n_q = static_cast<int>(static_cast<long long>(q + 1) * K / R) - static_cast<int>(static_cast<long long>(q) * K / R);
-        for (int k = 0; k < n_q; ++k) all.push_back(islands::get_result(in));
+        for (int k = first_island(q, R, K); k < first_island(q + 1, R, K); ++k) all.push_back(islands::get_result(in));
       }
     }
     for (int j = 0; j < m; ++j) {

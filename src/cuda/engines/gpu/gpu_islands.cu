@@ -46,7 +46,10 @@ class Exchange {
   Exchange(const Migration& mg, std::uint64_t seed, std::uint32_t first_trial, const Layout& sh, int C, int L, int np0, int mc,
            bool reduces, unsigned char* cta, std::size_t cta_bytes, double* state, int words, IslandComm* comm, int k0)
       : mg_(mg), seed_(seed), first_(first_trial), sh_(sh), C_(C), L_(L), np0_(np0), mc_(mc), reduces_(reduces), cta_(cta),
-        cta_bytes_(cta_bytes), state_(state), words_(words), comm_(comm), k0_(k0) {}
+        cta_bytes_(cta_bytes), state_(state), words_(words), comm_(comm), k0_(k0), owner_(static_cast<std::size_t>(mg.islands), 0) {
+    for (int r = 0; comm_ && r < comm_->size(); ++r)
+      for (int k = first_island(r, comm_->size(), mg.islands); k < first_island(r + 1, comm_->size(), mg.islands); ++k) owner_[k] = r;
+  }
 
   void exchange(long long g) {
     cur_ = static_cast<int>(g & 1);
@@ -80,7 +83,7 @@ class Exchange {
       for (int r = 0; r < comm_->size(); ++r) {
         if (r == comm_->rank()) continue;
         islands::BytesIn in{all[r]};
-        for (int k = first_of(r); k < first_of(r + 1); ++k) keys[k] = in.vec<migration::Key>();
+        for (int k = first_island(r, comm_->size(), K); k < first_island(r + 1, comm_->size(), K); ++k) keys[k] = in.vec<migration::Key>();
       }
     }
     const auto moves = migration::migrate(mg_, seed_, first_, static_cast<std::uint32_t>(g), keys);
@@ -112,9 +115,9 @@ class Exchange {
     for (int k = 0; k < K; ++k) {
       const bool mine = local(k);
       for (const migration::Arrival& mv : moves[k]) {
-        const int owner = owner_of(mv.source);
+        const int owner = owner_[mv.source];
         if (!mine) {
-          if (owner != owner_of(k)) next[owner] += wire;  // (an emigrant between two other processes)
+          if (owner != owner_[k]) next[owner] += wire;  // (an emigrant between two other processes)
           continue;
         }
         const int i = k - k0_;
@@ -180,15 +183,7 @@ class Exchange {
   }
 
  private:
-  // the processes' shares: process r's first island; the process that holds island k; whether it is this one's
-  int first_of(int r) const { return comm_ ? static_cast<int>(static_cast<long long>(r) * mg_.islands / comm_->size()) : 0; }
-  int owner_of(int k) const {
-    if (!comm_) return 0;
-    int r = static_cast<int>((static_cast<long long>(k) * comm_->size()) / mg_.islands);
-    while (r + 1 < comm_->size() && first_of(r + 1) <= k) ++r;
-    while (first_of(r) > k) --r;
-    return r;
-  }
+  // whether island k is this process's
   bool local(int k) const { return k >= k0_ && k < k0_ + L_; }
   // local island i's live individual j: its CTA and slot; its live count; the index of (CTA, slot) in f_
   std::pair<int, int> where(int i, std::uint32_t j) const {
@@ -280,6 +275,7 @@ class Exchange {
   int words_;
   IslandComm* comm_;
   int k0_;
+  std::vector<int> owner_;  // the process that holds island k
   // this migration's: the generation's parity, the local CTAs' headers, values and violations, live tables
   int cur_ = 0;
   std::vector<int> head_;
