@@ -75,7 +75,6 @@ void validate_archipelago(const Problem& problem, const DEConfig& de, const Stop
       throw also("to {max_gens}, {max_evals} or {target_error} only (its islands would stop on a time or convergence each on its own)");
     if (a.comm && stop.target_error)  // (a target is agreed inside one launch, and processes exchange between slices)
       throw also("over processes to {max_gens} or {max_evals} only (a {target_error} needs every island in one launch)");
-    if (a.comm && options.checkpoint.used()) throw also("over processes without checkpoints ({checkpoint}, {resume})");
     if (!options.initial.empty()) throw also("without {initial} rows");
     if (problem.constraints()) throw also("without {constraints}");
   }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "../cpu/thread_comm.hpp"
+#include "core/checkpoint.hpp"
 #include "gpu_test_util.hpp"
 #include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
@@ -402,6 +404,51 @@ TEST(GpuEngine, IslandsOfTrialsSideBySideAndATarget) {
   EXPECT_GT(ends.size(), 1u);  // (the trials of one launch ended apart)
 }
 
+// The islands-over-processes tests' job (on rastrigin D 12): 5 islands of NP 30 (L-SHADE's current-to-pbest
+// to 3000 evaluations, the others to `gens` generations), f32, 2 migrants every 4 generations on `topology`
+// by `policy`, a history sample every 7 generations.
+struct SpreadJob {
+  DEConfig de;
+  StopCriteria stop;
+  RunOptions o;
+};
+SpreadJob spread_job(Algorithm algorithm, Topology topology, MigrationPolicy policy, long long gens) {
+  SpreadJob j;
+  j.de.algorithm = algorithm;
+  j.de.np = 30;
+  if (algorithm == Algorithm::lshade) j.de.mutation = Mutation::current_to_pbest1, j.stop.max_evals = 3000;
+  else j.stop.max_gens = gens;
+  j.o.engine = Engine::gpu;
+  j.o.precision = Precision::f32;
+  j.o.history_every = 7;
+  j.o.archipelago.islands = 5;
+  j.o.archipelago.interval = 4;
+  j.o.archipelago.migrants = 2;
+  j.o.archipelago.topology = topology;
+  j.o.archipelago.policy = policy;
+  return j;
+}
+
+// g is the archipelago `one`, bit for bit: its best, counts, each island's result and every history sample.
+void expect_same_archipelago(const Result& g, const Result& one, const std::string& at) {
+  EXPECT_EQ(g.best_f, one.best_f) << at;
+  EXPECT_EQ(g.best_x, one.best_x) << at;
+  EXPECT_EQ(g.evals, one.evals) << at;
+  EXPECT_EQ(g.generations, one.generations) << at;
+  EXPECT_EQ(g.final_np, one.final_np) << at;
+  ASSERT_EQ(g.islands.size(), one.islands.size()) << at;
+  for (std::size_t k = 0; k < one.islands.size(); ++k) {
+    EXPECT_EQ(g.islands[k].best_f, one.islands[k].best_f) << at << " island " << k;
+    EXPECT_EQ(g.islands[k].evals, one.islands[k].evals) << at << " island " << k;
+    EXPECT_EQ(g.islands[k].final_np, one.islands[k].final_np) << at << " island " << k;
+  }
+  ASSERT_EQ(g.history.size(), one.history.size()) << at;
+  for (std::size_t j = 0; j < one.history.size(); ++j) {
+    EXPECT_EQ(g.history[j].generation, one.history[j].generation) << at << " sample " << j;
+    EXPECT_EQ(g.history[j].best_f, one.history[j].best_f) << at << " sample " << j;
+  }
+}
+
 // The gpu engine's islands spread over processes (threads of this one here, ThreadComm, on one GPU): each
 // process its share of the islands as a resident batch exchanging between slices, the keys and the
 // emigrants that cross processes allgathered (gpu_islands.cu); every process's Result is the one process's,
@@ -419,43 +466,94 @@ TEST(GpuEngine, IslandsSpreadOverProcessesAreTheOneProcesss) {
                         {Algorithm::lshade, Topology::full, MigrationPolicy::best_replaces_worst}};
   const Problem p = shifted("rastrigin", 12);
   for (const Case& c : cases) {
-    DEConfig de;
-    de.algorithm = c.algorithm;
-    de.np = 30;
-    if (c.algorithm == Algorithm::lshade) de.mutation = Mutation::current_to_pbest1;
-    StopCriteria stop;
-    stop.max_gens = 40;
-    if (c.algorithm == Algorithm::lshade) stop.max_gens.reset(), stop.max_evals = 3000;
-    RunOptions o;
-    o.engine = Engine::gpu;
-    o.precision = Precision::f32;
-    o.history_every = 7;
-    o.archipelago.islands = 5;
-    o.archipelago.interval = 4;
-    o.archipelago.migrants = 2;
-    o.archipelago.topology = c.topology;
-    o.archipelago.policy = c.policy;
+    const auto [de, stop, o] = spread_job(c.algorithm, c.topology, c.policy, 40);
     const std::string what(algorithm_name(c.algorithm));
     const Result one = minimize(p, de, stop, o);
     for (int R : {1, 2, 3}) {
       const std::vector<Result> got = degpu_test::spread(R, p, de, stop, o);
-      for (int r = 0; r < R; ++r) {
-        const Result& g = got[static_cast<std::size_t>(r)];
-        const std::string at = what + " R " + std::to_string(R) + " process " + std::to_string(r);
-        EXPECT_EQ(g.best_f, one.best_f) << at;
-        EXPECT_EQ(g.best_x, one.best_x) << at;
-        EXPECT_EQ(g.evals, one.evals) << at;
-        EXPECT_EQ(g.generations, one.generations) << at;
-        EXPECT_EQ(g.final_np, one.final_np) << at;
-        ASSERT_EQ(g.islands.size(), one.islands.size()) << at;
-        for (std::size_t k = 0; k < one.islands.size(); ++k) {
-          EXPECT_EQ(g.islands[k].best_f, one.islands[k].best_f) << at << " island " << k;
-          EXPECT_EQ(g.islands[k].final_np, one.islands[k].final_np) << at << " island " << k;
-        }
-        ASSERT_EQ(g.history.size(), one.history.size()) << at;
-        for (std::size_t j = 0; j < one.history.size(); ++j) EXPECT_EQ(g.history[j].best_f, one.history[j].best_f) << at << " sample " << j;
-      }
+      for (int r = 0; r < R; ++r)
+        expect_same_archipelago(got[static_cast<std::size_t>(r)], one, what + " R " + std::to_string(R) + " process " + std::to_string(r));
     }
+  }
+}
+
+// R processes as threads (degpu_test::spread) where each may fail: each process's DataError message, "" where
+// it ran.
+std::vector<std::string> spread_refusals(int R, const Problem& p, const DEConfig& de, const StopCriteria& stop, const RunOptions& o) {
+  std::vector<std::string> out(static_cast<std::size_t>(R));
+  const auto comms = degpu_test::ThreadComm::group(R);
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < R; ++r)
+    ranks.emplace_back([&, r] {
+      RunOptions mine = o;
+      mine.archipelago.comm = comms[static_cast<std::size_t>(r)];
+      try {
+        minimize(p, de, stop, mine);
+      } catch (const DataError& e) {
+        out[static_cast<std::size_t>(r)] = e.what();
+      }
+    });
+  for (auto& t : ranks) t.join();
+  return out;
+}
+
+// The gpu engine's islands over processes write checkpoints (at migrations, every island's, process 0
+// writing them) that any number of processes resumes: interrupted at every migration and resumed on 2
+// processes, one process without any (between slices, in the checkpoint's clusters, though its islands fit
+// one launch), 3, 1, 2, ... in turn, the run ends with the bits of the one process that was never stopped
+// (jDE's state words, L-SHADE's archive, memories and reduction carried through); a checkpoint whose plan
+// shape or buffers were altered is refused, naming the file and the section, and so is one process's
+// checkpoint of islands exchanging inside one launch, resumed over processes.
+TEST(GpuEngine, IslandsOverProcessesResumeOnAnotherCount) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const Problem p = shifted("rastrigin", 12);
+  for (const Algorithm alg : {Algorithm::jde, Algorithm::lshade}) {
+    const auto [de, stop, o] = spread_job(alg, Topology::random, MigrationPolicy::random_replaces_random, 48);
+    const std::string what(algorithm_name(alg));
+    const Result whole = minimize(p, de, stop, o);
+    const std::string file = ::testing::TempDir() + "gpu_islands_spread.ckpt";
+    std::remove(file.c_str());
+    RunOptions c = o;
+    c.checkpoint.file = file;
+    c.checkpoint.every_s = 1e9;
+    RunOptions r = c;
+    r.checkpoint.resume = file;
+    request_interrupt(SIGINT);
+    std::vector<Result> got = degpu_test::spread(3, p, de, stop, c);
+    int calls = 1;
+    if (alg == Algorithm::jde) {  // altered checkpoints refused by every process, naming the section
+      const ckpt::Sections good = ckpt::read(file);
+      const std::string bad = ::testing::TempDir() + "gpu_islands_spread_bad.ckpt";
+      RunOptions rb = r;
+      rb.checkpoint.resume = bad;
+      const auto refused = [&](const std::function<void(ckpt::Sections&)>& change, const std::string& needle) {
+        ckpt::Sections s = good;
+        change(s);
+        ckpt::write(bad, s);
+        for (const std::string& m : spread_refusals(2, p, de, stop, rb)) EXPECT_NE(m.find(needle), std::string::npos) << m;
+      };
+      refused([](ckpt::Sections& s) { s.put("gpu.plan.shape", std::vector<int>{17, 8}); }, "gpu.plan.shape");
+      refused([](ckpt::Sections& s) { s.put_text("gpu.state", s.text("gpu.state").substr(8)); }, "section gpu.state");
+      refused([](ckpt::Sections& s) { s.put_text("gpu.plan", "resident path, 4 clusters of 1 CTAs"); }, "and this device plans the");
+      // one process's islands in one launch: its checkpoint is not the processes'
+      RunOptions one = c;
+      one.checkpoint.file = bad;
+      std::remove(bad.c_str());
+      EXPECT_EQ(minimize(p, de, stop, one).stop_reason, StopReason::interrupted);
+      for (const std::string& m : spread_refusals(2, p, de, stop, rb)) EXPECT_NE(m.find("which processes cannot share"), std::string::npos) << m;
+      std::remove(bad.c_str());
+    }
+    while (got[0].stop_reason == StopReason::interrupted) {
+      for (const Result& g : got) EXPECT_EQ(g.stop_reason, StopReason::interrupted) << what;
+      ASSERT_LT(++calls, 300) << what;
+      const int R = std::vector<int>{2, 0, 3, 1}[static_cast<std::size_t>(calls - 2) % 4];  // (0: one process, no comm)
+      got = R ? degpu_test::spread(R, p, de, stop, r) : std::vector<Result>{minimize(p, de, stop, r)};
+    }
+    clear_interrupt();
+    EXPECT_GT(calls, 5) << what;  // (a migration a call: every count resumed another's)
+    for (std::size_t q = 0; q < got.size(); ++q)
+      expect_same_archipelago(got[q], whole, what + ", process " + std::to_string(q) + " of " + std::to_string(got.size()));
+    std::remove(file.c_str());
   }
 }
 

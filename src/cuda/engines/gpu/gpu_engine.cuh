@@ -339,6 +339,38 @@ GpuPlan islands_plan(const ops::Params& p, int n, const Fn& fn, int ncons) {
   return make_plan<Fn, T>(p, n, fn, ncons);  // (its kernel attributes again: the probes above set others)
 }
 
+// The plan for this process's n of an archipelago's K islands spread over R processes: the cluster and the
+// groups of lanes that make_plan takes for the largest process's share (or, resuming, those of the
+// checkpoint's section gpu.plan.shape: any R may resume it), fitted to n, so that every process lays its
+// CTAs out alike and a checkpoint joins their islands (gpu_slices.cuh's SliceRun::comm). make_plan's where
+// it is not the resident path (run() refuses islands there).
+template <class Fn, class T>
+GpuPlan spread_plan(const ops::Params& p, int n, int K, int R, const Fn& fn, int ncons, const ckpt::Sections* resume) {
+  int largest = 0;
+  for (int q = 0; q < R; ++q) largest = std::max(largest, first_island(q + 1, R, K) - first_island(q, R, K));
+  const GpuPlan big = make_plan<Fn, T>(p, largest, fn, ncons);
+  if (big.path != GpuPlan::Path::resident) return big;
+  int cluster = big.cluster, group = big.group;
+  std::string why = big.why;
+  if (resume && resume->has("gpu.plan.shape")) {
+    const std::vector<int> shape = resume->get<int>("gpu.plan.shape", 2);
+    if (shape[0] < 1 || shape[0] > 16 || (shape[1] != 8 && shape[1] != 32))
+      throw DataError(resume->file + ": section gpu.plan.shape: clusters of " + std::to_string(shape[0]) + " CTAs, groups of " +
+                      std::to_string(shape[1]) + " lanes");
+    cluster = shape[0], group = shape[1];
+    why = "Resumed: the checkpoint's clusters of " + std::to_string(cluster) + " CTAs and groups of " + std::to_string(group) + " lanes.";
+  }
+  GpuPlan plan;
+  if (!fit_resident<Fn, T>(p, n, cluster, group, device_limits(), fn, ncons, plan)) {
+    if (resume) throw DataError(resume->file + ": a checkpoint of islands in clusters of " + std::to_string(cluster) +
+                                " CTAs, which this device cannot hold: resume it on the device that wrote it, or one like it");
+    throw std::logic_error("gpu engine: the largest share's clusters do not fit a smaller one");  // (n <= largest)
+  }
+  plan.why = why + " Islands over " + std::to_string(R) + " processes: " + std::to_string(n) + " of the " + std::to_string(K) +
+             " here, in the clusters of the largest share (" + std::to_string(largest) + "), as every process's.";
+  return plan;
+}
+
 template <class T, class V>
 DeviceArray<T> padded(const std::vector<V>& v, std::size_t n) {
   std::vector<T> h(n, T(0));
@@ -373,8 +405,22 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   const bool reduces = alg::reduces(p);
   const LinearForm* const linear = LinearConstraintsOnDevice::only_linear(problem, "gpu");
   const int ncons = linear ? linear->count() : 0;
-  GpuPlan plan = islands && !o.archipelago.comm && !islands_between_slices() ? islands_plan<Fn, T>(p, n, fn, ncons)
-                                                                               : make_plan<Fn, T>(p, n, fn, ncons);
+  const ckpt::Sections* const resuming = o.checkpoint.batch ? o.checkpoint.batch->resume.get() : nullptr;
+  // Over processes (RunOptions::archipelago's comm): the n trials are this process's islands k0 .. k0 + n - 1,
+  // exchanging between slices with the other processes' (gpu_islands.hpp)
+  IslandComm* const comm = islands ? o.archipelago.comm.get() : nullptr;
+  const int k0 = comm ? first_island(comm->rank(), comm->size(), islands->islands) : 0;
+  // A checkpoint of islands that exchanged between slices (as processes do; gpu.islands.between) resumes
+  // between slices, in its clusters, on any number of processes, one included; one of islands exchanging
+  // inside one launch (one process's) resumes in one process only.
+  const bool resume_between = islands && resuming && resuming->has("gpu.islands.between");
+  if (comm && resuming && !resume_between)
+    throw DataError(resuming->file + ": a checkpoint of islands that exchanged inside one launch of one process, which processes " +
+                    "cannot share: resume it without mpirun");
+  GpuPlan plan = islands && (comm || resume_between)
+                     ? spread_plan<Fn, T>(p, n, islands->islands, comm ? comm->size() : 1, fn, ncons, resuming)
+                 : islands && !islands_between_slices() ? islands_plan<Fn, T>(p, n, fn, ncons)
+                                                        : make_plan<Fn, T>(p, n, fn, ncons);
   const bool resident = plan.path == GpuPlan::Path::resident;
   if (islands && !resident)
     throw ConfigError("{islands} " + std::to_string(n) + ": the gpu engine runs an archipelago on its resident path only, where an " +
@@ -384,11 +430,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   // between slices (gpu_islands.hpp), where slices end on migrations, and a slice on a multiple of the
   // window: the window divides the interval.
   // (fit_resident's occupancy query: resident_teams, the clusters that fit at once, up to n)
-  // Over processes (RunOptions::archipelago's comm): the n trials are this process's islands k0 .. k0 + n - 1,
-  // exchanging between slices with the other processes' (gpu_islands.hpp)
-  IslandComm* const comm = islands ? o.archipelago.comm.get() : nullptr;
-  const int k0 = comm ? first_island(comm->rank(), comm->size(), islands->islands) : 0;
-  const bool in_launch = islands && !comm && !islands_between_slices() && plan.resident_teams >= n;
+  const bool in_launch = islands && !comm && !resume_between && !islands_between_slices() && plan.resident_teams >= n;
   if (islands && !in_launch) plan.window = std::min(plan.window, islands->interval & -islands->interval);
   if (islands && !in_launch && !comm && n != islands->islands)
     throw std::logic_error("gpu engine: archipelagos side by side that do not fit in one launch");  // (archipelago_batch)
@@ -560,7 +602,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
     s.carry = carry->view();
     // a resident batch resumes from a checkpoint of its own plan only (another path's batch, one trial after
     // another, would name another trial in progress)
-    if (resident && o.checkpoint.batch && o.checkpoint.batch->resume) check_plan(*o.checkpoint.batch->resume, plan);
+    if (resident && resuming) check_plan(*resuming, comm ? plan_text(plan, islands->islands) : plan_text(plan));
   }
 
   const auto launch = [&] {
@@ -593,7 +635,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
       slices.kept = {{"gpu.gens", gens.ptr, nt * sizeof(long long)}, {"gpu.reason", reason.ptr, nt * sizeof(int)},
                   {"gpu.best", best.ptr, nt * sizeof(std::uint32_t)}, {"gpu.best_f", best_f.ptr, nt * sizeof(T)},
                   {"gpu.best_x", best_x.ptr, nt * D * sizeof(T)}, {"gpu.nans", nans.ptr, nt * sizeof(unsigned long long)},
-                  {"gpu.infeasible", infeasible.ptr, nt * sizeof(unsigned long long)}, {"gpu.state", alg_state.store.ptr, sw * sizeof(double), true},
+                  {"gpu.infeasible", infeasible.ptr, nt * sizeof(unsigned long long)}, {"gpu.state", alg_state.store.ptr, sw * sizeof(double), true, std::max(1, alg_state.words)},
                   {"gpu.archive", arc_rows.ptr, nt * static_cast<std::size_t>(arc_cap) * Ds * sizeof(T)},
                   {"gpu.arc_size", arc_size.ptr, nt * sizeof(int)}, {"gpu.shared_out", shared_out.ptr, nt * words * sizeof(double)},
                   {"gpu.pop_x", pop_x.ptr, kept_x * sizeof(T)}, {"gpu.pop_f", pop_f.ptr, kept_f * sizeof(T)}};
@@ -608,13 +650,11 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
                                                                      comm, k0);
         slices.migrate_every = islands->interval;
         slices.migrate = [&](long long g) { exchange->exchange(g); };
-        if (comm)
-          slices.agree_stop = [comm](bool stop) {
-            bool any = false;
-            for (const std::string& b : comm->allgather(std::string(1, stop ? '1' : '0'))) any = any || b == "1";
-            return any;
-          };
+        slices.comm = comm;
+        slices.k0 = k0;
+        slices.islands = islands->islands;
       }
+      if (islands) slices.ckpt_trial = (o.trial - static_cast<std::uint32_t>(k0)) / static_cast<std::uint32_t>(islands->islands);
     } else {
       slices.kept = {
           {"gpu.x0", x0.ptr, rows * sizeof(T)}, {"gpu.x1", x1.ptr, rows * sizeof(T)}, {"gpu.f0", f0.ptr, fs * sizeof(T)},

@@ -12,10 +12,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "core/checkpoint.hpp"
+#include "core/island_bytes.hpp"
 #include "cuda/engines/gpu/gpu_plan.hpp"
 #include "cuda/engines/gpu/gpu_reduction.cuh"
 #include "cuda/engines/gpu/gpu_resident.cuh"
@@ -24,6 +27,7 @@
 #include "cuda/util/device_array.cuh"
 #include "degpu/errors.hpp"
 #include "degpu/interrupt.hpp"
+#include "degpu/islands.hpp"
 #include "degpu/result.hpp"
 #include "degpu/run.hpp"
 
@@ -34,11 +38,14 @@ namespace {
 // the run's initial state before the first launch (initial: the algorithm's state words, uploaded) or not
 // (the kernels write it as the run goes: zeroed before a run that writes checkpoints, so that a checkpoint
 // holds no byte the device never wrote, such as a result that a running trial has not written yet).
+// `blocks`: the buffer is that many runs of one part per trial, alike in size (gpu.state: a run per state
+// word); islands spread over processes split and join the buffers of their checkpoints by those parts.
 struct DeviceSection {
   std::string name;
   void* ptr;
   std::size_t bytes;
   bool initial = false;
+  int blocks = 1;
 };
 
 // SliceCarry's buffers: the global paths' (the population's state, the loop's sizes, a shrinking
@@ -94,10 +101,11 @@ struct CarryBuffers {
   }
 };
 
-// The plan a checkpoint's device buffers are laid out for.
-inline std::string plan_text(const GpuPlan& plan) {
+// The plan a checkpoint's device buffers are laid out for (resident: for `clusters` trials, where not the
+// plan's own: islands spread over processes name the whole archipelago's).
+inline std::string plan_text(const GpuPlan& plan, int clusters = 0) {
   if (plan.path == GpuPlan::Path::resident)
-    return "resident path, " + std::to_string(plan.blocks / plan.cluster) + " clusters of " + std::to_string(plan.cluster) + " CTAs of " +
+    return "resident path, " + std::to_string(clusters ? clusters : plan.blocks / plan.cluster) + " clusters of " + std::to_string(plan.cluster) + " CTAs of " +
            std::to_string(plan.threads) + " threads, groups of " + std::to_string(plan.group) + " lanes, draws " +
            std::to_string(plan.window) + " generations ahead, the function's choice " + std::to_string(plan.fn_choice);
   return std::string(plan.path_name()) + " path, " + std::to_string(plan.blocks) + " CTAs of " + std::to_string(plan.threads) +
@@ -162,9 +170,9 @@ void check_carry(const ops::Params& p, const ckpt::Sections& s, int arc_cap, boo
   if (!any) throw DataError(s.file + ": section gpu.slots: no best of generation " + std::to_string(done));
 }
 
-// A checkpoint's plan against this run's: DataError naming both unless they are the same.
-inline void check_plan(const ckpt::Sections& s, const GpuPlan& plan) {
-  const std::string was = s.text("gpu.plan"), now = plan_text(plan);
+// A checkpoint's plan against this run's (its plan_text): DataError naming both unless they are the same.
+inline void check_plan(const ckpt::Sections& s, const std::string& now) {
+  const std::string was = s.text("gpu.plan");
   if (was != now)
     throw DataError(s.file + ": a checkpoint of the gpu engine's " + was + ", and this device plans the " + now +
                     ": resume it on the device that wrote it, or one like it");
@@ -279,7 +287,14 @@ struct SampleBuffers {
 // running: whether each trial had not ended).
 // Islands (gpu_islands.hpp): a slice also ends at every multiple of migrate_every (a multiple of the
 // quantum), after that generation's end is made up to its stop decision (State::end_at_stop), and
-// migrate(g) exchanges the islands' migrants before the next launch.
+// migrate(g) exchanges the islands' migrants before the next launch; a checkpoint names the archipelago's
+// trial (ckpt_trial, run.trial), not its islands' draws (RunOptions::trial).
+// Islands over processes (comm): the trials are islands k0 .. k0 + trials - 1 of `islands`. A signal and a
+// checkpoint are taken at migrations only, where every process's slice ends, each decided once for all
+// (any process's signal stops all; a checkpoint where any process's is due); a checkpoint holds every island
+// (each kept buffer as one process of all the islands holds it: parts joined in island order, process 0
+// writes it, and the plan's text names every island's cluster, plan_text), and a resume takes this
+// process's islands' parts, so that it runs on any number of processes.
 struct SliceRun {
   int trials = 1;
   long long quantum = 1;
@@ -288,10 +303,65 @@ struct SliceRun {
   std::function<void(const ckpt::Sections&, long long, const std::vector<char>&)> check;
   long long migrate_every = 0;
   std::function<void(long long)> migrate;
-  // Islands over processes: a signal is taken at migrations only, where agree_stop(this process's) gives
-  // every process's decision (any process's signal stops all, at the same generation).
-  std::function<bool(bool)> agree_stop;
+  std::optional<std::uint32_t> ckpt_trial;
+  IslandComm* comm = nullptr;
+  int k0 = 0, islands = 0;
 };
+
+// Islands over processes (SliceRun::comm): the checkpoint `all` of every island with each kept buffer cut
+// to the parts of islands k0 .. k0 + n - 1 of K (the other sections as they are); DataError naming the
+// file and section where a buffer is not K islands' parts of this run's size.
+inline ckpt::Sections island_share(const ckpt::Sections& all, const std::vector<DeviceSection>& kept, int n, int k0, int K) {
+  ckpt::Sections s;
+  s.file = all.file;
+  for (const auto& [name, text] : all.all()) s.put_text(name, text);
+  for (const DeviceSection& d : kept) {
+    const std::size_t b = static_cast<std::size_t>(std::max(1, d.blocks)), part = d.bytes / b / static_cast<std::size_t>(n);
+    const std::string& g = all.text(d.name);
+    if (g.size() != part * b * static_cast<std::size_t>(K))
+      throw DataError(all.file + ": section " + d.name + ": " + std::to_string(g.size()) + " bytes where " + std::to_string(K) +
+                      " islands of this run hold " + std::to_string(part * b * static_cast<std::size_t>(K)));
+    std::string mine;
+    for (std::size_t j = 0; j < b; ++j) mine.append(g, (j * static_cast<std::size_t>(K) + static_cast<std::size_t>(k0)) * part,
+                                                    static_cast<std::size_t>(n) * part);
+    s.put_text(d.name, std::move(mine));
+  }
+  return s;
+}
+
+// Islands over processes: every process's sections `mine` (its kept buffers and its islands' histories)
+// allgathered into cs, each kept buffer joined in island order (process by process, block by block); the
+// others (the histories, named by island) as they are. Collective.
+inline void island_join(IslandComm& comm, const ckpt::Sections& mine, const std::vector<DeviceSection>& kept, ckpt::Sections& cs) {
+  islands::BytesOut out;
+  out.put(static_cast<std::uint64_t>(mine.all().size()));
+  for (const auto& [name, text] : mine.all()) out.put(name), out.put(text);
+  const std::vector<std::string> every = comm.allgather(out.b);
+  std::vector<ckpt::Sections> each(every.size());
+  for (std::size_t q = 0; q < every.size(); ++q) {
+    islands::BytesIn in{every[q]};
+    const auto n = in.get<std::uint64_t>();
+    for (std::uint64_t j = 0; j < n; ++j) {
+      std::string name = in.str();
+      each[q].put_text(name, in.str());
+    }
+  }
+  std::set<std::string> buffers;
+  for (const DeviceSection& d : kept) {
+    buffers.insert(d.name);
+    const std::size_t b = static_cast<std::size_t>(std::max(1, d.blocks));
+    std::string joined;
+    for (std::size_t j = 0; j < b; ++j)
+      for (const ckpt::Sections& q : each) {
+        const std::string& t = q.text(d.name);
+        joined.append(t, j * (t.size() / b), t.size() / b);
+      }
+    cs.put_text(d.name, std::move(joined));
+  }
+  for (const ckpt::Sections& q : each)
+    for (const auto& [name, text] : q.all())
+      if (!buffers.count(name)) cs.put_text(name, text);
+}
 
 // The history's sections of trial t of n (run. for a run of one trial, as the host driver's).
 inline std::string history_prefix(int t, int n) { return n == 1 ? std::string("run.") : "run." + std::to_string(t) + "."; }
@@ -325,14 +395,22 @@ std::vector<std::vector<HistoryPoint>> run_slices(const RunOptions& o, const Res
   const int nt = run.trials;
   const std::size_t n = static_cast<std::size_t>(nt);
   const long long q = std::max(1LL, run.quantum);
-  ckpt::RunCheckpoints ck(o);
+  RunOptions named = o;
+  if (run.ckpt_trial) named.trial = *run.ckpt_trial;
+  ckpt::RunCheckpoints ck(named);
+  IslandComm* const comm = run.comm;
+  // a checkpoint's plan and each trial's history sections (over processes: every island's, by island)
+  const std::string ptext = comm ? plan_text(plan, run.islands) : plan_text(plan);
+  const auto prefix = [&](int t) { return comm ? "run." + std::to_string(run.k0 + t) + "." : history_prefix(t, nt); };
   std::vector<std::vector<HistoryPoint>> hist(n);
   std::vector<char> running(n, 1);
   long long done = 0;
   // every trial's gens and reason: 0 for a trial that has not ended (its kernel reads them: a slice skips the ended)
   DEGPU_CUDA_TRY(cudaMemset(s.gens, 0, n * sizeof(long long)));
   DEGPU_CUDA_TRY(cudaMemset(s.reason, 0, n * sizeof(int)));
+  ckpt::Sections share;  // (over processes: this process's islands of the resumed checkpoint)
   if (const ckpt::Sections* rs = ck.resume()) {
+    if (comm) share = island_share(*rs, run.kept, nt, run.k0, run.islands), rs = &share;
     done = rs->value<long long>("run.generation");
     const long long evals = rs->value<long long>("run.evals");
     const double before = rs->value<double>("run.elapsed");
@@ -340,12 +418,12 @@ std::vector<std::vector<HistoryPoint>> run_slices(const RunOptions& o, const Res
     if (done >= max_gens || done % q != 0 || evals != evals_after(done))
       throw DataError(rs->file + ": sections run.generation and run.evals: generation " + std::to_string(done) + " after " +
                       std::to_string(evals) + " evaluations, not where a slice of this run ends");
-    check_plan(*rs, plan);
+    check_plan(*rs, ptext);
     if (run.with_trials) running = check_trials_state(*rs, nt, done);
     run.check(*rs, done, running);
     restore_sections(*rs, run.kept);
     s.fresh = false;
-    for (int t = 0; t < nt; ++t) hist[static_cast<std::size_t>(t)] = ckpt::get_history(*rs, history_prefix(t, nt));
+    for (int t = 0; t < nt; ++t) hist[static_cast<std::size_t>(t)] = ckpt::get_history(*rs, prefix(t));
     t0 -= std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(before));
   }
   if (ck.writing() && s.fresh)
@@ -420,16 +498,32 @@ std::vector<std::vector<HistoryPoint>> run_slices(const RunOptions& o, const Res
     }
     s.fresh = false;
     bool stop = interrupted_by() != 0;
-    if (run.agree_stop) stop = s.end_at_stop && run.agree_stop(stop);
-    if (ck.writing() && done < max_gens && ck.due(stop)) {  // (islands: a migration at the last generation ends the run)
+    // (islands: a migration at the last generation ends the run)
+    bool due = ck.writing() && done < max_gens && ck.due(stop);
+    if (comm) {  // at migrations only, one decision for every process
+      const std::vector<std::string> all =
+          s.end_at_stop ? comm->allgather(std::string{stop ? '1' : '0', due ? '1' : '0'}) : std::vector<std::string>{};
+      stop = due = false;
+      for (const std::string& b : all) stop = stop || b.at(0) == '1', due = due || b.at(1) == '1';
+    }
+    if (due) {
       ckpt::Sections cs = ck.start();
       cs.put_value("run.generation", done);
       cs.put_value("run.evals", evals_after(done));
       cs.put_value("run.elapsed", elapsed());
-      for (int t = 0; t < nt; ++t) ckpt::put_history(cs, history_prefix(t, nt), hist[static_cast<std::size_t>(t)]);
-      cs.put_text("gpu.plan", plan_text(plan));
-      save_sections(cs, run.kept);
-      ck.write(cs);
+      cs.put_text("gpu.plan", ptext);
+      if (plan.path == GpuPlan::Path::resident) cs.put("gpu.plan.shape", std::vector<int>{plan.cluster, plan.group});
+      if (run.migrate_every > 0) cs.put_value("gpu.islands.between", 1);  // (gpu_engine.cuh's run: how it resumes)
+      ckpt::Sections mine;
+      for (int t = 0; t < nt; ++t) ckpt::put_history(mine, prefix(t), hist[static_cast<std::size_t>(t)]);
+      save_sections(mine, run.kept);
+      if (comm) {
+        island_join(*comm, mine, run.kept, cs);
+      } else {
+        for (const auto& [name, text] : mine.all()) cs.put_text(name, text);
+      }
+      if (!comm || comm->rank() == 0) ck.write(cs);
+      else ck.written_elsewhere();
     }
     if (stop) s.interrupted = true;
   }
