@@ -19,18 +19,11 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "probe_mix.cuh"
+
 namespace cg = cooperative_groups;
 
 namespace {
-
-__device__ __forceinline__ std::uint32_t mix(std::uint32_t x) {  // (a hash for the probe's draws)
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
 
 __device__ double rastrigin_warp(const double* x, int D, int lane) {
   double s = 0;
@@ -49,7 +42,7 @@ __global__ void islands(int mode, int np, int D, int gens, int G, double* mig_x,
   const int K = gridDim.x, k = blockIdx.x, lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
   double* u = trial + warp * D;
   for (int e = threadIdx.x; e < np * D; e += blockDim.x)
-    x[e] = -5.12 + 10.24 * (mix(static_cast<std::uint32_t>(e) * 2654435761u + k * 97u + 1u) * 2.3283064365386963e-10);
+    x[e] = -5.12 + 10.24 * (probe_mix(static_cast<std::uint32_t>(e) * 2654435761u + k * 97u + 1u) * 2.3283064365386963e-10);
   __syncthreads();
   for (int i = warp; i < np; i += warps) {
     const double v = rastrigin_warp(x + i * D, D, lane);
@@ -60,11 +53,11 @@ __global__ void islands(int mode, int np, int D, int gens, int G, double* mig_x,
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
   for (int g = 1; g <= gens; ++g) {
     for (int i = warp; i < np; i += warps) {
-      const std::uint32_t h = mix(static_cast<std::uint32_t>(g) * 0x9e3779b9u ^ static_cast<std::uint32_t>(k * np + i) * 0x85ebca6bu);
+      const std::uint32_t h = probe_mix(static_cast<std::uint32_t>(g) * 0x9e3779b9u ^ static_cast<std::uint32_t>(k * np + i) * 0x85ebca6bu);
       const int r1 = (i + 1 + h % (np - 1)) % np, r2 = (i + 1 + (h >> 8) % (np - 1)) % np, r3 = (i + 1 + (h >> 16) % (np - 1)) % np;
       const int jr = static_cast<int>(h >> 24) % D;
       for (int j = lane; j < D; j += 32) {
-        const bool take = j == jr || (mix(h + static_cast<std::uint32_t>(j)) & 1023u) < 922u;  // CR 0.9
+        const bool take = j == jr || (probe_mix(h + static_cast<std::uint32_t>(j)) & 1023u) < 922u;  // CR 0.9
         double v = take ? x[r1 * D + j] + 0.5 * (x[r2 * D + j] - x[r3 * D + j]) : x[i * D + j];
         v = fmin(5.12, fmax(-5.12, v));
         u[j] = v;
