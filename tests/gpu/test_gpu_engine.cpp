@@ -508,7 +508,11 @@ TEST(GpuEngine, IslandsOverProcessesResumeOnAnotherCount) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
   const Problem p = shifted("rastrigin", 12);
   for (const Algorithm alg : {Algorithm::jde, Algorithm::lshade}) {
-    const auto [de, stop, o] = spread_job(alg, Topology::random, MigrationPolicy::random_replaces_random, 48);
+    // plain references, not a structured binding: clang 14 (CI's sanitize build) cannot capture one in a lambda
+    const SpreadJob job = spread_job(alg, Topology::random, MigrationPolicy::random_replaces_random, 48);
+    const DEConfig& de = job.de;
+    const StopCriteria& stop = job.stop;
+    const RunOptions& o = job.o;
     const std::string what(algorithm_name(alg));
     const Result whole = minimize(p, de, stop, o);
     const std::string file = ::testing::TempDir() + "gpu_islands_spread.ckpt";
