@@ -279,6 +279,28 @@ TEST(CheckpointGpu, GpuEngineSlicesResumeToTheSameBits) {
       }
 }
 
+// The spread path (one trial over the whole grid, each CTA's rows in its shared memory carried from slice to
+// slice, and published to its image again at each slice's start): DE and jDE, both precisions, a history with
+// its rows, its three trials one after another, interrupted and resumed, crashed and resumed.
+TEST(CheckpointGpu, SpreadPathSlicesResumeToTheSameBits) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  for (Algorithm a : {Algorithm::de, Algorithm::jde})
+    for (Precision prec : {Precision::f32, Precision::f64}) {
+      DEConfig de;
+      de.np = 40;
+      de.algorithm = a;
+      StopCriteria stop;
+      stop.max_evals = 40 * 40;
+      RunOptions o;
+      o.precision = prec;
+      o.seed = 11;
+      o.history_every = 3;
+      o.history_x = true;
+      expect_sliced_batches(rastrigin(16), de, stop, o, "spread,6,0",
+                            "spread,6,0 " + std::string(algorithm_name(a)) + " " + std::string(precision_name(prec)), 3);
+    }
+}
+
 // The resident path's trials, side by side, end at different generations (a target): in slices a trial that
 // ended does nothing more, and a checkpoint holds what it left; a linear constraint's violations in the CTAs'
 // shared memory too; interrupted and resumed, crashed and resumed, each batch is the one launch's.

@@ -113,6 +113,12 @@ TEST(GpuEngine, EveryLaunchPathMatchesTheSerialEngine) {
       {"wide,2,128", "rosenbrock", 2502, 7, Mutation::best1, Crossover::nec},         // neighbours across CTAs
       {"wide,4,64", "schwefel12", 1001, 5, Mutation::current_to_pbest1, Crossover::exp},
       {"wide,1,512", "sphere", 5000, 9, Mutation::rand2, Crossover::bin},
+      // the spread path (one trial over the grid, the rows published for the other CTAs)
+      {"spread,16,0", "rosenbrock", 33, 40, Mutation::rand1, Crossover::bin},
+      {"spread,7,256", "rastrigin", 70, 50, Mutation::best2, Crossover::exp},  // the last CTA holds 2 of 8
+      {"spread,0,0", "ackley", 301, 24, Mutation::current_to_pbest1, Crossover::nec},  // a CTA an individual
+      {"spread,5,0", "schwefel12", 45, 30, Mutation::rand_to_best1, Crossover::bin},   // prefix scan
+      {"spread,7,0", "griewank", 10, 30, Mutation::current_to_best1, Crossover::bin},  // the last CTA empty
   };
   for (const Case& c : cases) {
     for (Precision prec : {Precision::f64, Precision::f32}) {
@@ -181,6 +187,82 @@ TEST(GpuEngine, AnImpossiblePlanIsRefused) {
   }
 }
 
+// The spread path (issue 34: one trial over the whole grid, gpu_resident.cuh's kSpread) takes the resident
+// path's decisions and arithmetic: the same bits, for a classic function and CEC functions evaluated by their
+// own resident generation (the CTA's trials rotated together), DE and jDE (its state words), a history with
+// its rows (the best exchanged every generation through the CTAs' images), f32 and f64, one CTA an
+// individual and several; and a run it cannot take is refused naming why.
+TEST(GpuEngine, SpreadPathIsTheResidentPath) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  struct Case {
+    const char* function;
+    int dim, np;
+    Algorithm algorithm;
+  };
+  for (const Case& c : {Case{"rastrigin", 100, 250, Algorithm::de}, Case{"janssen:f10", 30, 60, Algorithm::de},
+                        Case{"cec2017:f30", 30, 60, Algorithm::jde}, Case{"janssen:f07", 30, 45, Algorithm::de}}) {
+    ProblemSpec ps;
+    ps.name = c.function;
+    ps.dim = c.dim;
+    const Problem p = make_problem(ps);
+    // (jDE adapts F and CR itself: its initial values, not path_config's range and dither)
+    DEConfig de = c.algorithm == Algorithm::de ? path_config(c.np, Mutation::rand1, Crossover::bin) : DEConfig{};
+    de.np = c.np;
+    de.algorithm = c.algorithm;
+    StopCriteria stop;
+    stop.max_gens = 30;
+    for (Precision prec : {Precision::f32, Precision::f64}) {
+      RunOptions o;
+      o.engine = Engine::gpu;
+      o.precision = prec;
+      o.history_every = 4;
+      o.history_x = true;
+      Result ref;
+      {
+        PlanOverride plan("resident,4,0,32");
+        ref = minimize(p, de, stop, o);
+      }
+      for (const char* sp : {"spread,0,0", "spread,9,512"}) {
+        const std::string what = std::string(c.function) + " " + sp + " " + std::string(precision_name(prec));
+        PlanOverride plan(sp);
+        const Result r = minimize(p, de, stop, o);
+        expect_same_run(ref, r, 0, what);
+        ASSERT_EQ(r.history.size(), ref.history.size()) << what;
+        for (std::size_t k = 0; k < r.history.size(); ++k) {
+          EXPECT_EQ(r.history[k].best_f, ref.history[k].best_f) << what << " sample " << k;
+          EXPECT_EQ(r.history[k].best_x, ref.history[k].best_x) << what << " sample " << k;
+        }
+      }
+    }
+  }
+  // refused: an algorithm of another kernel kind, more CTAs than SMs or individuals, islands
+  const Problem p = shifted("sphere", 10);
+  DEConfig de;
+  de.np = 30;
+  StopCriteria stop;
+  stop.max_gens = 3;
+  RunOptions o;
+  o.engine = Engine::gpu;
+  const auto refused = [&](const DEConfig& d, const RunOptions& ro, const char* plan, const std::string& needle) {
+    PlanOverride forced(plan);
+    try {
+      minimize(p, d, stop, ro);
+      ADD_FAILURE() << plan << " ran";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  DEConfig shade = de;
+  shade.algorithm = Algorithm::shade;
+  shade.mutation = Mutation::current_to_pbest1;
+  refused(shade, o, "spread,0,0", "not algorithm shade");
+  refused(de, o, "spread,31,0", "one individual a CTA at least");
+  refused(de, o, "spread,100000,0", "one CTA an SM");
+  RunOptions isl = o;
+  isl.archipelago.islands = 2;
+  refused(de, isl, "spread,0,0", "not on the spread path");
+}
+
 TEST(GpuEngine, ExplainsEachEnginesLaunch) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
   const Problem p = shifted("rastrigin", 100);
@@ -222,7 +304,7 @@ TEST(GpuEngine, ExplainsEachEnginesLaunch) {
 // Each path once on a small job (what scripts/gpu-check.sh runs under compute-sanitizer).
 TEST(GpuEngine, EachPathOnASmallJob) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
-  const char* plans[] = {"resident,4,0,8", "resident,2,0,32", "grid,64", "wide,2,64"};
+  const char* plans[] = {"resident,4,0,8", "resident,2,0,32", "spread,3,0", "grid,64", "wide,2,64"};
   for (const char* plan : plans) {
     for (Mutation m : {Mutation::rand1, Mutation::current_to_pbest1, Mutation::best1}) {
       const Problem p = shifted(m == Mutation::best1 ? "rosenbrock" : "rastrigin", 41);

@@ -87,12 +87,16 @@ template <class Fn, class T, int K>
 const void* resident_kernel_of(int group) {
   return group == 8 ? reinterpret_cast<const void*>(run_resident<Fn, T, 8, K>) : reinterpret_cast<const void*>(run_resident<Fn, T, 32, K>);
 }
+// spread: the spread path's (kSpread), instantiated for groups of 32 lanes and DE and jDE (kind 0) only, so
+// far (nullptr for the others, and for a compiled functor).
 template <class Fn, class T>
-const void* resident_kernel(int group, int kind, const Fn& fn) {
+const void* resident_kernel(int group, int kind, const Fn& fn, bool spread = false) {
   if constexpr (compiled_elsewhere<Fn>) {
     (void)kind;
+    if (spread) return nullptr;
     return group == 8 ? compiled_kernels(fn).resident8 : compiled_kernels(fn).resident32;
   } else {
+    if (spread) return group == 32 && kind == 0 ? reinterpret_cast<const void*>(run_resident<Fn, T, 32, 0, true>) : nullptr;
     return kind == 0 ? resident_kernel_of<Fn, T, 0>(group) : kind == 1 ? resident_kernel_of<Fn, T, 1>(group) : resident_kernel_of<Fn, T, 2>(group);
   }
 }
@@ -134,13 +138,14 @@ DeviceLimits device_limits() {
 // function's region, of its first choice that leaves a window room (kernel_function.cuh's
 // resident_choices: a CEC function's rotation matrices, every one, else one at a time, else none).
 // ncons: linear constraints' count (their violations in shared memory too).
+// fit_resident_shape: that layout for `cluster` CTAs of the resident kernel `kernel` (the spread path's too),
+// and the bytes a CTA may take (limit); false where none fits.
 template <class Fn, class T>
-bool fit_resident(const ops::Params& p, int n, int cluster, int group, const DeviceLimits& dev, const Fn& fn, int ncons, GpuPlan& plan) {
-  if (cluster > p.np) return false;
-  const void* kernel = resident_kernel<Fn, T>(group, alg::kernel_kind(p.algorithm), fn);
+bool fit_resident_shape(const ops::Params& p, int cluster, int group, const void* kernel, const DeviceLimits& dev, const Fn& fn,
+                        int ncons, ResidentShape& sh, int& w, int& choice, std::size_t& limit) {
   cudaFuncAttributes attr{};
   DEGPU_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
-  const std::size_t limit = static_cast<std::size_t>(dev.optin) - attr.sharedSizeBytes;
+  limit = static_cast<std::size_t>(dev.optin) - attr.sharedSizeBytes;
   const bool pbest = p.mutation == Mutation::current_to_pbest1;
   int choices[4];
   const int nchoices = resident_choices(fn, choices);
@@ -157,9 +162,8 @@ bool fit_resident(const ops::Params& p, int n, int cluster, int group, const Dev
       throw ConfigError(std::string("DEGPU_GPU_WINDOW=") + env + " (set in the environment): expected a power of two from 1 to 32");
     wmax = std::min(wmax, static_cast<int>(v));
   }
-  int choice = 0;
-  int w = 0;
-  ResidentShape sh{};
+  choice = 0;
+  w = 0;
   for (int m = 0; m < nchoices && !w; ++m) {
     choice = choices[m];
     for (w = wmax; w >= 1; w /= 2) {
@@ -168,7 +172,16 @@ bool fit_resident(const ops::Params& p, int n, int cluster, int group, const Dev
       if (sh.bytes <= limit) break;
     }
   }
-  if (w >= 1) {
+  return w >= 1;
+}
+template <class Fn, class T>
+bool fit_resident(const ops::Params& p, int n, int cluster, int group, const DeviceLimits& dev, const Fn& fn, int ncons, GpuPlan& plan) {
+  if (cluster > p.np) return false;
+  const void* kernel = resident_kernel<Fn, T>(group, alg::kernel_kind(p.algorithm), fn);
+  ResidentShape sh{};
+  int w = 0, choice = 0;
+  std::size_t limit = 0;
+  if (fit_resident_shape<Fn, T>(p, cluster, group, kernel, dev, fn, ncons, sh, w, choice, limit)) {
     plan.path = GpuPlan::Path::resident;
     plan.cluster = cluster;
     plan.group = group;
@@ -196,6 +209,48 @@ bool fit_resident(const ops::Params& p, int n, int cluster, int group, const Dev
     return true;
   }
   return false;
+}
+
+// The spread plan (gpu_resident.cuh's kSpread; issue 34): one trial's population dealt to `ctas` CTAs (0: as
+// few individuals a CTA as the SMs allow, ceil(NP / SMs), and as many CTAs as that needs), one CTA an SM, of
+// `threads` threads (0, or fewer than the groups need: a group of 32 lanes an individual), in a cooperative
+// launch. ConfigError where the path cannot take the run, naming why.
+template <class Fn, class T>
+void fit_spread(const ops::Params& p, int ctas, int threads, const DeviceLimits& dev, const Fn& fn, int ncons, GpuPlan& plan) {
+  const int kind = alg::kernel_kind(p.algorithm);
+  const void* kernel = resident_kernel<Fn, T>(32, kind, fn, true);
+  if (!kernel)
+    throw ConfigError(std::string("the spread path runs DE and jDE on the built-in and CEC functions so far (not {algorithm} ") +
+                      std::string(algorithm_name(p.algorithm)) + " or a compiled objective): the resident or grid path does");
+  if (dev.cc < 9) throw ConfigError("the spread path needs sm_90 or later (this device: sm_" + std::to_string(dev.cc) + "x)");
+  if (ctas <= 0) ctas = ceil_div(p.np, ceil_div(p.np, dev.sms));
+  if (ctas > dev.sms || ctas > p.np)
+    throw ConfigError("the spread path takes one CTA an SM and one individual a CTA at least: " + std::to_string(ctas) + " CTAs for " +
+                      std::to_string(dev.sms) + " SMs and {np} " + std::to_string(p.np));
+  ResidentShape sh{};
+  int w = 0, choice = 0;
+  std::size_t limit = 0;
+  if (!fit_resident_shape<Fn, T>(p, ctas, 32, kernel, dev, fn, ncons, sh, w, choice, limit))
+    throw ConfigError("the spread path: " + std::to_string(ceil_div(p.np, ctas)) + " individuals of D " + std::to_string(p.D) +
+                      " do not fit a CTA's shared memory (more CTAs, or the grid path)");
+  plan.path = GpuPlan::Path::resident;
+  plan.spread = true;
+  plan.cluster = plan.blocks = ctas;
+  plan.group = 32;
+  plan.window = w;
+  plan.fn_choice = choice;
+  plan.threads = std::clamp((std::max(sh.P * 32, threads) + 31) / 32 * 32, 32, kMaxThreads);
+  plan.rounds = ceil_div(sh.P, plan.threads / 32);
+  plan.smem_bytes = std::min(limit, std::max(sh.bytes, static_cast<std::size_t>(dev.smem_per_sm / 2)));  // one CTA an SM
+  DEGPU_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(plan.smem_bytes)));
+  int per_sm = 0;
+  DEGPU_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, plan.threads, plan.smem_bytes));
+  if (per_sm < 1) throw CudaError("gpu engine: the spread path's CTA of " + std::to_string(plan.threads) + " threads does not fit an SM");
+  plan.resident_teams = 1;
+  plan.why += "one trial spread over " + std::to_string(ctas) + " CTAs, one an SM (" + std::to_string(sh.P) +
+              " individuals each, a group of 32 lanes per individual, " + std::to_string(plan.threads) + " threads), the rows in " +
+              "shared memory and published to global memory for the others, one grid barrier a generation, draws made " +
+              std::to_string(w) + " generations ahead; " + describe_resident(fn, choice);
 }
 
 template <class Fn, class T>
@@ -240,7 +295,8 @@ void plan_global(const ops::Params& p, const DeviceLimits& dev, bool wide, int t
 }
 
 // The launch configuration (docs/GPU.md, "The gpu engine"). DEGPU_GPU_PLAN overrides it, for
-// measurements: resident,C,B,G (B: ignored, the threads follow from C and G), grid,B or wide,K,B.
+// measurements: resident,C,B,G (B: ignored, the threads follow from C and G), spread,C,B (fit_spread: C 0 for
+// its own count, B at least the groups' threads), grid,B or wide,K,B.
 // Under ncons linear constraints (their violations computed by each individual's group of lanes, a constraint
 // a lane, in the CPU's order) neither the wide path (several CTAs per individual) nor the resident path of
 // a function with its own resident generation (a CEC function's, which evaluates the CTA's trials
@@ -266,6 +322,12 @@ GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn, int ncons = 0) {
       plan.why = note;
       return plan;
     }
+    if (std::sscanf(env, "spread,%d,%d", &a, &b) == 2) {
+      if (!resident_ok) refuse_constrained("spread path of this function: the");
+      plan.why = note;
+      fit_spread<Fn, T>(p, a, b, dev, fn, ncons, plan);
+      return plan;
+    }
     if (std::sscanf(env, "grid,%d", &b) == 1) {
       plan.why = note;
       plan_global<Fn, T>(p, dev, false, std::clamp(b, 32, kMaxThreads) / 32 * 32, 0, fn, plan);
@@ -277,7 +339,7 @@ GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn, int ncons = 0) {
       plan_global<Fn, T>(p, dev, true, std::clamp(b, 32, kMaxThreads) / 32 * 32, std::max(1, a), fn, plan);
       return plan;
     }
-    throw ConfigError(std::string("DEGPU_GPU_PLAN=") + env + ": expected resident,C,B,G or grid,B or wide,K,B");
+    throw ConfigError(std::string("DEGPU_GPU_PLAN=") + env + ": expected resident,C,B,G or spread,C,B or grid,B or wide,K,B");
   }
   // Resident where the population fits a cluster (sm_90). One trial: groups of 32 lanes (8 for D <= 32),
   // and individuals spread over up to 16 CTAs (each CTA at most ~8 warps: a generation is latency-bound);
@@ -422,6 +484,8 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
                  : islands && !islands_between_slices() ? islands_plan<Fn, T>(p, n, fn, ncons)
                                                         : make_plan<Fn, T>(p, n, fn, ncons);
   const bool resident = plan.path == GpuPlan::Path::resident;
+  if (islands && plan.spread)
+    throw ConfigError("{islands} " + std::to_string(n) + ": an archipelago runs in clusters (the resident path), not on the spread path");
   if (islands && !resident)
     throw ConfigError("{islands} " + std::to_string(n) + ": the gpu engine runs an archipelago on its resident path only, where an " +
                       "island's rows fit a cluster's shared memory, and this one's " + std::string(plan.path_name()) +
@@ -439,7 +503,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   if (isl_target && !in_launch)
     throw ConfigError("{target_error}: the gpu engine's islands stop on a target only where every island's cluster fits on the device at " +
                       std::string("once (these ") + std::to_string(n) + " do not: use {max_gens} or {max_evals}, fewer {islands} or a smaller {np})");
-  if (!resident && n > 1)  // the global paths take the whole device: one trial per launch
+  if ((!resident || plan.spread) && n > 1)  // the global and spread paths take the whole device: one trial per launch
     return detail::each_trial(o, n, [&](const RunOptions& ot) { return run<T>(problem, r, ot, 1, fn).front(); });
   const std::size_t D = static_cast<std::size_t>(p.D), np = static_cast<std::size_t>(p.np), nt = static_cast<std::size_t>(n);
   const std::size_t Ds = static_cast<std::size_t>(row_stride(p.D));
@@ -595,6 +659,10 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
       resident ? resident_shape<T>(p.np, p.D, plan.cluster, plan.window, uses_pbest(p), alg::stateful(p), alg::sum_words(p), alg::shared_words(p),
                                    arc_cap, reduces, fn, plan.fn_choice, ncons)
                : ResidentShape{};
+  // the spread path's images of each CTA's shared memory up to the function's region (what the others read)
+  DeviceArray<unsigned char> image(plan.spread ? static_cast<std::size_t>(plan.blocks) * shape.off_fn : 0);
+  s.image = plan.spread ? image.ptr : nullptr;
+  s.image_bytes = plan.spread ? shape.off_fn : 0;
   std::unique_ptr<CarryBuffers> carry;
   if (sliced) {
     carry = resident ? std::make_unique<CarryBuffers>(plan.blocks, shape.off_fn)
@@ -609,7 +677,10 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
     ops::Params pp = p;
     auto fv = kernel_arg(fn);  // (a compiled functor's kernels take the empty functor's byte)
     void* args[] = {&pp, &s, &fv};
-    if (resident) {  // attributes set by the plan
+    if (plan.spread) {  // attributes set by the plan; every CTA resident at once (the grid barrier)
+      DEGPU_CUDA_TRY(cudaLaunchCooperativeKernel(resident_kernel<Fn, T>(plan.group, alg::kernel_kind(p.algorithm), fn, true), dim3(plan.blocks),
+                                                 dim3(plan.threads), args, plan.smem_bytes, 0));
+    } else if (resident) {  // attributes set by the plan
       const ClusterLaunch cl(plan, n);
       DEGPU_CUDA_TRY(cudaLaunchKernelExC(&cl.cfg, resident_kernel<Fn, T>(plan.group, alg::kernel_kind(p.algorithm), fn), args));
     } else {

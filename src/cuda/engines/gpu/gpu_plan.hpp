@@ -17,6 +17,9 @@ struct GpuPlan {
     wide,      // rows in global memory, the whole device, `per_individual` CTAs per individual
   };
   Path path = Path::grid;
+  // resident: the spread path (gpu_resident.cuh's kSpread): one trial's `cluster` CTAs over the whole grid of a
+  // cooperative launch, a CTA an SM, each CTA's rows in its shared memory and published to global memory
+  bool spread = false;
   int cluster = 1;             // resident: CTAs per trial
   int blocks = 0;              // CTAs in all (resident: cluster x trials)
   int threads = 0;             // per CTA
@@ -29,7 +32,7 @@ struct GpuPlan {
                                // or run after (grid, wide: one trial per launch)
   int rounds = 0;              // individuals per group (wide: per CTA) per generation
   std::string why;             // the reasoning, in words
-  const char* path_name() const { return path == Path::resident ? "resident" : path == Path::grid ? "grid" : "wide"; }
+  const char* path_name() const { return path == Path::resident ? (spread ? "spread" : "resident") : path == Path::grid ? "grid" : "wide"; }
 };
 
 // How gpu-eval and gpu-kernels evaluate a population's rows: by `per_row` ("one warp") each, blocks of

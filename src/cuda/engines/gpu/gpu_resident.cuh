@@ -6,6 +6,11 @@
 // generations ahead, a lane per generation, so that a generation is only the per-coordinate work:
 // the crossover words (one Philox block per four coordinates), the mutation, the evaluation and the
 // selection. Chosen by the plan where the population fits (gpu_engine.cuh); docs/GPU.md.
+// The spread path (kSpread; issue 34, docs/ONE_TRIAL_PLAN.md) is the same kernel over the whole grid of a
+// cooperative launch, one trial, a CTA an SM: what the other CTAs read of a CTA's shared memory (the rows of
+// a generation, the values, flags, contributions and best's slots) it copies before each barrier into its
+// image in global memory (State::image, at the same offsets), where they read it through L2; the barriers
+// are the grid's (GridTeam).
 #pragma once
 #include "cuda/engines/gpu/gpu_exchange.cuh"
 #include "cuda/engines/gpu/gpu_reduction.cuh"
@@ -99,12 +104,18 @@ struct ResidentArchive {
 // The convergence test of the resident path (population_converged): the values of the generation, fv_cur
 // [P] in each CTA of the cluster, read through DSMEM; live: the live table's refs where the population
 // shrinks, else nullptr. Out of line, with plain values.
+// image: the spread path's CTAs' images (State::image, image_bytes apart), or nullptr: the cluster's.
 template <class T>
-__device__ __noinline__ bool cluster_converged(double tol, double atol, const T* fv_cur, int P, std::uint32_t np, const std::uint32_t* live) {
+__device__ __noinline__ bool cluster_converged(double tol, double atol, const T* fv_cur, int P, std::uint32_t np, const std::uint32_t* live,
+                                               const unsigned char* image, std::size_t image_bytes) {
+  extern __shared__ __align__(16) unsigned char smem[];
   const cg::cluster_group cluster = cg::this_cluster();
   return population_converged(tol, atol, [&](std::uint32_t i) {
     const std::uint32_t ref = live_ref(live, i, P);
-    return static_cast<double>(*cluster.map_shared_rank(fv_cur + (ref & 0xfffffu), ref >> 20));
+    const T* at = fv_cur + (ref & 0xfffffu);
+    if (image)
+      return static_cast<double>(*reinterpret_cast<const T*>(image + (ref >> 20) * image_bytes + (reinterpret_cast<const unsigned char*>(at) - smem)));
+    return static_cast<double>(*cluster.map_shared_rank(at, ref >> 20));
   }, np);
 }
 
@@ -115,14 +126,31 @@ __device__ __noinline__ bool cluster_converged(double tol, double atol, const T*
 // kind's code: 0, DE and jDE; 1, JADE and SHADE (the memories, the archive); 2, L-SHADE and jSO (also the
 // reduction and jSO's F_w). Measured: every algorithm's generation 5-9% slower in a kernel that carried the
 // others' code (PERFORMANCE.md, "L-SHADE and jSO on the gpu engine").
-template <class F, class T, int G, int kKind>
+// kSpread: the spread path (above): one trial over the grid, the CTAs' images in place of the cluster's
+// distributed shared memory.
+template <class F, class T, int G, int kKind, bool kSpread = false>
 __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, const __grid_constant__ State<T> s,
                                                              const __grid_constant__ F fn) {
   using Algs = alg::OfKind<kKind>;  // the algorithms this kernel runs
   constexpr bool kFamily = kKind != 0, kShrinking = kKind == 2;
   extern __shared__ __align__(16) unsigned char smem[];
   const cg::cluster_group cluster = cg::this_cluster();
-  const unsigned C = cluster.num_blocks(), rank = cluster.block_rank(), t = blockIdx.x / C;
+  const unsigned C = kSpread ? gridDim.x : cluster.num_blocks(), rank = kSpread ? blockIdx.x : cluster.block_rank(),
+                 t = kSpread ? 0u : blockIdx.x / C;
+  GridTeam grid(s);  // the spread path's barriers
+  // CTA r's shared memory at `at` (an address in this CTA's): through the cluster's distributed shared memory,
+  // or, spread, in r's image (what r published before the last barrier)
+  const auto remote = [&](auto* at, unsigned r) {
+    if constexpr (kSpread)
+      return reinterpret_cast<decltype(at)>(s.image + r * s.image_bytes + (reinterpret_cast<const unsigned char*>(at) - smem));
+    else
+      return cluster.map_shared_rank(at, r);
+  };
+  // the barrier of the CTAs of the trial (every CTA's writes before it seen by every CTA after it)
+  const auto team_sync = [&] {
+    if constexpr (kSpread) grid.sync();
+    else cluster.sync();
+  };
   p.trial += t;
   if (!s.fresh && s.reason[t] != 0) return;  // (slices: the trial ended in an earlier one)
   const bool pbest = p.mutation == Mutation::current_to_pbest1;
@@ -192,22 +220,47 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   // individual k's row in buffer `buf`, wherever in the cluster it lives
   auto row_at = [&](int buf, std::uint32_t k) -> const T* {
     const std::uint32_t r = ref(k);
-    return cluster.map_shared_rank(rows + (static_cast<std::size_t>(buf) * P + (r & 0xfffffu)) * Ds, r >> 20);
+    return remote(rows + (static_cast<std::size_t>(buf) * P + (r & 0xfffffu)) * Ds, r >> 20);
   };
   // this CTA's slot kl
   auto own = [&](int buf, int kl) -> T* { return rows + (static_cast<std::size_t>(buf) * P + kl) * Ds; };
+  // Spread: `bytes` of this CTA's shared memory at `from` (4-byte aligned and sized) copied to its image.
+  const auto publish_bytes = [&](const void* from, std::size_t bytes) {
+    if constexpr (kSpread) {
+      const std::uint32_t* a = static_cast<const std::uint32_t*>(from);
+      std::uint32_t* b = reinterpret_cast<std::uint32_t*>(s.image + rank * s.image_bytes + (static_cast<const unsigned char*>(from) - smem));
+      for (std::size_t w = threadIdx.x; w < bytes / 4; w += blockDim.x) b[w] = a[w];
+    }
+  };
+  // Spread: what the other CTAs read of generation parity buf copied to the image after the CTA's writes: its
+  // live rows, their values, the best's slot, the contributions to a population-level update and the
+  // archive's "parent lost" flags (both parities: they share words). (The next barrier releases them.)
+  const auto publish = [&](int buf) {
+    if constexpr (kSpread) {
+      __syncthreads();
+      const uint4* a = reinterpret_cast<const uint4*>(own(buf, 0));
+      uint4* b = reinterpret_cast<uint4*>(s.image + rank * s.image_bytes + (reinterpret_cast<const unsigned char*>(a) - smem));
+      for (std::size_t w = threadIdx.x; w < static_cast<std::size_t>(mine) * Ds * sizeof(T) / sizeof(uint4); w += blockDim.x) b[w] = a[w];
+      publish_bytes(fv + buf * P, static_cast<std::size_t>(P) * sizeof(T));
+      publish_bytes(&slot[buf], sizeof(Slot<T>));
+      if (redraw) publish_bytes(ra.lost(), (2 * static_cast<std::size_t>(P) + 3) / 4 * 4);
+      if (sum_words) publish_bytes(sums + static_cast<std::size_t>(buf) * sum_words * P, static_cast<std::size_t>(sum_words) * P * sizeof(double));
+    } else {
+      (void)buf;
+    }
+  };
   // whether individual i's parent lost in the generation of parity buf, wherever in the cluster it lives
   auto lost_in = [&](int buf, std::uint32_t i) {
     const std::uint32_t r = ref(i);
-    return *cluster.map_shared_rank(ra.lost() + buf * P + (r & 0xfffffu), r >> 20) != 0;
+    return *remote(ra.lost() + buf * P + (r & 0xfffffu), r >> 20) != 0;
   };
   // generation gd's population-level update into this CTA's copy, by one warp (the contributions of the
   // generation's parity, wherever in the cluster)
   auto update_shared = [&](std::uint32_t gd) {
     const double* from = sums + static_cast<std::size_t>(gd & 1) * sum_words * P;
-    warp_end_generation(p, gd, shared_state, [from, P, cluster, lref](int w, std::uint32_t i) {
+    warp_end_generation(p, gd, shared_state, [from, P, &remote, lref](int w, std::uint32_t i) {
       const std::uint32_t r = live_ref(lref, i, P);
-      return *cluster.map_shared_rank(from + static_cast<std::size_t>(w) * P + (r & 0xfffffu), r >> 20);
+      return *remote(from + static_cast<std::size_t>(w) * P + (r & 0xfffffu), r >> 20);
     }, static_cast<std::uint32_t>(p.np));
   };
 
@@ -271,8 +324,11 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       lbase = live.first[rank];
       mine = live.first[rank + 1] - lbase;
     }
+    publish(1);  // (spread: both generations' rows, as the carry brought them)
   }
-  cluster_arrive_shared();
+  publish(0);
+  if constexpr (kSpread) grid.arrive();
+  else cluster_arrive_shared();
 
   // A group with one individual makes the crossover words of its first block while the others finish.
   const bool single = gid < mine && gid + ngroups >= mine;
@@ -289,7 +345,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   auto gather_f = [&](int cur) {
     for (int k = threadIdx.x; k < p.np; k += blockDim.x) {
       const std::uint32_t r = ref(static_cast<std::uint32_t>(k));
-      fall[k] = *cluster.map_shared_rank(fv + cur * P + (r & 0xfffffu), r >> 20);
+      fall[k] = *remote(fv + cur * P + (r & 0xfffffu), r >> 20);
     }
     __syncthreads();
   };
@@ -318,7 +374,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       fv[nxt * P + q] = fv[cur * P + live.from[q]];
       for (int c = 0; c < mc; ++c) cv_at(nxt, q)[c] = cv_at(cur, live.from[q])[c];
     }
-    cluster.sync();  // every CTA has gathered the values it needed from the others
+    team_sync();  // every CTA has gathered the values it needed from the others
     for (int e = threadIdx.x; e < kept * Ds; e += blockDim.x) own(cur, e / Ds)[e % Ds] = own(nxt, e / Ds)[e % Ds];
     for (int q = threadIdx.x; q < kept; q += blockDim.x) {
       fv[cur * P + q] = fv[nxt * P + q];
@@ -333,7 +389,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     for (int r = threadIdx.x; r <= static_cast<int>(C); r += blockDim.x) live.first[r] = next[r];
     mine = kept;
     lbase = next[rank];
-    cluster.sync();  // every CTA's survivors in place
+    publish(cur);  // (spread: the survivors' new places)
+    team_sync();  // every CTA's survivors in place
   };
 
   // A slice's end before generation g: each CTA hands its shared memory and sizes on (at_stop_flag: with
@@ -349,13 +406,14 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       if (rank == 0) s.gens[t] = g_next - 1, s.reason[t] = 0;
     }
     if constexpr (has_resident_hooks<F>) fn.resident_done();
-    cluster.sync();
+    team_sync();
   };
   int why = 0;
   std::uint32_t best = 0;
   int exchanges = 0;  // islands in one launch: the migrations made in this launch
   for (;; ++g) {
-    cluster_wait();  // generation g - 1 is written everywhere in the cluster
+    if constexpr (kSpread) grid.wait();  // generation g - 1 is written everywhere in the cluster (the grid)
+    else cluster_wait();
     if (g - 1 == s.slice_end && !s.end_at_stop) {
       // The slice's end (generation g - 1's selections written, its end not made; slice_end a multiple of the
       // window)
@@ -400,7 +458,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       // decision; the shared memory handed on with the sizes and kResidentAtStop. (The best's slots are
       // the host's to write: it migrates and finds each CTA's best among the rows after the reduction.)
       __syncthreads();
-      cluster.sync();  // every CTA's reduction and archive count written
+      team_sync();  // every CTA's reduction and archive count written
       hand_on(g, 1);
       return;
     }
@@ -411,17 +469,17 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     const bool migrated = s.isl.on && g >= 2 && !ended && (g - 1) % s.isl.mg.interval == 0;
     if (migrated) {
       __syncthreads();
-      cluster.sync();  // every CTA's reduction and archive count written
+      team_sync();  // every CTA's reduction and archive count written
       if (rank == 0) {
         const auto at = [&](std::uint32_t i) { return ref(i); };
         island_exchange(
             s.isl, static_cast<int>(t), static_cast<std::uint32_t>(g - 1), p.np, Ds, exchanges,
-            [&](std::uint32_t i) { const std::uint32_t r = at(i); return cluster.map_shared_rank(rows + (static_cast<std::size_t>(cur) * P + (r & 0xfffffu)) * Ds, r >> 20); },
-            [&](std::uint32_t i) -> T& { const std::uint32_t r = at(i); return *cluster.map_shared_rank(fv + cur * P + (r & 0xfffffu), r >> 20); },
+            [&](std::uint32_t i) { const std::uint32_t r = at(i); return remote(rows + (static_cast<std::size_t>(cur) * P + (r & 0xfffffu)) * Ds, r >> 20); },
+            [&](std::uint32_t i) -> T& { const std::uint32_t r = at(i); return *remote(fv + cur * P + (r & 0xfffffu), r >> 20); },
             [&](std::uint32_t i) { return s.algo + (static_cast<std::size_t>(t) * np0 + i); });
       }
       ++exchanges;
-      cluster.sync();  // the moves written into every CTA
+      team_sync();  // the moves written into every CTA
       T mbf = nan;
       std::uint32_t mbi = 0xffffffffu;
       double mbv = static_cast<double>(INFINITY);
@@ -430,18 +488,21 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       const int stop0 = slot[cur].stop;
       __syncthreads();
       publish_best(mbf, mbi, &slot[cur], stop0, mc > 0, mbv);
-      cluster.sync();  // every CTA's slot written before decide_stop reads them
+      team_sync();  // every CTA's slot written before decide_stop reads them
     }
     why = decide_stop(
-        s, t, g, C, rank == 0, [&](unsigned r) { return *cluster.map_shared_rank(&slot[cur], r); },
-        [&] { return cluster_converged<T>(s.tol, s.atol, fv + cur * P, P, static_cast<std::uint32_t>(p.np), reduces ? live.ref : nullptr); },
+        s, t, g, C, rank == 0, [&](unsigned r) { return *remote(&slot[cur], r); },
+        [&] {
+          return cluster_converged<T>(s.tol, s.atol, fv + cur * P, P, static_cast<std::uint32_t>(p.np), reduces ? live.ref : nullptr,
+                                      kSpread ? s.image : nullptr, s.image_bytes);
+        },
         best);
     if (s.isl.target) {  // islands in one launch on a target: the trial's islands stop together (gpu_exchange.cuh)
       constexpr int kTarget = 1 + static_cast<int>(StopReason::target);
       __shared__ int agreed;
       if (rank == 0 && threadIdx.x == 0) agreed = island_agree_stop(s.isl, static_cast<int>(t), static_cast<unsigned long long>(g), why == kTarget);
-      cluster.sync();
-      if (*cluster.map_shared_rank(&agreed, 0u)) why = kTarget;  // (the target before the other reasons, as stop_reason)
+      team_sync();
+      if (*remote(&agreed, 0u)) why = kTarget;  // (the target before the other reasons, as stop_reason)
     }
     if (!why && s.interrupted) why = 1 + static_cast<int>(StopReason::interrupted);  // (after the stop test, as the host driver's)
     if (shrunk && s.need_best && !migrated) {  // the best's live index after the reduction (the first where it went: all were equal)
@@ -462,7 +523,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       rank_pbest(p, [&](int j) { return fall[j]; }, ranking, lbase + static_cast<int>(threadIdx.x), lbase + mine,
                  static_cast<int>(blockDim.x));
     }
-    if (pbest || redraw) cluster.sync();  // the ranking and the archive's rows published
+    if (pbest || redraw) team_sync();  // the ranking and the archive's rows published
     if (!at_trial && ((gu - 1) & wmask) == 0) {  // the next W generations' draws, a lane each
       for (int k = gid; k < mine; k += ngroups) {
         if (grp.lane < W) {
@@ -583,7 +644,9 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       }
     }
     if (s.need_best) publish_best(bf, bi, &slot[nxt], rank == 0 && time_up(), mc > 0, bv);
-    cluster_arrive_shared();
+    publish(nxt);
+    if constexpr (kSpread) grid.arrive();
+    else cluster_arrive_shared();
     if (ahead_ok) ahead = philox_block(s.rk, 1u + grp.lane, static_cast<std::uint32_t>(base + gid), gu + 1, tag);
   }
 
@@ -596,8 +659,10 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
   for (int k = threadIdx.x; k < mine; k += blockDim.x)
     keep_best(bv, bf, bi, mc ? violation_key(cv_at(last, k), mc) : 0.0, fv[last * P + k], static_cast<std::uint32_t>(lbase + k));
   publish_best(bf, bi, &slot[2], 0, mc > 0, bv);
-  cluster.sync();
-  const Slot<T> b = read_best<T>([&](unsigned r) { return *cluster.map_shared_rank(&slot[2], r); }, C, mc > 0);
+  if constexpr (kSpread) __syncthreads();  // (slot[2] written)
+  publish_bytes(&slot[2], sizeof(Slot<T>));
+  team_sync();
+  const Slot<T> b = read_best<T>([&](unsigned r) { return *remote(&slot[2], r); }, C, mc > 0);
   if (static_cast<int>(b.idx) >= lbase && static_cast<int>(b.idx) < lbase + mine) {
     const T* xr = own(last, static_cast<int>(b.idx) - lbase);
     for (int j = threadIdx.x; j < D; j += blockDim.x) s.best_x[static_cast<std::size_t>(t) * D + j] = xr[j];
@@ -619,7 +684,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     s.reason[t] = why;
     record_history(s, t, done, b.f);
   }
-  cluster.sync();  // no CTA leaves while another may still read its shared memory
+  team_sync();  // no CTA leaves while another may still read its shared memory
 }
 
 }  // namespace

@@ -90,7 +90,7 @@ struct CarryBuffers {
 // plan's own: islands spread over processes name the whole archipelago's).
 inline std::string plan_text(const GpuPlan& plan, int clusters = 0) {
   if (plan.path == GpuPlan::Path::resident)
-    return "resident path, " + std::to_string(clusters ? clusters : plan.blocks / plan.cluster) + " clusters of " + std::to_string(plan.cluster) + " CTAs of " +
+    return std::string(plan.path_name()) + " path, " + std::to_string(clusters ? clusters : plan.blocks / plan.cluster) + " clusters of " + std::to_string(plan.cluster) + " CTAs of " +
            std::to_string(plan.threads) + " threads, groups of " + std::to_string(plan.group) + " lanes, draws " +
            std::to_string(plan.window) + " generations ahead, the function's choice " + std::to_string(plan.fn_choice);
   return std::string(plan.path_name()) + " path, " + std::to_string(plan.blocks) + " CTAs of " + std::to_string(plan.threads) +

@@ -171,6 +171,10 @@ struct State {
   int per_individual;  // wide path: CTAs per individual
   RoundKeys rk;
   int fn_choice;     // resident path: the plan's choice among the function's resident_choices (kernel_function.cuh)
+  // the spread path (the resident kernel over the whole grid, gpu_resident.cuh's kSpread): each CTA's image of
+  // its shared memory up to the function's region, image_bytes apart, where the other CTAs read it
+  unsigned char* image;
+  std::size_t image_bytes;
   alg::State algo;  // the algorithm's state of individual 0 of trial 0 (trials x np individuals; core/algorithms)
   // a population-level update: its initial state (every CTA keeps a copy: population_update.cuh) and, on the
   // global paths, the contributions (word w of individual i of generation g at sums[((g & 1) words + w) np + i];
