@@ -252,6 +252,11 @@ TEST(GpuEngine, SpreadPathIsTheResidentPath) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
     }
   };
+  {  // what `degpu devices --explain` says of it
+    PlanOverride forced("spread,0,0");
+    const auto e = explain_launch(p, de, stop, o, 1);
+    EXPECT_NE(e[3].text.find("one cooperative grid of 30 CTAs (one an SM) per trial"), std::string::npos) << e[3].text;
+  }
   DEConfig shade = de;
   shade.algorithm = Algorithm::shade;
   shade.mutation = Mutation::current_to_pbest1;

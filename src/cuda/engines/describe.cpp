@@ -25,7 +25,10 @@ std::vector<LaunchExplanation> describe_launches(const Problem& problem, const R
                                     (rows.note.empty() ? "" : " (" + rows.note + ")") + "; the host reads the best each generation."});
   out.push_back({"gpu-fused", fused});
   std::string g;
-  if (plan.path == GpuPlan::Path::resident)
+  if (plan.spread)
+    g = "one cooperative grid of " + std::to_string(plan.blocks) + " CTAs (one an SM) per trial, " +
+        (trials == 1 ? std::string() : "the trials one after another, ") + "the population in the CTAs' shared memory, published to global memory";
+  else if (plan.path == GpuPlan::Path::resident)
     g = std::to_string(trials) + (trials == 1 ? " cluster" : " clusters") + " of " + std::to_string(plan.cluster) + " CTAs (" +
         std::to_string(plan.resident_teams) + " at once), the population in shared memory";
   else if (plan.path == GpuPlan::Path::grid)
