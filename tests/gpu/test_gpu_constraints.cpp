@@ -272,8 +272,8 @@ TEST(GpuFusedConstraints, TheSerialEnginesRun) {
   EXPECT_EQ(a.evals, b.evals);
 }
 
-// Integrality on the gpu engine, on each of its paths (the resident path with 8 and 32 lanes, the grid,
-// the wide): the serial engine's run to the evaluation's rounding, both precisions, with an initial row
+// Integrality on the gpu engine, on each of its paths (the resident path with 8 and 32 lanes, the spread,
+// the grid, the wide): the serial engine's run to the evaluation's rounding, both precisions, with an initial row
 // (rounded as the CPU rounds it); every integer coordinate of the population an integer in range.
 TEST(GpuEngineIntegrality, EveryPathGivesTheSerialEnginesRun) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
@@ -285,6 +285,7 @@ TEST(GpuEngineIntegrality, EveryPathGivesTheSerialEnginesRun) {
   const Case cases[] = {{"resident,4,0,8", 9, 40, Mutation::rand1},
                         {"resident,2,0,32", 70, 30, Mutation::current_to_pbest1},
                         {"grid,128", 45, 60, Mutation::best1},
+                        {"spread,5,0", 33, 40, Mutation::best1},
                         {"wide,3,256", 1001, 8, Mutation::rand1}};
   for (const Case& c : cases) {
     std::vector<std::uint8_t> integer(static_cast<std::size_t>(c.D), 0);
@@ -314,7 +315,7 @@ TEST(GpuEngineIntegrality, EveryPathGivesTheSerialEnginesRun) {
 }
 
 // Linear constraints on the gpu engine, on each path that takes them (the resident path with 8 and 32
-// lanes, one trial and several side by side; the grid path): the serial engine's run to the evaluation's
+// lanes, one trial and several side by side; the spread path; the grid path): the serial engine's run to the evaluation's
 // rounding, with the same count of infeasible points, DE and JADE, both precisions, with integrality and an
 // initial row; the target stop decided on the feasible best. The wide path refuses them (the grid path
 // takes large D), and a host function's constraints are refused.
@@ -331,6 +332,7 @@ TEST(GpuEngineConstraints, EveryPathGivesTheSerialEnginesRun) {
                         {"resident,1,0,8", 12, 24, 3, Algorithm::de, Mutation::best1},
                         {"grid,128", 45, 60, 1, Algorithm::de, Mutation::current_to_pbest1},
                         {"grid,64", 300, 20, 1, Algorithm::jade, Mutation::current_to_pbest1},
+                        {"spread,7,0", 20, 30, 2, Algorithm::de, Mutation::current_to_pbest1},  // two trials, one after another
                         {nullptr, 20, 50, 1, Algorithm::de, Mutation::rand1}};  // the engine's own plan
   for (const Case& c : cases) {
     // sum(x) >= 1 and x_0 - x_1 <= -0.5 on rastrigin (the unconstrained optimum, 0, is infeasible)
