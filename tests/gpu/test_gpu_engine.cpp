@@ -170,6 +170,15 @@ TEST(GpuEngine, AnImpossiblePlanIsRefused) {
     PlanOverride plan("resident,1,0,32");
     EXPECT_THROW(minimize(p, de, stop, o), ConfigError);
   }
+  {  // the spread path's CTAs cannot hold 100 rows of D 10^5 each
+    PlanOverride plan("spread,1,0");
+    try {
+      minimize(p, de, stop, o);
+      ADD_FAILURE() << "spread,1,0 ran";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("do not fit a CTA's shared memory"), std::string::npos) << e.what();
+    }
+  }
   {
     PlanOverride malformed("clusters,4");  // not one of resident,C,B,G / grid,B / wide,K,B
     EXPECT_THROW(minimize(p, de, stop, o), ConfigError);
