@@ -500,6 +500,43 @@ TEST(GpuEngine, IslandsOfTrialsSideBySideAndATarget) {
   EXPECT_GT(ends.size(), 1u);  // (the trials of one launch ended apart)
 }
 
+// More islands than fit on the device at once: an archipelago's trials run in batches side by side
+// (archipelago_batch), the last batch smaller than the others where the count does not divide (the plan of
+// fewer clusters may take larger ones: islands_plan keeps them all resident, and each batch's size is checked
+// again). 100 islands of NP 24 on sphere D 10, 7 trials: on an H200 a few trials a batch. Each trial the bits it
+// has alone; the launch explanation, printed, says how many clusters fit at once.
+TEST(GpuEngine, IslandsOfTrialsInBatchesOfUnequalSize) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const Problem p = shifted("sphere", 10);
+  DEConfig de;
+  de.np = 24;
+  StopCriteria stop;
+  stop.max_gens = 30;
+  RunOptions o;
+  o.engine = Engine::gpu;
+  o.precision = Precision::f32;
+  o.archipelago.islands = 100;
+  o.archipelago.interval = 5;
+  constexpr int n = 7;
+  RunOptions plain = o;
+  plain.archipelago = Archipelago{};
+  for (const LaunchExplanation& e : explain_launch(p, de, stop, plain, n * 100))
+    if (e.engine == "gpu") std::printf("[ plan    ] %s\n", e.text.c_str());
+  const TrialsResult all = minimize_trials(p, de, stop, o, n);
+  ASSERT_EQ(all.trials.size(), static_cast<std::size_t>(n));
+  for (int t = 0; t < n; ++t) {
+    RunOptions one = o;
+    one.trial = static_cast<std::uint32_t>(t);
+    const Result alone = minimize(p, de, stop, one);
+    const Result& side = all.trials[static_cast<std::size_t>(t)];
+    EXPECT_EQ(side.best_f, alone.best_f) << "trial " << t;
+    EXPECT_EQ(side.best_x, alone.best_x) << "trial " << t;
+    EXPECT_EQ(side.evals, alone.evals) << "trial " << t;
+    ASSERT_EQ(side.islands.size(), 100u);
+    for (int k = 0; k < 100; k += 9) EXPECT_EQ(side.islands[k].best_f, alone.islands[k].best_f) << "trial " << t << " island " << k;
+  }
+}
+
 // The islands-over-processes tests' job (on rastrigin D 12): 5 islands of NP 30 (L-SHADE's current-to-pbest
 // to 3000 evaluations, the others to `gens` generations), f32, 2 migrants every 4 generations on `topology`
 // by `policy`, a history sample every 7 generations.
