@@ -380,10 +380,11 @@ GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn, int ncons = 0) {
   return plan;
 }
 
-// The plan for n islands' clusters side by side in one launch (gpu_exchange.cuh: every one resident at once):
-// make_plan's where they all fit, else the largest smaller cluster with which they do (make_plan's cluster
-// follows the SMs per trial, and clusters of many CTAs, one CTA an SM, do not all fit the GPCs), else
-// make_plan's (the islands then exchange between slices). DEGPU_GPU_PLAN's is kept as it is.
+// The plan for n islands' clusters side by side, every one resident at once (in one launch, gpu_exchange.cuh,
+// or between slices): make_plan's where they all fit, else the largest smaller cluster with which they do
+// (make_plan's cluster follows the SMs per trial, and clusters of many CTAs, one CTA an SM, do not all fit
+// the GPCs: on an H200, 32 clusters of 4 CTAs of janssen:f10's NP 64 do not), else make_plan's (the islands
+// then exchange between slices). DEGPU_GPU_PLAN's is kept as it is.
 template <class Fn, class T>
 GpuPlan islands_plan(const ops::Params& p, int n, const Fn& fn, int ncons) {
   GpuPlan plan = make_plan<Fn, T>(p, n, fn, ncons);
@@ -402,15 +403,16 @@ GpuPlan islands_plan(const ops::Params& p, int n, const Fn& fn, int ncons) {
 }
 
 // The plan for this process's n of an archipelago's K islands spread over R processes: the cluster and the
-// groups of lanes that make_plan takes for the largest process's share (or, resuming, those of the
-// checkpoint's section gpu.plan.shape: any R may resume it), fitted to n, so that every process lays its
-// CTAs out alike and a checkpoint joins their islands (gpu_slices.cuh's SliceRun::comm). make_plan's where
-// it is not the resident path (run() refuses islands there).
+// groups of lanes that islands_plan takes for the largest process's share (clusters that all fit at once: the
+// slices between migrations then run in one wave), or, resuming, those of the checkpoint's section
+// gpu.plan.shape (any R may resume it), fitted to n, so that every process lays its CTAs out alike and a
+// checkpoint joins their islands (gpu_slices.cuh's SliceRun::comm). islands_plan's where it is not the
+// resident path (run() refuses islands there).
 template <class Fn, class T>
 GpuPlan spread_plan(const ops::Params& p, int n, int K, int R, const Fn& fn, int ncons, const ckpt::Sections* resume) {
   int largest = 0;
   for (int q = 0; q < R; ++q) largest = std::max(largest, first_island(q + 1, R, K) - first_island(q, R, K));
-  const GpuPlan big = make_plan<Fn, T>(p, largest, fn, ncons);
+  const GpuPlan big = islands_plan<Fn, T>(p, largest, fn, ncons);
   if (big.path != GpuPlan::Path::resident) return big;
   int cluster = big.cluster, group = big.group;
   std::string why = big.why;
@@ -479,10 +481,12 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   if (comm && resuming && !resume_between)
     throw DataError(resuming->file + ": a checkpoint of islands that exchanged inside one launch of one process, which processes " +
                     "cannot share: resume it without mpirun");
+  // (islands: clusters that all fit at once, in one launch or between slices: a cluster that waits for a
+  // place runs its slice after the others, and every slice takes twice as long)
   GpuPlan plan = islands && (comm || resume_between)
                      ? spread_plan<Fn, T>(p, n, islands->islands, comm ? comm->size() : 1, fn, ncons, resuming)
-                 : islands && !islands_between_slices() ? islands_plan<Fn, T>(p, n, fn, ncons)
-                                                        : make_plan<Fn, T>(p, n, fn, ncons);
+                 : islands ? islands_plan<Fn, T>(p, n, fn, ncons)
+                           : make_plan<Fn, T>(p, n, fn, ncons);
   const bool resident = plan.path == GpuPlan::Path::resident;
   if (islands && plan.spread)
     throw ConfigError("{islands} " + std::to_string(n) + ": an archipelago runs in clusters (the resident path), not on the spread path");

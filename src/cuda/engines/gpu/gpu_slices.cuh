@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -296,6 +297,29 @@ struct SliceRun {
 // The history's sections of trial t of n (run. for a run of one trial, as the host driver's).
 inline std::string history_prefix(int t, int n) { return n == 1 ? std::string("run.") : "run." + std::to_string(t) + "."; }
 
+// DEGPU_GPU_SLICE_TIMES=1: run_slices' host time by part (the launches with their waits, the reads after
+// them, the islands' exchanges, the checkpoints, the set-up before each launch), said on stderr when the run ends; nothing otherwise.
+struct SliceTimes {
+  bool on = [] {
+    const char* env = std::getenv("DEGPU_GPU_SLICE_TIMES");
+    return env && std::string(env) == "1";
+  }();
+  double total[5] = {0, 0, 0, 0, 0}, last = 0;
+  long long count[5] = {0, 0, 0, 0, 0};
+  void add(int part, double s) {
+    last = s;
+    total[part] += s, ++count[part];
+  }
+  ~SliceTimes() {
+    if (!on) return;
+    static const char* const names[5] = {"launches", "reads", "exchanges", "checkpoints", "set-ups"};
+    std::string line = "degpu: slices:";
+    for (int k = 0; k < 5; ++k)
+      if (count[k]) line += std::string(" ") + names[k] + " " + std::to_string(count[k]) + " x " + std::to_string(total[k] / count[k] * 1e6) + " us";
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+};
+
 // A run of State s in slices: launch() runs one (s.first_gen, s.slice_end set here), the checkpoints
 // (RunCheckpoints) written between them when due, a resume's state restored first (the buffers of `run` and
 // carry's, checked), a signal (degpu/interrupt.hpp) ending the run at the next slice's end (its checkpoint
@@ -360,11 +384,15 @@ std::vector<std::vector<HistoryPoint>> run_slices(const RunOptions& o, const Res
     for (const DeviceSection& d : run.kept)
       if (!d.initial && d.bytes) DEGPU_CUDA_TRY(cudaMemset(d.ptr, 0, d.bytes));
   const long long every = o.history_every;
+  // DEGPU_GPU_SLICE_TIMES=1: where the host's time went, slice by slice, said on stderr at the end (for
+  // measurements: docs/GPU.md)
+  SliceTimes times;
   // each trial's first sample not read yet (an ended trial's were all read)
   std::vector<long long> next_k(n, every > 0 ? (done + every - 1) / every : 0);
   const bool first_alone = s.fresh && ck.writing();
   long long len = q;
   for (;;) {
+    const double top = elapsed();
     s.first_gen = done;
     s.slice_end = first_alone && s.fresh ? 0 : done + len >= max_gens ? (1LL << 62) : done + len;
     s.end_at_stop = false;
@@ -377,7 +405,9 @@ std::vector<std::vector<HistoryPoint>> run_slices(const RunOptions& o, const Res
     DEGPU_CUDA_TRY(cudaMemset(s.arrivals, 0, sizeof(unsigned long long)));
     DEGPU_CUDA_TRY(cudaMemset(carry.start_ns.ptr, 0xff, sizeof(unsigned long long)));
     const double at = elapsed();
+    times.add(4, at - top);
     launch();
+    times.add(0, elapsed() - at);
     std::vector<long long> gens(n);
     std::vector<int> why(n);
     unsigned long long start = 0;
@@ -412,12 +442,15 @@ std::vector<std::vector<HistoryPoint>> run_slices(const RunOptions& o, const Res
       if (why[t]) running[t] = 0;
       any = any || running[t];
     }
+    times.add(1, elapsed() - at - times.last);
     if (!any) return hist;
     done = s.slice_end;
     if (s.end_at_stop) {
       for (std::size_t t = 0; t < n; ++t)
         if (!running[t]) throw Error("gpu engine: an island ended before the migration after generation " + std::to_string(done));
+      const double m0 = elapsed();
       run.migrate(done);
+      times.add(2, elapsed() - m0);
     }
     const double took = elapsed() - at;
     if (!s.fresh || !first_alone) {
@@ -437,6 +470,8 @@ std::vector<std::vector<HistoryPoint>> run_slices(const RunOptions& o, const Res
       for (const std::string& b : all) stop = stop || b.at(0) == '1', due = due || b.at(1) == '1';
     }
     if (due) {
+      const double c0 = elapsed();
+      const auto written = [&] { times.add(3, elapsed() - c0); };
       ckpt::Sections cs = ck.start();
       cs.put_value("run.generation", done);
       cs.put_value("run.evals", evals_after(done));
@@ -454,6 +489,7 @@ std::vector<std::vector<HistoryPoint>> run_slices(const RunOptions& o, const Res
       }
       if (!comm || comm->rank() == 0) ck.write(cs);
       else ck.written_elsewhere();
+      written();
     }
     if (stop) s.interrupted = true;
   }
