@@ -414,32 +414,46 @@ std::vector<std::vector<HistoryPoint>> run_slices(const RunOptions& o, const Res
     DEGPU_CUDA_TRY(cudaMemcpy(gens.data(), s.gens, n * sizeof(long long), cudaMemcpyDeviceToHost));
     DEGPU_CUDA_TRY(cudaMemcpy(why.data(), s.reason, n * sizeof(int), cudaMemcpyDeviceToHost));
     DEGPU_CUDA_TRY(cudaMemcpy(&start, carry.start_ns.ptr, sizeof start, cudaMemcpyDeviceToHost));
-    bool any = false;
+    // the samples this launch took of each running trial: of generations done .. gens (the trial's end) or
+    // slice_end - 1, indices next_k[t] .. k_end[t]; read for a run of consecutive trials with the same
+    // indices (trials and islands in step) by one 2D copy of each buffer, the written samples only
+    std::vector<long long> k_end(n, 0);
     for (std::size_t t = 0; t < n; ++t) {
-      if (!running[t]) continue;
-      // the samples this launch took: of generations done .. gens (the trial's end) or slice_end - 1
       const long long last = why[t] ? gens[t] : s.slice_end - 1;
-      const long long k_end = every > 0 && last >= 0 ? std::min(last / every + 1, static_cast<long long>(nhist)) : 0;
-      if (k_end > next_k[t]) {
-        const std::size_t m = static_cast<std::size_t>(k_end - next_k[t]), k0 = static_cast<std::size_t>(next_k[t]);
-        std::vector<T> f(m);
-        std::vector<unsigned long long> ns(m);
-        DEGPU_CUDA_TRY(cudaMemcpy(f.data(), samples.f + t * nhist + k0, m * sizeof(T), cudaMemcpyDeviceToHost));
-        DEGPU_CUDA_TRY(cudaMemcpy(ns.data(), samples.ns + t * nhist + k0, m * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-        const std::size_t kx = std::min(static_cast<std::size_t>(k_end), nhist_x);
-        const std::size_t mx = kx > k0 ? kx - k0 : 0;
-        std::vector<T> x(mx * D);
-        if (mx) DEGPU_CUDA_TRY(cudaMemcpy(x.data(), samples.x + (t * nhist_x + k0) * D, x.size() * sizeof(T), cudaMemcpyDeviceToHost));
+      if (running[t]) k_end[t] = every > 0 && last >= 0 ? std::min(last / every + 1, static_cast<long long>(nhist)) : 0;
+    }
+    for (std::size_t t = 0, u = 0; t < n; t = u) {
+      u = t + 1;
+      if (!running[t] || k_end[t] <= next_k[t]) continue;
+      while (u < n && running[u] && next_k[u] == next_k[t] && k_end[u] == k_end[t]) ++u;
+      const std::size_t rows = u - t, m = static_cast<std::size_t>(k_end[t] - next_k[t]), k0 = static_cast<std::size_t>(next_k[t]);
+      std::vector<T> f(rows * m);
+      std::vector<unsigned long long> ns(rows * m);
+      DEGPU_CUDA_TRY(cudaMemcpy2D(f.data(), m * sizeof(T), samples.f + t * nhist + k0, nhist * sizeof(T), m * sizeof(T), rows,
+                                  cudaMemcpyDeviceToHost));
+      DEGPU_CUDA_TRY(cudaMemcpy2D(ns.data(), m * sizeof(unsigned long long), samples.ns + t * nhist + k0, nhist * sizeof(unsigned long long),
+                                  m * sizeof(unsigned long long), rows, cudaMemcpyDeviceToHost));
+      const std::size_t kx = std::min(static_cast<std::size_t>(k_end[t]), nhist_x);
+      const std::size_t mx = kx > k0 ? kx - k0 : 0;
+      std::vector<T> x(rows * mx * D);
+      if (mx)
+        DEGPU_CUDA_TRY(cudaMemcpy2D(x.data(), mx * D * sizeof(T), samples.x + (t * nhist_x + k0) * D, nhist_x * D * sizeof(T),
+                                    mx * D * sizeof(T), rows, cudaMemcpyDeviceToHost));
+      for (std::size_t r = 0; r < rows; ++r) {
         for (std::size_t j = 0; j < m; ++j) {
           const long long gk = static_cast<long long>(k0 + j) * every;
           // (a sample's time: its launch's on the host plus the device's since the launch's start; the earliest
           // cluster's start, where trials waited for a place)
-          hist[t].push_back({gk, evals_after(gk), static_cast<double>(f[j]), at + static_cast<double>(ns[j] > start ? ns[j] - start : 0) * 1e-9});
-          if (j < mx) hist[t].back().best_x.assign(x.begin() + j * D, x.begin() + (j + 1) * D);
+          const unsigned long long at_ns = ns[r * m + j];
+          hist[t + r].push_back({gk, evals_after(gk), static_cast<double>(f[r * m + j]), at + static_cast<double>(at_ns > start ? at_ns - start : 0) * 1e-9});
+          if (j < mx) hist[t + r].back().best_x.assign(x.begin() + (r * mx + j) * D, x.begin() + (r * mx + j + 1) * D);
         }
-        next_k[t] = k_end;
+        next_k[t + r] = k_end[t];
       }
-      if (why[t]) running[t] = 0;
+    }
+    bool any = false;
+    for (std::size_t t = 0; t < n; ++t) {
+      if (running[t] && why[t]) running[t] = 0;
       any = any || running[t];
     }
     times.add(1, elapsed() - at - times.last);
