@@ -298,18 +298,16 @@ struct SliceRun {
 inline std::string history_prefix(int t, int n) { return n == 1 ? std::string("run.") : "run." + std::to_string(t) + "."; }
 
 // DEGPU_GPU_SLICE_TIMES=1: run_slices' host time by part (the launches with their waits, the reads after
-// them, the islands' exchanges, the checkpoints, the set-up before each launch), said on stderr when the run ends; nothing otherwise.
+// them, the islands' exchanges, the checkpoints, the set-up before each launch), said on stderr when the run
+// ends (for measurements: docs/GPU.md); nothing otherwise.
 struct SliceTimes {
   bool on = [] {
     const char* env = std::getenv("DEGPU_GPU_SLICE_TIMES");
     return env && std::string(env) == "1";
   }();
-  double total[5] = {0, 0, 0, 0, 0}, last = 0;
+  double total[5] = {0, 0, 0, 0, 0};
   long long count[5] = {0, 0, 0, 0, 0};
-  void add(int part, double s) {
-    last = s;
-    total[part] += s, ++count[part];
-  }
+  void add(int part, double s) { total[part] += s, ++count[part]; }
   ~SliceTimes() {
     if (!on) return;
     static const char* const names[5] = {"launches", "reads", "exchanges", "checkpoints", "set-ups"};
@@ -384,8 +382,6 @@ std::vector<std::vector<HistoryPoint>> run_slices(const RunOptions& o, const Res
     for (const DeviceSection& d : run.kept)
       if (!d.initial && d.bytes) DEGPU_CUDA_TRY(cudaMemset(d.ptr, 0, d.bytes));
   const long long every = o.history_every;
-  // DEGPU_GPU_SLICE_TIMES=1: where the host's time went, slice by slice, said on stderr at the end (for
-  // measurements: docs/GPU.md)
   SliceTimes times;
   // each trial's first sample not read yet (an ended trial's were all read)
   std::vector<long long> next_k(n, every > 0 ? (done + every - 1) / every : 0);
@@ -407,7 +403,8 @@ std::vector<std::vector<HistoryPoint>> run_slices(const RunOptions& o, const Res
     const double at = elapsed();
     times.add(4, at - top);
     launch();
-    times.add(0, elapsed() - at);
+    const double launched = elapsed();
+    times.add(0, launched - at);
     std::vector<long long> gens(n);
     std::vector<int> why(n);
     unsigned long long start = 0;
@@ -456,7 +453,7 @@ std::vector<std::vector<HistoryPoint>> run_slices(const RunOptions& o, const Res
       if (running[t] && why[t]) running[t] = 0;
       any = any || running[t];
     }
-    times.add(1, elapsed() - at - times.last);
+    times.add(1, elapsed() - launched);
     if (!any) return hist;
     done = s.slice_end;
     if (s.end_at_stop) {
@@ -485,7 +482,6 @@ std::vector<std::vector<HistoryPoint>> run_slices(const RunOptions& o, const Res
     }
     if (due) {
       const double c0 = elapsed();
-      const auto written = [&] { times.add(3, elapsed() - c0); };
       ckpt::Sections cs = ck.start();
       cs.put_value("run.generation", done);
       cs.put_value("run.evals", evals_after(done));
@@ -503,7 +499,7 @@ std::vector<std::vector<HistoryPoint>> run_slices(const RunOptions& o, const Res
       }
       if (!comm || comm->rank() == 0) ck.write(cs);
       else ck.written_elsewhere();
-      written();
+      times.add(3, elapsed() - c0);
     }
     if (stop) s.interrupted = true;
   }
