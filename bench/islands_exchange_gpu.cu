@@ -10,7 +10,11 @@
 //               need: any island may read any other)
 // The time of each mode's launch (%globaltimer inside, the slowest island's), and the ratio to none: what
 // the exchange costs at that interval, with the waits the islands' spread in speed causes.
-// usage: degpu_islands_exchange_gpu [K] [NP] [D] [GENERATIONS] [G]   -> one JSON line per mode and interval
+// On several GPUs of one host (GPUS > 1, issue 33: the exchange inside one launch across GPUs, ISLANDS_PLAN.md
+// "Several GPUs" step 4): K islands on each GPU, one launch on each at once, the ring and the barrier over all
+// K GPUS islands; each island's migrant, flag and acknowledgement in its own GPU's memory, read and polled by
+// the others through peer access (NVLink), with system-scope fences and atomics. The time: the slowest island's.
+// usage: degpu_islands_exchange_gpu [K] [NP] [D] [GENERATIONS] [G] [GPUS]   -> one JSON line per mode and interval
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
@@ -18,6 +22,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include "probe_mix.cuh"
 
@@ -32,14 +37,44 @@ __device__ double rastrigin_warp(const double* x, int D, int lane) {
   return s;
 }
 
-// mode 0 none, 1 ring, 2 grid; G: the migration interval
-__global__ void islands(int mode, int np, int D, int gens, int G, double* mig_x, double* mig_f, unsigned* flags,
-                        unsigned* arrivals, unsigned long long* ns, double* best_out) {
+constexpr int kMaxGpus = 8;
+
+// Where every island's migrants, flags and acknowledgements are: GPU q's islands q per .. (q + 1) per - 1 in
+// GPU q's buffers (mig_x [2][per][D], mig_f [2][per], flags [per] then acks [per]); arrivals: the barrier's
+// count (on GPU 0); base: this launch's first island.
+struct Net {
+  double* mig_x[kMaxGpus];
+  double* mig_f[kMaxGpus];
+  unsigned* flags[kMaxGpus];
+  unsigned* arrivals;
+  int per, gpus, base;
+};
+
+template <bool Sys>
+__device__ __forceinline__ unsigned peek(unsigned* p) {
+  if constexpr (Sys) return atomicAdd_system(p, 0u);
+  else return atomicAdd(p, 0u);
+}
+template <bool Sys>
+__device__ __forceinline__ void fence() {
+  if constexpr (Sys) __threadfence_system();
+  else __threadfence();
+}
+
+// mode 0 none, 1 ring, 2 grid; G: the migration interval; Sys: islands on several GPUs (system scope)
+template <bool Sys>
+__global__ void islands(int mode, int np, int D, int gens, int G, Net net, unsigned long long* ns, double* best_out) {
   extern __shared__ double sm[];
   double* x = sm;                  // [np][D]
   double* f = x + np * D;          // [np]
   double* trial = f + np;          // [warps][D]
-  const int K = gridDim.x, k = blockIdx.x, lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  const int K = net.per * net.gpus, k = net.base + blockIdx.x, lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  const int per = net.per;
+  // island j's flag, ack, migrant row and value of the parity e
+  const auto flag = [&](int j) { return net.flags[j / per] + j % per; };
+  const auto ack = [&](int j) { return net.flags[j / per] + per + j % per; };
+  const auto mrow = [&](int j, unsigned e) { return net.mig_x[j / per] + (static_cast<std::size_t>(e & 1) * per + j % per) * D; };
+  const auto mval = [&](int j, unsigned e) { return net.mig_f[j / per] + (e & 1) * per + j % per; };
   double* u = trial + warp * D;
   for (int e = threadIdx.x; e < np * D; e += blockDim.x)
     x[e] = -5.12 + 10.24 * (probe_mix(static_cast<std::uint32_t>(e) * 2654435761u + k * 97u + 1u) * 2.3283064365386963e-10);
@@ -86,36 +121,36 @@ __global__ void islands(int mode, int np, int D, int gens, int G, double* mig_x,
       __syncthreads();
       // ring: island k + 1 must have taken epoch - 2's migrant (the same parity) before this one is written
       // (each island waits for its source only, so one far along the ring could run ahead)
-      unsigned* acks = flags + K;
       if (mode == 1 && threadIdx.x == 0)
-        while (static_cast<int>(atomicAdd(&acks[(k + 1) % K], 0u) + 2u - epoch) < 0) __nanosleep(32);
+        while (static_cast<int>(peek<Sys>(ack((k + 1) % K)) + 2u - epoch) < 0) __nanosleep(32);
       __syncthreads();
-      double* out = mig_x + (static_cast<std::size_t>(epoch & 1) * K + k) * D;
+      double* out = mrow(k, epoch);
       for (int j = threadIdx.x; j < D; j += blockDim.x) out[j] = x[best * D + j];
-      if (threadIdx.x == 0) mig_f[(epoch & 1) * K + k] = f[best];
+      if (threadIdx.x == 0) *mval(k, epoch) = f[best];
       __syncthreads();
       const int src = (k + K - 1) % K;
       if (threadIdx.x == 0) {
-        __threadfence();
-        atomicExch(&flags[k], epoch);  // (release: the fence above)
+        fence<Sys>();
+        atomicExch(flag(k), epoch);  // (release: the fence above)
         if (mode == 2) {
-          atomicAdd(arrivals, 1u);
-          while (atomicAdd(arrivals, 0u) < epoch * static_cast<unsigned>(K)) __nanosleep(32);
+          if constexpr (Sys) atomicAdd_system(net.arrivals, 1u);
+          else atomicAdd(net.arrivals, 1u);
+          while (peek<Sys>(net.arrivals) < epoch * static_cast<unsigned>(K)) __nanosleep(32);
         }
-        while (static_cast<int>(atomicAdd(&flags[src], 0u) - epoch) < 0) __nanosleep(32);
-        __threadfence();
+        while (static_cast<int>(peek<Sys>(flag(src)) - epoch) < 0) __nanosleep(32);
+        fence<Sys>();
       }
       __syncthreads();
-      const double fin = *reinterpret_cast<volatile double*>(mig_f + (epoch & 1) * K + src);
+      const double fin = *reinterpret_cast<volatile double*>(mval(src, epoch));
       if (fin < f[worst]) {
-        const volatile double* in = mig_x + (static_cast<std::size_t>(epoch & 1) * K + src) * D;
+        const volatile double* in = mrow(src, epoch);
         for (int j = threadIdx.x; j < D; j += blockDim.x) x[worst * D + j] = in[j];
       }
       __syncthreads();
       if (threadIdx.x == 0) {
         if (fin < f[worst]) f[worst] = fin;
-        __threadfence();
-        atomicExch(&acks[k], epoch);  // (src's epoch read)
+        fence<Sys>();
+        atomicExch(ack(k), epoch);  // (src's epoch read)
       }
       __syncthreads();
     }
@@ -125,7 +160,7 @@ __global__ void islands(int mode, int np, int D, int gens, int G, double* mig_x,
     atomicMax(ns, t1 - t0);
     double b = f[0];
     for (int i = 1; i < np; ++i) b = fmin(b, f[i]);
-    best_out[k] = b;
+    best_out[blockIdx.x] = b;
   }
 }
 
@@ -144,29 +179,52 @@ int main(int argc, char** argv) {
   int sms = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const int K = argc > 1 ? std::atoi(argv[1]) : sms, np = argc > 2 ? std::atoi(argv[2]) : 64, D = argc > 3 ? std::atoi(argv[3]) : 100;
-  const int gens = argc > 4 ? std::atoi(argv[4]) : 2000, G0 = argc > 5 ? std::atoi(argv[5]) : 50;
+  const int gens = argc > 4 ? std::atoi(argv[4]) : 2000, G0 = argc > 5 ? std::atoi(argv[5]) : 50, gpus = argc > 6 ? std::atoi(argv[6]) : 1;
   const int threads = 128;
   const std::size_t smem = (static_cast<std::size_t>(np) * D + np + (threads / 32) * static_cast<std::size_t>(D)) * sizeof(double);
-  if (K < 2 || np < 4 || D < 1 || gens < 1 || G0 < 1) {
-    std::fprintf(stderr, "error: usage: degpu_islands_exchange_gpu [K >= 2] [NP >= 4] [D] [GENERATIONS] [G]\n");
+  int have = 0;
+  CHECK(cudaGetDeviceCount(&have));
+  if (K < 1 || K * gpus < 2 || np < 4 || D < 1 || gens < 1 || G0 < 1 || gpus < 1 || gpus > kMaxGpus) {
+    std::fprintf(stderr, "error: usage: degpu_islands_exchange_gpu [K >= 1] [NP >= 4] [D] [GENERATIONS] [G] [GPUS 1-8] (K GPUS >= 2)\n");
     return 2;
   }
-  CHECK(cudaFuncSetAttribute(islands, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  int per_sm = 0;
-  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, islands, threads, smem));
-  if (per_sm * sms < K) {
-    std::fprintf(stderr, "error: %d islands of %zu bytes: at most %d resident (%d a multiprocessor)\n", K, smem, per_sm * sms, per_sm);
+  if (gpus > have) {
+    std::fprintf(stderr, "error: GPUS %d: this machine has %d\n", gpus, have);
     return 1;
   }
-  double *mig_x, *mig_f, *best;
-  unsigned *flags, *arrivals;
-  unsigned long long* ns;
-  CHECK(cudaMalloc(&mig_x, 2ull * K * D * sizeof(double)));
-  CHECK(cudaMalloc(&mig_f, 2ull * K * sizeof(double)));
-  CHECK(cudaMalloc(&best, K * sizeof(double)));
-  CHECK(cudaMalloc(&flags, 2ull * K * sizeof(unsigned)));  // each island's last epoch published, then taken
-  CHECK(cudaMalloc(&arrivals, sizeof(unsigned)));
-  CHECK(cudaMalloc(&ns, sizeof(unsigned long long)));
+  const void* kernel = gpus > 1 ? reinterpret_cast<const void*>(islands<true>) : reinterpret_cast<const void*>(islands<false>);
+  Net net{};
+  net.per = K, net.gpus = gpus;
+  std::vector<double*> best(gpus);
+  std::vector<unsigned long long*> ns(gpus);
+  std::vector<cudaStream_t> streams(gpus);
+  int per_sm = 0;
+  for (int q = 0; q < gpus; ++q) {
+    CHECK(cudaSetDevice(q));
+    for (int o = 0; o < gpus; ++o) {
+      int can = 0;
+      if (o == q) continue;
+      CHECK(cudaDeviceCanAccessPeer(&can, q, o));
+      if (!can) {
+        std::fprintf(stderr, "error: GPU %d cannot reach GPU %d's memory (no peer access)\n", q, o);
+        return 1;
+      }
+      CHECK(cudaDeviceEnablePeerAccess(o, 0));
+    }
+    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+    if (per_sm * sms < K) {
+      std::fprintf(stderr, "error: %d islands of %zu bytes: at most %d resident (%d a multiprocessor)\n", K, smem, per_sm * sms, per_sm);
+      return 1;
+    }
+    CHECK(cudaMalloc(&net.mig_x[q], 2ull * K * D * sizeof(double)));
+    CHECK(cudaMalloc(&net.mig_f[q], 2ull * K * sizeof(double)));
+    CHECK(cudaMalloc(&net.flags[q], 2ull * K * sizeof(unsigned)));  // each island's last epoch published, then taken
+    CHECK(cudaMalloc(&best[q], K * sizeof(double)));
+    CHECK(cudaMalloc(&ns[q], sizeof(unsigned long long)));
+    CHECK(cudaStreamCreateWithFlags(&streams[q], cudaStreamNonBlocking));
+    if (q == 0) CHECK(cudaMalloc(&net.arrivals, sizeof(unsigned)));
+  }
   const char* names[] = {"none", "ring", "grid"};
   for (const int G : {G0, 1}) {
     double base = 0;
@@ -174,26 +232,39 @@ int main(int argc, char** argv) {
       unsigned long long best_ns = ~0ull;
       double mean_best = 0;
       for (int rep = 0; rep < 3; ++rep) {
-        CHECK(cudaMemset(flags, 0, 2ull * K * sizeof(unsigned)));
-        CHECK(cudaMemset(arrivals, 0, sizeof(unsigned)));
-        CHECK(cudaMemset(ns, 0, sizeof(unsigned long long)));
-        int m = mode, n = np, d = D, gg = gens, interval = G;
-        void* args[] = {&m, &n, &d, &gg, &interval, &mig_x, &mig_f, &flags, &arrivals, &ns, &best};
-        CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(islands), dim3(K), dim3(threads), args, smem, 0));
-        CHECK(cudaDeviceSynchronize());
+        for (int q = 0; q < gpus; ++q) {
+          CHECK(cudaSetDevice(q));
+          CHECK(cudaMemset(net.flags[q], 0, 2ull * K * sizeof(unsigned)));
+          CHECK(cudaMemset(ns[q], 0, sizeof(unsigned long long)));
+          if (q == 0) CHECK(cudaMemset(net.arrivals, 0, sizeof(unsigned)));
+          CHECK(cudaDeviceSynchronize());
+        }
+        for (int q = 0; q < gpus; ++q) {  // (every GPU's islands resident at once: the waits need them all)
+          CHECK(cudaSetDevice(q));
+          Net nq = net;
+          nq.base = q * K;
+          int m = mode, n = np, d = D, gg = gens, interval = G;
+          void* args[] = {&m, &n, &d, &gg, &interval, &nq, &ns[q], &best[q]};
+          CHECK(cudaLaunchCooperativeKernel(kernel, dim3(K), dim3(threads), args, smem, streams[q]));
+        }
         unsigned long long t = 0;
-        CHECK(cudaMemcpy(&t, ns, sizeof t, cudaMemcpyDeviceToHost));
-        if (t < best_ns) best_ns = t;
-        double h[1024];
-        const int n_read = K < 1024 ? K : 1024;
-        CHECK(cudaMemcpy(h, best, n_read * sizeof(double), cudaMemcpyDeviceToHost));
         mean_best = 0;
-        for (int i = 0; i < n_read; ++i) mean_best += h[i] / n_read;
+        for (int q = 0; q < gpus; ++q) {
+          CHECK(cudaSetDevice(q));
+          CHECK(cudaStreamSynchronize(streams[q]));
+          unsigned long long tq = 0;
+          CHECK(cudaMemcpy(&tq, ns[q], sizeof tq, cudaMemcpyDeviceToHost));
+          t = tq > t ? tq : t;
+          std::vector<double> h(K);
+          CHECK(cudaMemcpy(h.data(), best[q], K * sizeof(double), cudaMemcpyDeviceToHost));
+          for (int i = 0; i < K; ++i) mean_best += h[i] / (K * gpus);
+        }
+        if (t < best_ns) best_ns = t;
       }
       if (mode == 0) base = static_cast<double>(best_ns);
-      std::printf("{\"mode\": \"%s\", \"islands\": %d, \"np\": %d, \"dim\": %d, \"generations\": %d, \"interval\": %d, "
+      std::printf("{\"mode\": \"%s\", \"gpus\": %d, \"islands\": %d, \"np\": %d, \"dim\": %d, \"generations\": %d, \"interval\": %d, "
                   "\"per_sm\": %d, \"s\": %.6f, \"us_per_generation\": %.3f, \"of_none\": %.4f, \"mean_best\": %.6g}\n",
-                  names[mode], K, np, D, gens, G, per_sm, best_ns * 1e-9, best_ns * 1e-3 / gens, base / static_cast<double>(best_ns),
+                  names[mode], gpus, K * gpus, np, D, gens, G, per_sm, best_ns * 1e-9, best_ns * 1e-3 / gens, base / static_cast<double>(best_ns),
                   mean_best);
     }
   }

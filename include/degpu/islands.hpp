@@ -31,6 +31,9 @@ class IslandComm {
   // every process's bytes, in rank order; collective: every process calls it, in the same order. A failure
   // (a process lost) throws degpu::Error naming the process.
   virtual std::vector<std::string> allgather(const std::string& mine) = 0;
+  // Throws what a collective would where another process is known to be lost; nothing otherwise (the gpu
+  // engine calls it while its processes' islands exchange inside their launches, outside any collective).
+  virtual void check_alive() {}
 };
 
 // Process r of R's first island of K (IslandComm's share: process r holds [first_island(r, R, K),

@@ -133,6 +133,10 @@ class MpiWorld : public IslandComm {
     return out;
   }
 
+  void check_alive() override {
+    if (const int lost = first_lost(); lost >= 0) lost_process(lost);
+  }
+
   void wait(MPI_Request& request, Clock::time_point deadline) {
     auto look = Clock::now();
     for (int done = 0;;) {

@@ -6,6 +6,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "degpu/devices.hpp"
@@ -28,6 +31,14 @@ struct EnvOverride {
   EnvOverride& operator=(const EnvOverride&) = delete;
   const char* name_;
 };
+
+// A file's text (empty where it cannot be read): the tests that run the command read its outputs.
+inline std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 struct PlanOverride {
   explicit PlanOverride(const char* plan) { setenv("DEGPU_GPU_PLAN", plan, 1); }

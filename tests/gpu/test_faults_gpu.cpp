@@ -16,17 +16,6 @@
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-}  // namespace
-
 TEST(FaultsGpu, ATrapInACudaObjectiveEndsTheRunInOneLine) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
   const char* env = std::getenv("DEGPU_CLI_PATH");
@@ -44,7 +33,7 @@ TEST(FaultsGpu, ATrapInACudaObjectiveEndsTheRunInOneLine) {
                              " --checkpoint " + c.string() + " --checkpoint-every 0 --json " +
                             json.string() + " >/dev/null 2>" + err.string();
     const int st = std::system(cmd.c_str());
-    const std::string e = read(err);
+    const std::string e = read_text(err);
     ASSERT_TRUE(WIFEXITED(st)) << engine << ": " << e;
     EXPECT_EQ(WEXITSTATUS(st), 1) << engine << ": " << e;
     EXPECT_EQ(e.rfind("error: problem Trap: the GPU faulted in a kernel: ", 0), 0u) << engine << ": " << e;

@@ -498,8 +498,15 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   // between slices (gpu_islands.hpp), where slices end on migrations, and a slice on a multiple of the
   // window: the window divides the interval.
   // (fit_resident's occupancy query: resident_teams, the clusters that fit at once, up to n)
-  const bool in_launch = islands && !comm && !resume_between && !islands_between_slices() && plan.resident_teams >= n;
-  if (islands && !in_launch) plan.window = std::min(plan.window, islands->interval & -islands->interval);
+  // Over processes: inside their launches too where every process can (one host, a GPU each, peer access:
+  // gpu_islands.hpp's IslandBlock::across, agreed by all), with the slices and the window of the islands
+  // between slices (so that either resumes the other's checkpoints: gpu_slices.cuh's SliceRun::stop_on)
+  std::string across_why;
+  const bool across = islands && comm &&
+                      gpu_islands::IslandBlock::across(*comm, !islands_between_slices() && plan.resident_teams >= n, across_why);
+  if (comm) plan.why += " " + across_why;
+  const bool in_launch = islands && (comm ? across : !resume_between && !islands_between_slices() && plan.resident_teams >= n);
+  if (islands && (!in_launch || comm)) plan.window = std::min(plan.window, islands->interval & -islands->interval);
   if (islands && !in_launch && !comm && n != islands->islands)
     throw std::logic_error("gpu engine: archipelagos side by side that do not fit in one launch");  // (archipelago_batch)
   // a target: the islands of a trial agree on it every generation, inside the launch only
@@ -572,23 +579,18 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
   DeviceArray<std::uint8_t> gone(reduces && !resident ? np : 0);  // a shrinking population's on the global paths
   DeviceArray<int> arc_size(nt);
   DeviceArray<double> shared_out(nt * words);
-  // islands in one launch: the emigrants' buffers by parity, the flags and read counts, each island's scratch
+  // islands in one launch: the emigrants' buffers by parity, the flags and read counts (one block, which
+  // the other processes open: gpu_islands.hpp), each island's scratch
   const std::size_t isl_M = in_launch ? static_cast<std::size_t>(islands->migrants) : 0, isl_K = in_launch ? nt : 0;
   const std::size_t isl_room = in_launch ? static_cast<std::size_t>(migration::max_sources(islands->islands)) : 0;
   const std::size_t isl_trials = isl_target ? nt / static_cast<std::size_t>(islands->islands) : 0;
-  const std::size_t isl_words = in_launch ? static_cast<std::size_t>(alg_state.words) : 0;
-  DeviceArray<T> isl_rows(2 * isl_K * isl_M * Ds), isl_f(2 * isl_K * isl_M);
-  DeviceArray<migration::Key> isl_keys(2 * isl_K * isl_M), isl_own(isl_K * np), isl_cand(isl_K * isl_room * isl_M);
-  DeviceArray<double> isl_state(2 * isl_K * isl_M * isl_words);
-  DeviceArray<unsigned> isl_count(2 * isl_K), isl_flag(isl_K), isl_reads(2 * isl_K);
+  std::unique_ptr<gpu_islands::IslandBlock> isl_block;
+  if (in_launch) isl_block = std::make_unique<gpu_islands::IslandBlock>(n, islands->migrants, static_cast<int>(Ds), sizeof(T), alg_state.words);
+  DeviceArray<migration::Key> isl_own(isl_K * np), isl_cand(isl_K * isl_room * isl_M);
   DeviceArray<int> isl_from(2 * isl_K * isl_room * isl_M), isl_sources(isl_K * isl_room);
   DeviceArray<std::uint32_t> isl_scratch(4 * isl_K * isl_M);
   DeviceArray<migration::Move> isl_moves(isl_K * isl_M);
   DeviceArray<unsigned long long> isl_decided(isl_target ? nt : 0), isl_reached(isl_trials);
-  if (in_launch) {
-    DEGPU_CUDA_TRY(cudaMemset(isl_flag.ptr, 0, isl_K * sizeof(unsigned)));
-    DEGPU_CUDA_TRY(cudaMemset(isl_reads.ptr, 0, 2 * isl_K * sizeof(unsigned)));
-  }
   if (isl_target) {  // nothing decided, nothing reached
     DEGPU_CUDA_TRY(cudaMemset(isl_decided.ptr, 0, nt * sizeof(unsigned long long)));
     DEGPU_CUDA_TRY(cudaMemset(isl_reached.ptr, 0xff, isl_trials * sizeof(unsigned long long)));
@@ -641,11 +643,19 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
     x.target = isl_target;
     x.mg = *islands;
     x.clusters = n;
-    x.seed = p.seed, x.first = p.trial, x.np0 = p.np, x.words = alg_state.words;
-    x.rows = isl_rows.ptr, x.f = isl_f.ptr, x.keys = isl_keys.ptr, x.state = isl_state.ptr, x.count = isl_count.ptr;
-    x.flag = isl_flag.ptr, x.reads = isl_reads.ptr, x.own = isl_own.ptr, x.cand = isl_cand.ptr, x.from = isl_from.ptr;
+    x.seed = p.seed, x.first = p.trial - static_cast<std::uint32_t>(k0), x.np0 = p.np, x.words = alg_state.words;
+    const IslandPeer b = isl_block->own();
+    x.rows = static_cast<T*>(b.rows), x.f = static_cast<T*>(b.f), x.keys = static_cast<migration::Key*>(b.keys), x.state = b.state;
+    x.count = b.count, x.flag = b.flag, x.reads = b.reads;
+    x.own = isl_own.ptr, x.cand = isl_cand.ptr, x.from = isl_from.ptr;
     x.sources = isl_sources.ptr, x.scratch = isl_scratch.ptr, x.moves = isl_moves.ptr;
     x.decided = isl_decided.ptr, x.reached = isl_reached.ptr;
+    x.k0 = k0, x.local = comm ? n : islands->islands;
+    if (comm) {  // (every process's block opened here)
+      x.peers = isl_block->open(*comm, k0);
+      x.procs = comm->size();
+      x.abort = isl_block->abort_flag();
+    }
   }
   s.pop_x = o.keep_population ? pop_x.ptr : nullptr;
   s.pop_f = o.keep_population ? pop_f.ptr : nullptr;
@@ -687,6 +697,8 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
     } else if (resident) {  // attributes set by the plan
       const ClusterLaunch cl(plan, n);
       DEGPU_CUDA_TRY(cudaLaunchKernelExC(&cl.cfg, resident_kernel<Fn, T>(plan.group, alg::kernel_kind(p.algorithm), fn), args));
+      DEGPU_CUDA_TRY(cudaGetLastError());
+      if (in_launch && comm) isl_block->wait(*comm);  // (a lost process found while the islands wait for it)
     } else {
       const void* k = global_kernel<Fn, T>(plan.path == GpuPlan::Path::wide, reduces, fn);
       DEGPU_CUDA_TRY(cudaLaunchCooperativeKernel(k, dim3(plan.blocks), dim3(plan.threads), args, plan.smem_bytes, 0));
@@ -728,6 +740,11 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
         slices.comm = comm;
         slices.k0 = k0;
         slices.islands = islands->islands;
+      } else if (islands && comm) {  // (inside the launches over processes: every slice's end agreed)
+        slices.stop_on = islands->interval;
+        slices.comm = comm;
+        slices.k0 = k0;
+        slices.islands = islands->islands;
       }
       if (islands) slices.ckpt_trial = (o.trial - static_cast<std::uint32_t>(k0)) / static_cast<std::uint32_t>(islands->islands);
     } else {
@@ -748,6 +765,7 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
     }
     sliced_history = run_slices(o, r, plan, s, *carry, std::move(slices), max_gens, evals_after, nhist, nhist_x, D, t0, launch,
                                 SampleBuffers<T>{history.ptr, history_ns.ptr, history_x.ptr});
+    if (in_launch && comm) isl_block->close(*comm);  // (before any process frees the block the others opened)
   } else {
     launch();
   }

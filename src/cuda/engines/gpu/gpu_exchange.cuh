@@ -16,6 +16,10 @@
 // max_evals or a target agreed by the trial's islands each generation, island_agree_stop; interrupted only
 // between launches: validate and the slices see to it). The launch's clusters may be the islands of several
 // trials side by side (LaunchIslands): each exchanges with its own trial's islands only.
+// Over processes (one trial's islands spread over the GPUs of one host, a process each; ISLANDS_PLAN.md
+// "Several GPUs"): every process's launch runs at once, and an island reads its sources' emigrants, flags
+// and counts in their processes' buffers (LaunchIslands::peers, opened through CUDA IPC), with the flags'
+// releases and acquires, the fences and the read counts at system scope: the same moves as one process.
 #pragma once
 #include <cstdint>
 
@@ -57,18 +61,64 @@ __device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
   asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
   return v;
 }
+__device__ __forceinline__ unsigned load_acquire_sys(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void store_release_sys(unsigned* p, unsigned v) {
+  asm volatile("st.release.sys.global.u32 [%0], %1;" : : "l"(p), "r"(v) : "memory");
+}
 
-// Cluster c's part of the migration after generation gm (island k = c % K of its trial, whose islands are the
-// clusters base = c - k .. base + K - 1), run by every thread of its CTA 0 (the caller syncs the cluster
-// before and after). np: its live individuals; row(i) and value(i): live
-// individual i's row and value (of generation gm, wherever in the cluster); state(i): its algorithm state;
-// exchanges: how many migrations this island made earlier in this launch.
+// Island kk of a trial: where its buffers are (its process's, over processes: LaunchIslands::peers) and its
+// index there (i, of C clusters); base: the trial's island 0's cluster in this launch (one process).
+template <class T>
+struct IslandAt {
+  T* rows;
+  T* f;
+  migration::Key* keys;
+  double* state;
+  unsigned* count;
+  unsigned* flag;
+  unsigned* reads;
+  std::size_t C, i;
+};
+template <class T>
+__device__ IslandAt<T> island_at(const LaunchIslands<T>& X, int base, int kk) {
+  if (!X.peers) return {X.rows, X.f, X.keys, X.state, X.count, X.flag, X.reads, static_cast<std::size_t>(X.clusters), static_cast<std::size_t>(base + kk)};
+  int r = 0;
+  while (r + 1 < X.procs && X.peers[r + 1].k0 <= kk) ++r;
+  const IslandPeer& q = X.peers[r];
+  return {static_cast<T*>(q.rows), static_cast<T*>(q.f), static_cast<migration::Key*>(q.keys), q.state, q.count, q.flag, q.reads,
+          static_cast<std::size_t>(q.clusters), static_cast<std::size_t>(kk - q.k0)};
+}
+
+// The exchange's waits, fences and counts: at the GPU's scope in one process, at the system's over processes
+// (the other islands on other GPUs); a wait gives up where the host has found a process lost (X.abort).
+template <class T>
+__device__ void wait_at_least(const LaunchIslands<T>& X, const unsigned* p, unsigned v) {
+  for (unsigned n = 1; (X.peers ? load_acquire_sys(p) : load_acquire(p)) < v; ++n) {
+    if (X.abort && (n & 255u) == 0 && *X.abort) return;
+    __nanosleep(64);
+  }
+}
+template <class T>
+__device__ __forceinline__ void exchange_fence(const LaunchIslands<T>& X) {
+  if (X.peers) __threadfence_system();
+  else __threadfence();
+}
+
+// Cluster c's part of the migration after generation gm (island k of its trial: one process, k = c % K, the
+// trial's islands the clusters base = c - k .. base + K - 1; over processes, k = k0 + c of the one trial),
+// run by every thread of its CTA 0 (the caller syncs the cluster before and after). np: its live individuals;
+// row(i) and value(i): live individual i's row and value (of generation gm, wherever in the cluster);
+// state(i): its algorithm state; exchanges: how many migrations this island made earlier in this launch.
 template <class T, class Row, class Value, class StateOf>
 __device__ void island_exchange(const LaunchIslands<T>& X, int c, std::uint32_t gm, int np, int Ds, int exchanges, Row row, Value value,
                                 StateOf state) {
-  const int K = X.mg.islands, M = X.mg.migrants, room = migration::max_sources(K) * M, k = c % K, base = c - k;
+  const int K = X.mg.islands, M = X.mg.migrants, room = migration::max_sources(K) * M, L = X.local, k = X.k0 + c % L, base = c - c % L;
   const std::size_t C = static_cast<std::size_t>(X.clusters);
-  const std::uint32_t first = X.first + static_cast<std::uint32_t>(base);  // (the trial's island 0 draws as it)
+  const std::uint32_t first = X.first + static_cast<std::uint32_t>(c / L) * static_cast<std::uint32_t>(K);  // (the trial's island 0 draws as it)
   const std::uint32_t epoch = gm / static_cast<std::uint32_t>(X.mg.interval);
   const std::size_t par = epoch & 1u;
   migration::Key* own = X.own + static_cast<std::size_t>(c) * X.np0;
@@ -86,10 +136,8 @@ __device__ void island_exchange(const LaunchIslands<T>& X, int c, std::uint32_t 
   __syncthreads();
   const std::size_t mine = par * C + c;  // this island's slot of the parity
   if (threadIdx.x == 0) {
-    if (exchanges >= 2) {  // the parity's last emigrants (two epochs back, in this launch) read by all
-      const unsigned want = island_receivers(X, first, gm - 2 * static_cast<std::uint32_t>(X.mg.interval), k);
-      while (load_acquire(X.reads + mine) < want) __nanosleep(64);
-    }
+    if (exchanges >= 2)  // the parity's last emigrants (two epochs back, in this launch) read by all
+      wait_at_least(X, X.reads + mine, island_receivers(X, first, gm - 2 * static_cast<std::uint32_t>(X.mg.interval), k));
     X.reads[mine] = 0;  // (no receiver reads this parity of k's again before the flag below)
     out_n = migration::emigrants(X.mg, st, own, np, sent, draws);
   }
@@ -106,20 +154,26 @@ __device__ void island_exchange(const LaunchIslands<T>& X, int c, std::uint32_t 
     for (int w = 0; w < X.words; ++w) X.state[(out + e) * X.words + w] = state(sent[e]).get(w);
   }
   if (threadIdx.x == 0) X.count[mine] = n_out;
-  __threadfence();
+  exchange_fence(X);
   __syncthreads();
-  if (threadIdx.x == 0) atomicExch(X.flag + c, gm);
+  if (threadIdx.x == 0) {
+    if (X.peers) store_release_sys(X.flag + c, gm);
+    else atomicExch(X.flag + c, gm);
+  }
   // 2. the sources' emigrants in, the moves
   if (threadIdx.x == 0) {
     const int ns = migration::sources(X.mg, X.seed, first, gm, k, src);
-    for (int j = 0; j < ns; ++j)
-      while (load_acquire(X.flag + base + src[j]) < gm) __nanosleep(64);
+    for (int j = 0; j < ns; ++j) {
+      const IslandAt<T> a = island_at(X, base, src[j]);
+      wait_at_least(X, a.flag + a.i, gm);
+    }
     int n = 0;
     for (int j = 0; j < ns; ++j) {
-      const std::size_t theirs = par * C + base + src[j];
-      const unsigned c = __ldcg(X.count + theirs);
-      for (unsigned e = 0; e < c; ++e) {
-        const migration::Key* key = X.keys + theirs * M + e;
+      const IslandAt<T> a = island_at(X, base, src[j]);
+      const std::size_t theirs = par * a.C + a.i;
+      const unsigned sent_n = min(__ldcg(a.count + theirs), static_cast<unsigned>(M));  // (M at most: a lost process's may be anything)
+      for (unsigned e = 0; e < sent_n; ++e) {
+        const migration::Key* key = a.keys + theirs * M + e;
         cand[n] = migration::Key{__ldcg(&key->f), __ldcg(&key->v)};
         from[2 * n] = src[j], from[2 * n + 1] = static_cast<int>(e);
         ++n;
@@ -130,22 +184,32 @@ __device__ void island_exchange(const LaunchIslands<T>& X, int c, std::uint32_t 
   }
   __syncthreads();
   const unsigned n_in = moves_n;
+  // (candidate m's emigrant: its island's buffers and its place there)
+  const auto emigrant = [&](const migration::Move& mv, IslandAt<T>& a) {
+    a = island_at(X, base, from[2 * mv.candidate]);
+    return (par * a.C + a.i) * M + from[2 * mv.candidate + 1];
+  };
   for (int x = threadIdx.x; x < static_cast<int>(n_in) * Ds; x += blockDim.x) {
-    const migration::Move mv = moves[x / Ds];
+    IslandAt<T> a;
+    const std::size_t at = emigrant(moves[x / Ds], a);
     const int j = x % Ds;
-    const std::size_t at = (par * C + base + from[2 * mv.candidate]) * M + from[2 * mv.candidate + 1];
-    row(mv.row)[j] = __ldcg(X.rows + at * Ds + j);
+    row(moves[x / Ds].row)[j] = __ldcg(a.rows + at * Ds + j);
   }
   for (int m = threadIdx.x; m < static_cast<int>(n_in); m += blockDim.x) {
     const migration::Move mv = moves[m];
-    const std::size_t at = (par * C + base + from[2 * mv.candidate]) * M + from[2 * mv.candidate + 1];
-    value(mv.row) = __ldcg(X.f + at);
-    for (int w = 0; w < X.words; ++w) state(mv.row).set(w, __ldcg(X.state + at * X.words + w));
+    IslandAt<T> a;
+    const std::size_t at = emigrant(mv, a);
+    value(mv.row) = __ldcg(a.f + at);
+    for (int w = 0; w < X.words; ++w) state(mv.row).set(w, __ldcg(a.state + at * X.words + w));
   }
   __syncthreads();
   if (threadIdx.x == 0) {  // read: each source may reuse this parity two epochs on
-    __threadfence();
-    for (int j = 0; j < sources_n; ++j) atomicAdd(X.reads + par * C + base + src[j], 1u);
+    exchange_fence(X);
+    for (int j = 0; j < sources_n; ++j) {
+      const IslandAt<T> a = island_at(X, base, src[j]);
+      if (X.peers) atomicAdd_system(a.reads + par * a.C + a.i, 1u);
+      else atomicAdd(a.reads + par * a.C + a.i, 1u);
+    }
   }
 }
 

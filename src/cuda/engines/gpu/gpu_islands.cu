@@ -7,11 +7,15 @@
 // another process go through allgathers, each process applying its own islands' moves.
 #include "cuda/engines/gpu/gpu_islands.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "core/island_bytes.hpp"
@@ -287,6 +291,192 @@ class Exchange {
 };
 
 }  // namespace
+
+// IslandBlock's (gpu_islands.hpp): the block's parts, each at a multiple of 256 bytes, for C clusters (the
+// other processes' blocks are laid out alike for theirs: the shares may differ by one)
+struct IslandBlock::Impl {
+  std::size_t C = 0, M = 0, Ds = 0, vb = 0, words = 0;
+  unsigned char* block = nullptr;
+  std::vector<void*> opened;  // the other processes' blocks, mapped here
+  std::unique_ptr<DeviceArray<IslandPeer>> table;
+  unsigned* abort_host = nullptr;  // (cudaHostAlloc, mapped)
+  unsigned* abort_dev = nullptr;
+
+  // the parts' offsets (rows, f, keys, state, count, flag, reads) in a block of `clusters`, and its size
+  std::size_t layout(std::size_t clusters, std::size_t off[7]) const {
+    const std::size_t part[7] = {2 * clusters * M * Ds * vb,        2 * clusters * M * vb, 2 * clusters * M * sizeof(migration::Key),
+                                 2 * clusters * M * words * sizeof(double), 2 * clusters * sizeof(unsigned), clusters * sizeof(unsigned),
+                                 2 * clusters * sizeof(unsigned)};
+    std::size_t bytes = 0;
+    for (int q = 0; q < 7; ++q) off[q] = bytes, bytes += (part[q] + 255) / 256 * 256;
+    return bytes;
+  }
+  IslandPeer at(unsigned char* b, int clusters, int k0) const {
+    std::size_t off[7];
+    layout(static_cast<std::size_t>(clusters), off);
+    IslandPeer q;
+    q.rows = b + off[0], q.f = b + off[1], q.keys = b + off[2];
+    q.state = reinterpret_cast<double*>(b + off[3]);
+    q.count = reinterpret_cast<unsigned*>(b + off[4]);
+    q.flag = reinterpret_cast<unsigned*>(b + off[5]);
+    q.reads = reinterpret_cast<unsigned*>(b + off[6]);
+    q.clusters = clusters, q.k0 = k0;
+    return q;
+  }
+};
+
+IslandBlock::IslandBlock(int C, int M, int Ds, std::size_t value_bytes, int words) : impl_(new Impl) {
+  Impl& b = *impl_;
+  b.C = static_cast<std::size_t>(C), b.M = static_cast<std::size_t>(M), b.Ds = static_cast<std::size_t>(Ds), b.vb = value_bytes;
+  b.words = static_cast<std::size_t>(words);
+  std::size_t off[7];
+  const std::size_t bytes = b.layout(b.C, off);
+  const cudaError_t e = cudaMalloc(&b.block, std::max<std::size_t>(bytes, 256));
+  if (e == cudaErrorMemoryAllocation) out_of_device_memory(bytes);
+  if (e != cudaSuccess) throw_cuda(e, "cudaMalloc", __FILE__, __LINE__);
+  DEGPU_CUDA_TRY(cudaMemset(b.block + off[5], 0, bytes - off[5]));  // the flags and read counts (the last parts)
+}
+
+IslandBlock::~IslandBlock() {
+  for (void* q : impl_->opened) cudaIpcCloseMemHandle(q);
+  if (impl_->abort_host) cudaFreeHost(impl_->abort_host);
+  cudaFree(impl_->block);
+}
+
+IslandPeer IslandBlock::own() const { return impl_->at(impl_->block, static_cast<int>(impl_->C), 0); }
+
+namespace {
+
+// What each process says of itself for IslandBlock::across: its host, process id, GPU and block's handle
+struct Whoami {
+  char host[256];
+  long long pid;
+  unsigned char uuid[16];
+  int fits;
+};
+
+// This process's device's ordinal for a GPU's UUID, or -1 where it cannot see it
+int device_of(const unsigned char* uuid) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) return -1;
+  for (int d = 0; d < n; ++d) {
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, d) == cudaSuccess && std::memcmp(prop.uuid.bytes, uuid, 16) == 0) return d;
+  }
+  return -1;
+}
+
+}  // namespace
+
+bool IslandBlock::across(IslandComm& comm, bool fits, std::string& why) {
+  Whoami me{};
+  if (::gethostname(me.host, sizeof me.host - 1) != 0) me.host[0] = '\0';
+  me.pid = static_cast<long long>(::getpid());
+  int dev = 0;
+  DEGPU_CUDA_TRY(cudaGetDevice(&dev));
+  cudaDeviceProp prop{};
+  DEGPU_CUDA_TRY(cudaGetDeviceProperties(&prop, dev));
+  std::memcpy(me.uuid, prop.uuid.bytes, 16);
+  me.fits = fits ? 1 : 0;
+  const std::vector<std::string> all = comm.allgather(std::string(reinterpret_cast<const char*>(&me), sizeof me));
+  const int R = comm.size();
+  std::vector<Whoami> w(static_cast<std::size_t>(R));
+  for (int r = 0; r < R; ++r) {
+    if (all[r].size() != sizeof(Whoami)) throw Error("islands: process " + std::to_string(r) + " sent another build's description of itself");
+    std::memcpy(&w[r], all[r].data(), sizeof(Whoami));
+  }
+  // this process's view: what it can reach; then every process's, agreed
+  std::string no;
+  for (int r = 0; r < R && no.empty(); ++r) {
+    if (!w[r].fits) no = "process " + std::to_string(r) + "'s islands do not all fit on its GPU at once (or DEGPU_GPU_ISLANDS=slices)";
+    else if (std::string(w[r].host) != w[0].host) no = "the processes are on more than one host";
+    for (int q = 0; q < r && no.empty(); ++q) {
+      if (w[q].pid == w[r].pid) no = "processes " + std::to_string(q) + " and " + std::to_string(r) + " are one process";
+      else if (std::memcmp(w[q].uuid, w[r].uuid, 16) == 0) no = "processes " + std::to_string(q) + " and " + std::to_string(r) + " share a GPU";
+    }
+    if (no.empty() && r != comm.rank()) {
+      const int d = device_of(w[r].uuid);
+      int can = 0;
+      if (d < 0 || cudaDeviceCanAccessPeer(&can, dev, d) != cudaSuccess || !can)
+        no = "process " + std::to_string(comm.rank()) + "'s GPU cannot reach process " + std::to_string(r) +
+             (d < 0 ? "'s (not visible to it)" : "'s memory (no peer access)");
+    }
+  }
+  const std::vector<std::string> said = comm.allgather(no);
+  for (const std::string& x : said)
+    if (!x.empty()) {
+      why = "Islands over " + std::to_string(R) + " processes exchange between slices: " + x + ".";
+      return false;
+    }
+  why = "Islands over " + std::to_string(R) + " processes, a GPU each, exchange inside their launches, through each other's memory.";
+  return true;
+}
+
+const IslandPeer* IslandBlock::open(IslandComm& comm, int k0) {
+  Impl& b = *impl_;
+  cudaIpcMemHandle_t mine{};
+  DEGPU_CUDA_TRY(cudaIpcGetMemHandle(&mine, b.block));
+  // (each process's handle, first island and clusters: its share, which may differ from this one's by one)
+  const int ints[2] = {k0, static_cast<int>(b.C)};
+  std::string out(reinterpret_cast<const char*>(&mine), sizeof mine);
+  out.append(reinterpret_cast<const char*>(ints), sizeof ints);
+  const std::vector<std::string> all = comm.allgather(out);
+  std::vector<IslandPeer> table;
+  for (int r = 0; r < comm.size(); ++r) {
+    if (all[r].size() != sizeof mine + sizeof ints) throw Error("islands: process " + std::to_string(r) + " sent another build's handle");
+    int kr[2] = {0, 0};
+    std::memcpy(kr, all[r].data() + sizeof mine, sizeof kr);
+    if (r == comm.rank()) {
+      table.push_back(b.at(b.block, kr[1], kr[0]));
+      continue;
+    }
+    cudaIpcMemHandle_t h{};
+    std::memcpy(&h, all[r].data(), sizeof h);
+    void* p = nullptr;
+    DEGPU_CUDA_TRY(cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess));
+    b.opened.push_back(p);
+    table.push_back(b.at(static_cast<unsigned char*>(p), kr[1], kr[0]));
+  }
+  b.table = std::make_unique<DeviceArray<IslandPeer>>(table.size());
+  upload(b.table->ptr, table);
+  DEGPU_CUDA_TRY(cudaHostAlloc(&b.abort_host, sizeof(unsigned), cudaHostAllocMapped));
+  *b.abort_host = 0;
+  DEGPU_CUDA_TRY(cudaHostGetDevicePointer(&b.abort_dev, b.abort_host, 0));
+  return b.table->ptr;
+}
+
+const volatile unsigned* IslandBlock::abort_flag() const { return impl_->abort_dev; }
+
+void IslandBlock::wait(IslandComm& comm) {
+  using Clock = std::chrono::steady_clock;
+  auto look = Clock::now();
+  for (;;) {
+    const cudaError_t e = cudaStreamQuery(nullptr);
+    if (e == cudaSuccess) return;
+    if (e != cudaErrorNotReady) {  // (a lost process's memory read may fault: the loss is what to say)
+      comm.check_alive();
+      throw_cuda(e, "cudaStreamQuery", __FILE__, __LINE__);
+    }
+    if (Clock::now() >= look) {
+      look = Clock::now() + std::chrono::milliseconds(1);
+      try {
+        comm.check_alive();
+      } catch (...) {
+        if (impl_->abort_host) *static_cast<volatile unsigned*>(impl_->abort_host) = 1;
+        (void)cudaDeviceSynchronize();  // (the waits give up; whatever the launch made is dropped)
+        (void)cudaGetLastError();
+        throw;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+}
+
+void IslandBlock::close(IslandComm& comm) {
+  for (void* q : impl_->opened) DEGPU_CUDA_TRY(cudaIpcCloseMemHandle(q));
+  impl_->opened.clear();
+  comm.allgather(std::string());
+}
 
 template <class T>
 struct ResidentIslands<T>::Impl {

@@ -8,7 +8,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
+#include "cuda/engines/gpu/island_peer.hpp"
 #include "degpu/islands.hpp"
 
 namespace degpu::cuda::gpu_islands {
@@ -43,6 +45,42 @@ class ResidentIslands {
   // process's emigrants through an allgather of the rows, values and state words the moves name), and each
   // CTA's best slot of generation g written again from the values after the moves (and the reduction).
   void exchange(long long g);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The buffers of one process's islands exchanging inside the launch (gpu_exchange.cuh; LaunchIslands' rows,
+// f, keys, state, count, flag and reads for C clusters of M migrants, rows of Ds values of value_bytes each,
+// `words` state words each): one allocation, its flags and read counts zeroed. Over processes (islands
+// spread over the GPUs of one host, a process each: ISLANDS_PLAN.md "Several GPUs"), every other process's
+// block opened here through CUDA IPC, in a device table the kernels read (IslandPeer, one a process).
+class IslandBlock {
+ public:
+  IslandBlock(int C, int M, int Ds, std::size_t value_bytes, int words);
+  ~IslandBlock();
+  IslandBlock(const IslandBlock&) = delete;
+  IslandBlock& operator=(const IslandBlock&) = delete;
+  // pointers into this process's block (k0 0)
+  IslandPeer own() const;
+
+  // Over processes: whether their islands exchange inside one launch, agreed by every process (collective):
+  // each must be able to (`fits`: its clusters all resident at once, and DEGPU_GPU_ISLANDS not "slices"),
+  // all on one host, each process on a GPU of its own, every GPU able to reach every other's memory (peer
+  // access). Else (false) they exchange between slices. why: a sentence for the plan either way.
+  static bool across(IslandComm& comm, bool fits, std::string& why);
+  // Over processes, after across() said yes (collective): every process's block (its first island k0 of the
+  // trial) opened here; the device table of them (process r's at r), and the host flag (mapped) that makes
+  // the kernels' waits give up (LaunchIslands::abort).
+  const IslandPeer* open(IslandComm& comm, int k0);
+  const volatile unsigned* abort_flag() const;
+  // Waits for this device's launch, looking every millisecond for a lost process (IslandComm::check_alive):
+  // one lost, the launch is told to give up (its results are dropped) and the loss thrown, as a collective's.
+  void wait(IslandComm& comm);
+  // Closes the others' blocks, then waits for every process to have closed its own (collective): before any
+  // process frees its block.
+  void close(IslandComm& comm);
 
  private:
   struct Impl;

@@ -453,7 +453,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       if (!inserts) __syncthreads();  // every thread has read the count
       if (threadIdx.x == 0) *ra.count() = arc_n;  // (read after the barriers below)
     }
-    if (g - 1 == s.slice_end && s.end_at_stop) {
+    if (g - 1 == s.slice_end && s.end_at_stop && !s.isl.on) {
       // A migration's slice end (islands: gpu_islands.hpp): generation g - 1's end made up to the stop
       // decision; the shared memory handed on with the sizes and kResidentAtStop. (The best's slots are
       // the host's to write: it migrates and finds each CTA's best among the rows after the reduction.)
@@ -489,6 +489,17 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
       __syncthreads();
       publish_best(mbf, mbi, &slot[cur], stop0, mc > 0, mbv);
       team_sync();  // every CTA's slot written before decide_stop reads them
+    }
+    if (g - 1 == s.slice_end && s.end_at_stop) {
+      // Islands in one launch over processes (gpu_slices.cuh's SliceRun::stop_on): the slice end of the
+      // islands between slices, the migration made here: the same carry, so that either resumes the other's
+      // checkpoints
+      if (!migrated) {
+        __syncthreads();
+        team_sync();
+      }
+      hand_on(g, 1);
+      return;
     }
     why = decide_stop(
         s, t, g, C, rank == 0, [&](unsigned r) { return *remote(&slot[cur], r); },

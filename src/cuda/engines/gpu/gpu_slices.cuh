@@ -281,6 +281,11 @@ struct SampleBuffers {
 // (each kept buffer as one process of all the islands holds it: parts joined in island order, process 0
 // writes it, and the plan's text names every island's cluster, plan_text), and a resume takes this
 // process's islands' parts, so that it runs on any number of processes.
+// Islands exchanging inside their launches over processes (stop_on: the migration interval; migrate_every 0):
+// a slice that ends on a migration's generation ends after it, at the stop decision, as between slices (the
+// kernel migrates there, then hands on: the same carry, so that each resumes the other's checkpoints); every
+// slice's end is agreed by the processes (the signal, the checkpoint and the next slice's length: the
+// shortest any asks for), since every process's launch must reach the same migrations.
 struct SliceRun {
   int trials = 1;
   long long quantum = 1;
@@ -289,6 +294,7 @@ struct SliceRun {
   std::function<void(const ckpt::Sections&, long long, const std::vector<char>&)> check;
   long long migrate_every = 0;
   std::function<void(long long)> migrate;
+  long long stop_on = 0;
   std::optional<std::uint32_t> ckpt_trial;
   IslandComm* comm = nullptr;
   int k0 = 0, islands = 0;
@@ -396,6 +402,7 @@ std::vector<std::vector<HistoryPoint>> run_slices(const RunOptions& o, const Res
       const long long next = (done / run.migrate_every + 1) * run.migrate_every;
       if (next <= max_gens && next <= s.slice_end) s.slice_end = next, s.end_at_stop = true;
     }
+    if (run.stop_on > 0 && s.slice_end > 0 && s.slice_end < max_gens && s.slice_end % run.stop_on == 0) s.end_at_stop = true;
     if (r.stop.max_time_s)
       s.max_time_ns = std::max(1ull, static_cast<unsigned long long>(std::max(0.0, *r.stop.max_time_s - elapsed()) * 1e9));
     DEGPU_CUDA_TRY(cudaMemset(s.arrivals, 0, sizeof(unsigned long long)));
@@ -459,9 +466,11 @@ std::vector<std::vector<HistoryPoint>> run_slices(const RunOptions& o, const Res
     if (s.end_at_stop) {
       for (std::size_t t = 0; t < n; ++t)
         if (!running[t]) throw Error("gpu engine: an island ended before the migration after generation " + std::to_string(done));
-      const double m0 = elapsed();
-      run.migrate(done);
-      times.add(2, elapsed() - m0);
+      if (run.migrate) {  // (inside the launches over processes: the kernel migrated)
+        const double m0 = elapsed();
+        run.migrate(done);
+        times.add(2, elapsed() - m0);
+      }
     }
     const double took = elapsed() - at;
     if (!s.fresh || !first_alone) {
@@ -474,11 +483,16 @@ std::vector<std::vector<HistoryPoint>> run_slices(const RunOptions& o, const Res
     bool stop = interrupted_by() != 0;
     // (islands: a migration at the last generation ends the run)
     bool due = ck.writing() && done < max_gens && ck.due(stop);
-    if (comm) {  // at migrations only, one decision for every process
-      const std::vector<std::string> all =
-          s.end_at_stop ? comm->allgather(std::string{stop ? '1' : '0', due ? '1' : '0'}) : std::vector<std::string>{};
+    if (comm) {  // at migrations only (inside the launches: at every slice's end), one decision for every process
+      const bool each = run.stop_on > 0;
+      const std::vector<std::string> all = s.end_at_stop || each
+                                               ? comm->allgather(std::string{stop ? '1' : '0', due ? '1' : '0'} + std::to_string(len))
+                                               : std::vector<std::string>{};
       stop = due = false;
-      for (const std::string& b : all) stop = stop || b.at(0) == '1', due = due || b.at(1) == '1';
+      for (const std::string& b : all) {
+        stop = stop || b.at(0) == '1', due = due || b.at(1) == '1';
+        if (each) len = std::min(len, std::stoll(b.substr(2)));
+      }
     }
     if (due) {
       const double c0 = elapsed();
@@ -488,7 +502,7 @@ std::vector<std::vector<HistoryPoint>> run_slices(const RunOptions& o, const Res
       cs.put_value("run.elapsed", elapsed());
       cs.put_text("gpu.plan", ptext);
       if (plan.path == GpuPlan::Path::resident) cs.put("gpu.plan.shape", std::vector<int>{plan.cluster, plan.group});
-      if (run.migrate_every > 0) cs.put_value("gpu.islands.between", 1);  // (gpu_engine.cuh's run: how it resumes)
+      if (run.migrate_every > 0 || run.stop_on > 0) cs.put_value("gpu.islands.between", 1);  // (gpu_engine.cuh's run: how it resumes)
       ckpt::Sections mine;
       for (int t = 0; t < nt; ++t) ckpt::put_history(mine, prefix(t), hist[static_cast<std::size_t>(t)]);
       save_sections(mine, run.kept);

@@ -15,6 +15,7 @@
 #include "cuda/blocks/linear_violation.cuh"
 #include "cuda/blocks/population_update.cuh"
 #include "cuda/blocks/teams.cuh"
+#include "cuda/engines/gpu/island_peer.hpp"
 #include "cuda/blocks/vec4.cuh"
 #include "core/migration.hpp"
 #include "cuda/engines/gpu/gpu_archive.cuh"
@@ -134,6 +135,15 @@ struct LaunchIslands {
   migration::Move* moves = nullptr;  // [C][M]
   unsigned long long* decided = nullptr;  // [C] (target): the last generation g whose stop each island has decided
   unsigned long long* reached = nullptr;  // [C / K] (target): the first g at which an island of the trial reached it
+  // Over processes (one trial, a GPU each; ISLANDS_PLAN.md "Several GPUs"): this launch's clusters are islands
+  // k0 .. k0 + local - 1 of the trial (one process: k0 0, local K, and trials side by side as above), first the
+  // trial's island 0's draw; the other islands' buffers are peers[r]'s, process r's (IslandPeer: its own too,
+  // at its rank), read and counted at system scope; abort (host memory, mapped): nonzero when the host found a
+  // process lost, so that no wait waits for it (the launch's results are then dropped).
+  int k0 = 0, local = 0;
+  const IslandPeer* peers = nullptr;
+  int procs = 1;
+  const volatile unsigned* abort = nullptr;
 };
 
 template <class T>
