@@ -172,7 +172,8 @@ TEST(CecGenerator, OptimumAndLowerBoundAtEveryDimension) {
 // The rotations handed in beforehand (`pre`, the GPU's matrix products): made the way evaluate() makes
 // them (shift, scale by rotation_rate in T, rotate with double sums), they give evaluate()'s own value
 // bit for bit, for every function and component, in double and float; a wrong `pre` changes the value
-// (it is read), except for CEC 2017 F7, whose rotation cannot be taken out (rate 0, pre ignored).
+// (it is read), except for CEC 2017 F7, whose rotation cannot be taken out (rate 0, pre ignored); and the
+// pieces (cec::pieces, piece_value, combine_pieces) combine to the same value.
 template <class T>
 void check_pre_rotations(Suite suite, int fn, int D) {
   const auto c = degpu::generate_cec(suite, fn, D, 5);
@@ -194,6 +195,17 @@ void check_pre_rotations(Suite suite, int fn, int D) {
     const double own = degpu::cec::evaluate<T>(v, x.data(), work.data());
     EXPECT_EQ(degpu::cec::evaluate<T>(v, x.data(), work.data(), pre.data()), own)
         << degpu::suite_name(suite) << " F" << fn << " D" << D << " T" << sizeof(T);
+    // piece by piece (the GPU's spread path: a hybrid's parts, a composition's components, each apart),
+    // then combined: the same bits
+    const int np = degpu::cec::pieces(suite, fn);
+    ASSERT_GE(np, 1);
+    ASSERT_LE(np, degpu::cec::kMaxPieces);
+    EXPECT_EQ(np, degpu::cec::is_hybrid(suite, fn) ? degpu::cec::detail::hybrid_spec(suite, fn).parts : degpu::cec::components(suite, fn));
+    double pv[degpu::cec::kMaxPieces];
+    const auto rot = [&](int c, int i) -> T { return pre[static_cast<std::size_t>(c) * D + i]; };
+    for (int q = 0; q < np; ++q) pv[q] = degpu::cec::piece_value<T>(v, q, x.data(), rot, degpu::cec::detail::SequentialFold{});
+    EXPECT_EQ(degpu::cec::combine_pieces<T>(v, x.data(), pv, degpu::cec::detail::SequentialFold{}), own)
+        << "pieces: " << degpu::suite_name(suite) << " F" << fn << " D" << D << " T" << sizeof(T);
     for (T& z : pre) z += T(0.5);
     const double moved = degpu::cec::evaluate<T>(v, x.data(), work.data(), pre.data());
     if (rate0 == 0.0 || (suite == Suite::cec2017 && fn == 6))  // F6 reads y, not z (docs/CEC.md)

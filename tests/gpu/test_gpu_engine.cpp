@@ -208,8 +208,13 @@ TEST(GpuEngine, SpreadPathIsTheResidentPath) {
     int dim, np;
     Algorithm algorithm;
   };
+  // (CEC functions at 1-4 individuals a CTA, spread,0,0 and spread,20,0, take cec_function.cuh's
+  // few_generation: every component at once, pieces on warps; at 5-7, spread,9,512, resident_generation's
+  // steps; janssen:f01 has one rotation, cec2017:f7 none, janssen:f07 is a hybrid, f10 and cec2017:f30
+  // compositions, the latter of hybrids)
   for (const Case& c : {Case{"rastrigin", 100, 250, Algorithm::de}, Case{"janssen:f10", 30, 60, Algorithm::de},
-                        Case{"cec2017:f30", 30, 60, Algorithm::jde}, Case{"janssen:f07", 30, 45, Algorithm::de}}) {
+                        Case{"cec2017:f30", 30, 60, Algorithm::jde}, Case{"janssen:f07", 30, 45, Algorithm::de},
+                        Case{"janssen:f01", 30, 60, Algorithm::de}, Case{"cec2017:f7", 30, 60, Algorithm::de}}) {
     ProblemSpec ps;
     ps.name = c.function;
     ps.dim = c.dim;
@@ -231,7 +236,7 @@ TEST(GpuEngine, SpreadPathIsTheResidentPath) {
         PlanOverride plan("resident,4,0,32");
         ref = minimize(p, de, stop, o);
       }
-      for (const char* sp : {"spread,0,0", "spread,9,512"}) {
+      for (const char* sp : {"spread,0,0", "spread,20,0", "spread,9,512"}) {
         const std::string what = std::string(c.function) + " " + sp + " " + std::string(precision_name(prec));
         PlanOverride plan(sp);
         const Result r = minimize(p, de, stop, o);
@@ -242,6 +247,30 @@ TEST(GpuEngine, SpreadPathIsTheResidentPath) {
           EXPECT_EQ(r.history[k].best_x, ref.history[k].best_x) << what << " sample " << k;
         }
       }
+    }
+  }
+  // the few trials' generation with the matrices kept one at a time or none (read from global memory):
+  // the same bits (and janssen:f10 in f64 at D 100, whose five matrices do not fit at once)
+  for (const auto& [dim, prec] : {std::pair{30, Precision::f32}, std::pair{100, Precision::f64}}) {
+    ProblemSpec ps;
+    ps.name = "janssen:f10";
+    ps.dim = dim;
+    const Problem p = make_problem(ps);
+    const DEConfig de = path_config(60, Mutation::rand1, Crossover::bin);
+    StopCriteria stop;
+    stop.max_gens = 12;
+    RunOptions o;
+    o.engine = Engine::gpu;
+    o.precision = prec;
+    Result ref;
+    {
+      PlanOverride plan("resident,4,0,32");
+      ref = minimize(p, de, stop, o);
+    }
+    for (const char* way : {"all", "one", "none"}) {
+      EnvOverride env("DEGPU_GPU_CEC_MATRICES", way);
+      PlanOverride plan("spread,30,0");
+      expect_same_run(ref, minimize(p, de, stop, o), 0, std::string("janssen:f10 D ") + std::to_string(dim) + " matrices " + way);
     }
   }
   // refused: an algorithm of another kernel kind, more CTAs than SMs or individuals, islands

@@ -576,12 +576,11 @@ DEGPU_HD_INLINE HybridSpec hybrid_spec(Suite s, int fn) {
 // then part k is <basic_k>(&y[G_k], G_nx_k, Os, Mr, 0, 0), i.e. scaled by its own rate but neither
 // shifted nor rotated again. Part sizes G_nx_k = ceil(p_k * D) with the product in double as official (at
 // D = 10..100 no product rounds above an integer), the last part takes the rest.
-template <class T, class Rot, class Ev>
-DEGPU_HD double hybrid_value(const HybridSpec& h, int nx, const T* Os, const int* S, Rot rot, const Ev& ev) {
-  // Official split: part i < last takes ceil(p_i nx), the last the rest. Below the official dimensions
-  // (D < 10) those sizes can overrun nx: a part then takes what is left (possibly nothing) and an empty
-  // part adds 0 (degpu's extension, docs/CEC.md; the same split wherever the official one is valid).
-  int G_nx[6];
+// Official split: part i < last takes ceil(p_i nx), the last the rest. Below the official dimensions
+// (D < 10) those sizes can overrun nx: a part then takes what is left (possibly nothing) and an empty
+// part adds 0 (degpu's extension, docs/CEC.md; the same split wherever the official one is valid).
+// G_nx[k]: part k's size; the return: where part `upto` starts.
+DEGPU_HD_INLINE int hybrid_sizes(const HybridSpec& h, int nx, int (&G_nx)[6], int upto = 0) {
   int rest = nx;
   for (int i = 0; i < h.parts - 1; ++i) {
     const int want = static_cast<int>(std::ceil(h.p[i] * nx));
@@ -589,16 +588,28 @@ DEGPU_HD double hybrid_value(const HybridSpec& h, int nx, const T* Os, const int
     rest -= G_nx[i];
   }
   G_nx[h.parts - 1] = rest;
+  int G = 0;
+  for (int i = 0; i < upto; ++i) G += G_nx[i];
+  return G;
+}
+// Part k's value (0 for an empty part), parts starting at G with n coordinates (hybrid_sizes).
+template <class T, class Rot, class Ev>
+DEGPU_HD double hybrid_part(Basic b, int G, int n, const T* Os, const int* S, Rot rot, const Ev& ev) {
+  if (n == 0) return 0.0;
   auto y = [&](int m) -> T { return rot(S[m]); };  // the official global y: the permuted vector
+  const T rate = T(basic_rate(b));
+  auto part = [&](int i) -> T { return y(G + i) * rate; };  // sr_func(&y[G_k], ...) at the part's rate
+  return b == Basic::bi_rastrigin ? lunacek_value<T>(n, Os, static_cast<const T*>(nullptr), part, ev) : body<T>(b, part, y, n, ev);
+}
+template <class T, class Rot, class Ev>
+DEGPU_HD double hybrid_value(const HybridSpec& h, int nx, const T* Os, const int* S, Rot rot, const Ev& ev) {
+  int G_nx[6];
+  hybrid_sizes(h, nx, G_nx);
   double f = 0.0;
   int G = 0;
   for (int k = 0; k < h.parts; G += G_nx[k], ++k) {
     if (G_nx[k] == 0) continue;
-    const Basic b = h.basic[k];
-    const T rate = T(basic_rate(b));
-    auto part = [&](int i) -> T { return y(G + i) * rate; };  // sr_func(&y[G_k], ...) at the part's rate
-    f += b == Basic::bi_rastrigin ? lunacek_value<T>(G_nx[k], Os, static_cast<const T*>(nullptr), part, ev)
-                                  : body<T>(b, part, y, G_nx[k], ev);
+    f += hybrid_part<T>(h.basic[k], G, G_nx[k], Os, S, rot, ev);
   }
   return f;
 }
@@ -852,6 +863,44 @@ DEGPU_HD_INLINE double combine(const View<T>& v, const T* x, double* fit, const 
     f = detail::cf_cal<T>(x, v.D, v.shift, spec.delta, fit, spec.n, ev);
   }
   return f + optimum(v.suite, v.fn);
+}
+
+// The parts of f(x) that can be made apart, each with folds of its own (the GPU's spread path makes a CTA's
+// pieces on its warps in parallel, then combines them): a hybrid's parts, a composition's components (their
+// values before cf_cal), or the one value of the other functions. Each piece's sums run in the official
+// order and combine_pieces adds them as evaluate_rotated does: the same bits.
+constexpr int kMaxPieces = kMaxComponents;
+DEGPU_HD_INLINE bool is_hybrid(Suite s, int fn) { return defined(s, fn) && (s == Suite::cec2014 || (fn >= 11 && fn <= 20)); }
+DEGPU_HD_INLINE int pieces(Suite s, int fn) {
+  if (!defined(s, fn)) return 0;
+  return is_hybrid(s, fn) ? detail::hybrid_spec(s, fn).parts : components(s, fn);
+}
+// Piece p's value; rot(c, i): coordinate i of component c's rotation (as evaluate_rotated's).
+template <class T, class Rot, class Ev>
+DEGPU_HD double piece_value(const View<T>& v, int p, const T* x, Rot rot, const Ev& ev) {
+  if (is_hybrid(v.suite, v.fn)) {
+    const detail::HybridSpec h = detail::hybrid_spec(v.suite, v.fn);
+    int G_nx[6];
+    const int G = detail::hybrid_sizes(h, v.D, G_nx, p);
+    return detail::hybrid_part<T>(detail::pick6(h.basic, p), G, detail::pick6(G_nx, p), v.shift, v.shuffle,
+                                  [&](int i) -> T { return rot(0, i); }, ev);
+  }
+  return component_value<T>(v, p, x, [&](int i) -> T { return rot(p, i); }, ev);
+}
+// f(x) including the bias 100*fn from the pieces' values pv (a composition's are changed, as combine's
+// fit). NaN for a function that is not defined().
+template <class T, class Ev>
+DEGPU_HD_INLINE double combine_pieces(const View<T>& v, const T* x, double* pv, const Ev& ev) {
+  if (is_hybrid(v.suite, v.fn)) {
+    const detail::HybridSpec h = detail::hybrid_spec(v.suite, v.fn);
+    int G_nx[6];
+    detail::hybrid_sizes(h, v.D, G_nx);
+    double f = 0.0;
+    for (int k = 0; k < h.parts; ++k)
+      if (G_nx[k] != 0) f += pv[k];
+    pv[0] = f;
+  }
+  return combine<T>(v, x, pv, ev);
 }
 
 // f(x) including the bias 100*fn, given the rotations: rot(c, i) is coordinate i of component c's

@@ -54,7 +54,8 @@ inline constexpr bool has_terms = F::pattern != fn::Pattern::whole;
 //                    function's data; `sync`: the group's barrier, which every lane reaches).
 //   F::kResident     true where the gpu engine's resident path gives the function a region of the CTA's shared
 //                    memory and the generation's evaluation (ResidentTeam below; the hooks resident_choices,
-//                    resident_bytes, describe_resident, resident_load, resident_generation, resident_done).
+//                    resident_bytes, describe_resident, resident_load, resident_generation, resident_done;
+//                    resident_generation<kThreads, G, kSpread> learns whether the spread path calls it).
 template <class F>
 constexpr int group_lanes() {
   if constexpr (requires { F::kGroupLanes; }) return F::kGroupLanes;

@@ -75,30 +75,91 @@ __device__ void cta_rotate(const CecGroup<T>& c, int k, const T* shift_k, const 
   const T rate = c.rates.rate[k];
   const T* Mt = c.Mt + static_cast<std::size_t>(k) * D * Ds;
   __pipeline_wait_prior(0);
-  // a warp per j, its lanes along the trials: consecutive stores, no division per element (measured on
-  // the H100: the flat loop's e / Ds was ~1/4 of the product's instructions at 30 trials of janssen:f10)
-  // (rows j >= D of As are never read; the loop over r, one or two passes, is not unrolled: measured with
-  // ncu on gpu-eval's fused kernel at N 10^4, the staging was ~24% of its instructions, mostly the unrolled
-  // loop's bookkeeping; not unrolled, the kernel issues 6% fewer)
-  const int warps = static_cast<int>(blockDim.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-  for (int j = static_cast<int>(threadIdx.x) / 32; j < D; j += warps) {
-    const T oj = shift_k[j];
-    T* as = As + static_cast<std::size_t>(j) * n4;
-    const T* rj = rows + j;
-#pragma unroll 1
-    for (int r = lane; r < n4; r += 32) {
+  const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
+  if (n4 <= threads && threads % n4 == 0) {
+    // a thread per (j, r), r fixed for the thread: every j's trials at once, no division per element
+    // (measured on the H200 at 1-2 trials a CTA, D 100: a warp per j took 2.1 us a component, walking its
+    // 13 js one after another; this, 0.4 us; bench/cec_generation_gpu.cu)
+    const int r = tid % n4, step = threads / n4;
+    for (int j = tid / n4; j < D; j += step) {
       T a = T(0);
       if (r < n) {
-        a = rj[static_cast<std::size_t>(r) * stride] - oj;  // sr_func's two roundings: shift, then scale
+        a = rows[static_cast<std::size_t>(r) * stride + j] - shift_k[j];  // sr_func's two roundings: shift, then scale
         a = a * rate;
       }
-      as[r] = a;
+      As[static_cast<std::size_t>(j) * n4 + r] = a;
+    }
+  } else {
+    // a warp per j, its lanes along the trials: consecutive stores, no division per element (measured on
+    // the H100: the flat loop's e / Ds was ~1/4 of the product's instructions at 30 trials of janssen:f10)
+    // (rows j >= D of As are never read; the loop over r, one or two passes, is not unrolled: measured with
+    // ncu on gpu-eval's fused kernel at N 10^4, the staging was ~24% of its instructions, mostly the unrolled
+    // loop's bookkeeping; not unrolled, the kernel issues 6% fewer)
+    const int warps = threads / 32, lane = tid % 32;
+    for (int j = tid / 32; j < D; j += warps) {
+      const T oj = shift_k[j];
+      T* as = As + static_cast<std::size_t>(j) * n4;
+      const T* rj = rows + j;
+#pragma unroll 1
+      for (int r = lane; r < n4; r += 32) {
+        T a = T(0);
+        if (r < n) {
+          a = rj[static_cast<std::size_t>(r) * stride] - oj;  // sr_func's two roundings: shift, then scale
+          a = a * rate;
+        }
+        as[r] = a;
+      }
     }
   }
   __syncthreads();
   if (Ms) cta_product<From::shared>(Ms, D, Ds, n, As, Z);
   else cta_product<From::global_ro>(Mt, D, Ds, n, As, Z);
   __syncthreads();  // Z written; As (and Ms) free for the next component
+}
+
+// A CTA of at most kFewTrials trials (the spread path's 1-2 a CTA): every component's rotations at once, as
+// cta_rotate's but with a thread an output. Staging: A_c of every component c < K, transposed, blocks of
+// Ds x 4 (As + c Ds 4; zero past n), a thread per element.
+constexpr int kFewTrials = 4;
+template <class T>
+__device__ __forceinline__ void cta_stage_all(const CecGroup<T>& c, const T* shift, const T* rows, int stride, int n, T* As) {
+  const int D = c.view.D, Ds = c.Ds, K = c.K;
+  for (int e = threadIdx.x; e < K * D * 4; e += blockDim.x) {
+    const int r = e & 3, cj = e >> 2, k = cj / D, j = cj - k * D;
+    T a = T(0);
+    if (r < n) {
+      a = rows[static_cast<std::size_t>(r) * stride + j] - shift[static_cast<std::size_t>(k) * D + j];  // shift, then scale
+      a = a * c.rates.rate[k];
+    }
+    As[(static_cast<std::size_t>(k) * Ds + j) * 4 + r] = a;
+  }
+}
+// Components c0 .. c0 + kc - 1 of the product: thread t makes output i of component c = c0 + t / D for all
+// n <= 4 trials (M_c^T from Mt, component c0's first, read from kFrom), each a sum over j in order with fma
+// in T from 0: cta_product's sums, so the same bits; Z[(r K + c) Ds + i]. A thread's four sums share each
+// read of M, and D K threads work, where cta_product's tile of 4 trials x 4 outputs kept D / 4 busy at 1-2
+// trials (measured on the H200, janssen:f10 at 1 trial a CTA: 3.1 us for all five components against 10.1
+// one at a time; bench/cec_generation_gpu.cu).
+template <From kFrom, class T>
+__device__ __forceinline__ void cta_product_few(const T* Mt, int c0, int kc, int K, int D, int Ds, int n, const T* As, T* Z) {
+  for (int t = threadIdx.x; t < kc * D; t += blockDim.x) {
+    const int dc = t / D, i = t - dc * D, c = c0 + dc;
+    const T* m = Mt + static_cast<std::size_t>(dc) * D * Ds + i;
+    const T* a = As + static_cast<std::size_t>(c) * Ds * 4;
+    T acc[4] = {T(0), T(0), T(0), T(0)};
+#pragma unroll 4
+    for (int j = 0; j < D; ++j) {
+      const Vec4<T> av = load4_from<From::shared>(a + 4 * j);
+      T mv;
+      if constexpr (kFrom == From::shared) mv = m[static_cast<std::size_t>(j) * Ds];
+      else mv = __ldg(m + static_cast<std::size_t>(j) * Ds);
+#pragma unroll
+      for (int r = 0; r < 4; ++r) acc[r] = fma(av.v[r], mv, acc[r]);
+    }
+#pragma unroll
+    for (int r = 0; r < 4; ++r)
+      if (r < n) Z[(static_cast<std::size_t>(r) * K + c) * Ds + i] = acc[r];
+  }
 }
 
 }  // namespace degpu::cuda

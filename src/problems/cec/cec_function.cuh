@@ -80,14 +80,16 @@ struct CecFunction {
       if (m == 0 || kept[m] != kept[m - 1]) out[n++] = kept[m];
     return n;
   }
+  // At most kFewTrials trials a CTA, every component's staging and rotations at once (few_generation).
   __host__ __device__ CecResidentLayout resident_layout(int P, int Ds, int D, int kept) const {
     auto align = [](std::size_t v) { return (v + 15) / 16 * 16; };
+    const std::size_t all = P <= kFewTrials && resident.matrices > 1 ? resident.matrices : 1;
     CecResidentLayout l{};
     std::size_t at = 0;
     l.stage = at;
-    at += align(static_cast<std::size_t>(Ds) * ((P + 3) / 4 * 4) * sizeof(T));
+    at += align(all * Ds * ((P + 3) / 4 * 4) * sizeof(T));
     l.z = at;
-    at += align(static_cast<std::size_t>(P) * Ds * sizeof(T));
+    at += align(all * P * Ds * sizeof(T));
     l.fit = at;
     at += align(static_cast<std::size_t>(P) * cec::kMaxComponents * sizeof(double));
     l.shift = at;
@@ -124,8 +126,14 @@ struct CecFunction {
   // value of that component; then each group combines its components and selects (select(k, value)).
   // (Inlined into the kernel: called, its callbacks' closures went to local memory and the H100 ran the whole
   // D 100 benchmark 1.5x slower.)
-  template <int kThreads, int G, class Trial, class Select>
+  template <int kThreads, int G, bool kSpread = false, class Trial, class Select>
   __device__ __forceinline__ void resident_generation(const ResidentTeam<T> team, Trial&& trial, Select&& select) const {
+    if constexpr (kSpread && G == 32) {
+      if (team.P <= kFewTrials) {
+        few_generation<kThreads>(team, trial, select);
+        return;
+      }
+    }
     const int P = team.P, D = team.D, Ds = team.Ds, mine = team.mine, gid = team.gid, ngroups = team.ngroups, lane = team.lane;
     for (int k = gid; k < mine; k += ngroups) trial(k);
     __syncthreads();
@@ -171,6 +179,84 @@ struct CecFunction {
       const double value = cec::combine<T>(v, row(kq), fk, fold);
       __syncwarp();  // every lane of the warp (a copy's too) has read the trial before a loss overwrites it
       if (k < mine) select(k, value);
+    }
+  }
+  // One generation of a CTA of at most kFewTrials trials (the spread path's 1-2: one trial's population over
+  // the whole GPU), where resident_generation's steps would leave most of the CTA idle: every trial first;
+  // then every component staged at once and, with every matrix kept (or none), all their products in one
+  // pass, a thread an output (cec_cta.cuh's cta_product_few: K D threads busy, one barrier); then each
+  // (trial, piece) pair a warp of its own, in parallel (cec.hpp's pieces: a hybrid's parts, a
+  // composition's components); then each trial's warp combines its pieces and selects. Every sum in its
+  // order: the same bits as resident_generation (the GPU tests). Measured on the H200 (D 100, a trial a
+  // CTA, bench/cec_generation_gpu.cu): janssen:f10's evaluation 39 us a generation -> 16, f07 12 -> 6,
+  // f01 5.9 -> 3.9 (ONE_TRIAL_PLAN.md, step 4). Warps, not groups: the spread path's groups are warps.
+  template <int kThreads, class Trial, class Select>
+  __device__ __forceinline__ void few_generation(const ResidentTeam<T> team, Trial&& trial, Select&& select) const {
+    const int P = team.P, D = team.D, Ds = team.Ds, mine = team.mine, K = group.K;
+    for (int k = team.gid; k < mine; k += team.ngroups) trial(k);
+    const CecResidentLayout l = resident_layout(P, Ds, D, team.choice);
+    T* cshift = reinterpret_cast<T*>(team.region + l.shift);
+    T* cm = reinterpret_cast<T*>(team.region + l.m);
+    const bool m_all = resident.matrices > 0 && team.choice == resident.matrices, m_one = !m_all && team.choice == 1;
+    cec::View<T> v = group.view;
+    v.shift = cshift;
+    if (resident.shuffles) v.shuffle = reinterpret_cast<int*>(team.region + l.shuffle);
+    T* As = reinterpret_cast<T*>(team.region + l.stage);
+    T* Z = reinterpret_cast<T*>(team.region + l.z);
+    double* fit = reinterpret_cast<double*>(team.region + l.fit);  // [P][kMaxPieces]
+    const auto row = [&](int k) { return team.next + static_cast<std::size_t>(k) * Ds; };
+    __syncthreads();  // the trials written
+    if (K > 0) {
+      cta_stage_all(group, cshift, row(0), Ds, mine, As);
+      if (!m_one) {
+        __pipeline_wait_prior(0);  // the matrices' copy (the first generation's) landed
+        __syncthreads();
+        if (m_all) cta_product_few<From::shared>(cm, 0, K, K, D, Ds, mine, As, Z);
+        else cta_product_few<From::global_ro>(group.Mt, 0, K, K, D, Ds, mine, As, Z);
+      } else {
+        // one matrix at a time: the next one's copy starts once every thread is past this one's product
+        const std::size_t mbytes = static_cast<std::size_t>(D) * Ds * sizeof(T);
+        for (int c = 0; c < K; ++c) {
+          __pipeline_wait_prior(0);
+          __syncthreads();
+          cta_product_few<From::shared>(cm, c, 1, K, D, Ds, mine, As, Z);
+          __syncthreads();
+          cta_copy16_async(cm, group.Mt + static_cast<std::size_t>((c + 1) % K) * D * Ds, mbytes);
+        }
+      }
+    }
+    __syncthreads();  // Z written
+    const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
+    const int warps = static_cast<int>(blockDim.x) / 32;
+    GroupFoldT<true, true> fold;
+    group_fold(lane, 32, cec_fold_slots<kThreads>() + fold_slot_offset(static_cast<int>(threadIdx.x) - lane), fold);
+    const int np = cec::pieces(v.suite, v.fn), Kz = K > 0 ? K : 1;
+    const bool hybrid = cec::is_hybrid(v.suite, v.fn);
+    static_assert(cec::kMaxPieces <= cec::kMaxComponents, "fit[] holds a trial's pieces");
+    // (two loops, not piece_value's one: with the hybrids' parts beside the components in one loop, the
+    // compositions' and simple functions' pieces took 0.5-2 us a generation more on the H200)
+    if (hybrid) {
+      for (int q = warp; q < mine * np; q += warps) {
+        const int pc = q / mine, k = q - pc * mine;
+        const T* zk = Z + static_cast<std::size_t>(k) * Kz * Ds;
+        const double pv = cec::piece_value<T>(v, pc, row(k), [&](int, int i) -> T { return zk[i]; }, fold);
+        if (lane == 0) fit[k * cec::kMaxPieces + pc] = pv;
+      }
+    } else {
+      for (int q = warp; q < mine * np; q += warps) {
+        const int c = q / mine, k = q - c * mine;
+        const T* zk = Z + (static_cast<std::size_t>(k) * Kz + (c < K ? c : 0)) * Ds;
+        const double fc = cec::component_value<T>(v, c, row(k), [&](int i) -> T { return zk[i]; }, fold);
+        if (lane == 0) fit[k * cec::kMaxPieces + c] = fc;
+      }
+    }
+    __syncthreads();  // every piece made
+    for (int k = team.gid; k < mine; k += team.ngroups) {  // (a group is a warp)
+      double pv[cec::kMaxPieces];
+      for (int q = 0; q < np; ++q) pv[q] = fit[k * cec::kMaxPieces + q];
+      const double value = hybrid ? cec::combine_pieces<T>(v, row(k), pv, fold) : cec::combine<T>(v, row(k), pv, fold);
+      __syncwarp();  // every lane has read the trial before a loss overwrites it
+      select(k, value);
     }
   }
   // Before the CTA ends: no copy into shared memory outlives it.

@@ -638,7 +638,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) run_resident(ops::Params p, co
     if constexpr (has_resident_hooks<F>) {
       // the function's own generation (a CEC function: the CTA's trials rotated together, cec_function.cuh)
       const ResidentTeam<T> team{fregion, own(nxt, 0), P, Ds, D, mine, gid, ngroups, grp.lane, s.fn_choice};
-      fn.template resident_generation<kMaxThreads, G>(team, trial, select);
+      fn.template resident_generation<kMaxThreads, G, kSpread>(team, trial, select);
     } else {
       for (int k = gid; k < mine; k += ngroups) {
         Partial acc = trial(k);

@@ -1,0 +1,313 @@
+// One CEC generation's evaluation on the spread path, phase by phase (issue 34, step 4; ONE_TRIAL_PLAN.md):
+// every SM a CTA of 256 threads (groups of 32 lanes) holding n = 1 or 2 trials, the function's region in
+// its shared memory (every rotation matrix kept, as the spread path keeps them), the CTA's trials
+// evaluated `iters` times over (no DE around it: the rows do not change). Variants:
+//   0  the library's CecFunction::resident_generation as the resident path runs it, the total only;
+//   1  the same steps written out with clock64 stamps in CTA 0 (staging, product, folds, combination);
+//   2  the library's spread-path generation (few_generation: every component staged and multiplied in one
+//      pass, a thread an output; every (trial, piece) pair a warp, in parallel), the total only;
+//   3  2's steps written out with stamps, but the composition's components (not a hybrid's parts) in
+//      parallel and the hybrids whole;
+//   4  3 with no matrix kept: the product streams every component's rows through a ring of chunks
+//      (product_streamed), as a CTA must where the matrices do not fit beside the engine's own data.
+// Every variant's values are compared bit for bit with variant 0's (the same sums in the same order).
+// usage: degpu_cec_generation_gpu [D] [ITERS] [FUNCTION]   -> one JSON line per (function, n, variant);
+// FUNCTION: one janssen function's number alone (1-10)
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "degpu/problem.hpp"
+#include "problems/cec/cec_function.cuh"
+
+namespace probe {  // named: nvcc's stubs of kernels in an unnamed namespace clash with degpu::cuda's
+using namespace degpu;
+using namespace degpu::cuda;
+
+constexpr int kThreads = 256, kG = 32, kPhases = 5;  // stage, product, folds, combine, total
+
+// The CTA's rows after the function's region.
+template <class T>
+__host__ __device__ std::size_t rows_at(std::size_t region) {
+  return (region + 15) / 16 * 16;
+}
+
+// cta_rotate's staging of component k (A_k transposed, n4 = n rounded up to 4 a row), by every thread.
+template <class T>
+__device__ void stage(const CecGroup<T>& c, int k, const T* shift_k, const T* rows, int stride, int n, T* As) {
+  const int D = c.view.D, n4 = (n + 3) / 4 * 4;
+  const T rate = c.rates.rate[k];
+  const int warps = static_cast<int>(blockDim.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  for (int j = static_cast<int>(threadIdx.x) / 32; j < D; j += warps) {
+    const T oj = shift_k[j];
+    for (int r = lane; r < n4; r += 32) {
+      T a = T(0);
+      if (r < n) {
+        a = rows[static_cast<std::size_t>(r) * stride + j] - oj;
+        a = a * rate;
+      }
+      As[static_cast<std::size_t>(j) * n4 + r] = a;
+    }
+  }
+}
+
+// Variant 4's product: no matrix kept, every component's rows j0 .. j0 + 7 (a chunk) copied from global
+// memory into a ring of kStages chunks (cp.async, kStages - 1 in flight) while the CTA multiplies the
+// chunk before; a thread makes tiles t and t + blockDim of cta_product_few (the same sums in the same order).
+constexpr int kChunkRows = 8, kStages = 3;
+template <class T>
+__host__ __device__ std::size_t ring_elems(int K, int Ds) {
+  return static_cast<std::size_t>(kStages) * K * kChunkRows * Ds;
+}
+template <class T>
+__device__ void product_streamed(const T* Mt, int K, int D, int Ds, int n, const T* As, T* Z, T* ring) {
+  const int chunks = (D + kChunkRows - 1) / kChunkRows;
+  const std::size_t stage_elems = static_cast<std::size_t>(K) * kChunkRows * Ds;
+  const auto issue = [&](int ch) {
+    if (ch < chunks) {
+      const int j0 = ch * kChunkRows, rows = D - j0 < kChunkRows ? D - j0 : kChunkRows;
+      T* dst = ring + (ch % kStages) * stage_elems;
+      const int per = rows * Ds * static_cast<int>(sizeof(T)) / 16;
+      for (int e = threadIdx.x; e < K * per; e += blockDim.x) {
+        const int c = e / per, q = e - c * per;
+        __pipeline_memcpy_async(reinterpret_cast<uint4*>(dst + static_cast<std::size_t>(c) * kChunkRows * Ds) + q,
+                                reinterpret_cast<const uint4*>(Mt + (static_cast<std::size_t>(c) * D + j0) * Ds) + q, 16);
+      }
+    }
+    __pipeline_commit();
+  };
+  for (int q = 0; q < kStages - 1; ++q) issue(q);
+  const int tiles = K * D, t0 = threadIdx.x, t1 = threadIdx.x + blockDim.x;
+  const int c0 = t0 / D, i0 = t0 - c0 * D, c1 = t1 / D, i1 = t1 - c1 * D;
+  const bool h0 = t0 < tiles, h1 = t1 < tiles;
+  T acc0[4] = {T(0), T(0), T(0), T(0)}, acc1[4] = {T(0), T(0), T(0), T(0)};
+  for (int ch = 0; ch < chunks; ++ch) {
+    issue(ch + kStages - 1);
+    __pipeline_wait_prior(kStages - 1);
+    __syncthreads();
+    const T* st = ring + (ch % kStages) * stage_elems;
+    const int j0 = ch * kChunkRows, rows = D - j0 < kChunkRows ? D - j0 : kChunkRows;
+#pragma unroll 4
+    for (int jj = 0; jj < rows; ++jj) {
+      const int j = j0 + jj;
+      if (h0) {
+        const Vec4<T> a = load4_from<From::shared>(As + (static_cast<std::size_t>(c0) * Ds + j) * 4);
+        const T m = st[(static_cast<std::size_t>(c0) * kChunkRows + jj) * Ds + i0];
+#pragma unroll
+        for (int r = 0; r < 4; ++r) acc0[r] = fma(a.v[r], m, acc0[r]);
+      }
+      if (h1) {
+        const Vec4<T> a = load4_from<From::shared>(As + (static_cast<std::size_t>(c1) * Ds + j) * 4);
+        const T m = st[(static_cast<std::size_t>(c1) * kChunkRows + jj) * Ds + i1];
+#pragma unroll
+        for (int r = 0; r < 4; ++r) acc1[r] = fma(a.v[r], m, acc1[r]);
+      }
+    }
+    __syncthreads();  // the chunk read before the ring's next copy into its stage
+  }
+  for (int r = 0; r < n; ++r) {
+    if (h0) Z[(static_cast<std::size_t>(r) * K + c0) * Ds + i0] = acc0[r];
+    if (h1) Z[(static_cast<std::size_t>(r) * K + c1) * Ds + i1] = acc1[r];
+  }
+}
+
+template <class T, int kVariant>
+__global__ void __launch_bounds__(kThreads) generation(const __grid_constant__ CecFunction<T> fn, const T* x, int n, int iters,
+                                                       double* out, long long* stamps) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const CecGroup<T>& group = fn.group;
+  const int D = group.view.D, Ds = group.Ds, K = group.K, kept = kVariant == 4 ? 0 : fn.resident.matrices;
+  const CecResidentLayout l = fn.resident_layout(n, Ds, D, kept);
+  unsigned char* region = smem;
+  T* next = reinterpret_cast<T*>(smem + rows_at<T>(l.bytes));
+  T* ring = next + rows_at<T>(static_cast<std::size_t>(n) * Ds * sizeof(T)) / sizeof(T);
+  for (int q = threadIdx.x; q < n * Ds; q += blockDim.x) {
+    const int r = q / Ds, j = q - r * Ds;
+    next[q] = j < D ? x[(static_cast<std::size_t>(blockIdx.x) * n + r) * D + j] : T(0);
+  }
+  fn.resident_load(region, n, Ds, D, kept);
+  __pipeline_wait_prior(0);
+  __syncthreads();
+  const int gid = static_cast<int>(threadIdx.x) / kG, ngroups = kThreads / kG, lane = static_cast<int>(threadIdx.x) % kG;
+  long long acc[kPhases] = {0, 0, 0, 0, 0};
+  const bool timer = blockIdx.x == 0 && threadIdx.x == 0;
+  for (int it = 0; it < iters; ++it) {
+    long long t0 = clock64(), t = t0;
+    const auto stamp = [&](int phase) {
+      if (timer) {
+        const long long now = clock64();
+        acc[phase] += now - t;
+        t = now;
+      }
+    };
+    if constexpr (kVariant == 0 || kVariant == 2) {
+      const ResidentTeam<T> team{region, next, n, Ds, D, n, gid, ngroups, lane, kept};
+      fn.template resident_generation<kThreads, kG, kVariant == 2>(
+          team, [](int) {}, [&](int k, double value) {
+            if (lane == 0) out[static_cast<std::size_t>(blockIdx.x) * n + k] = value;
+          });
+      __syncthreads();
+    } else {
+      T* cshift = reinterpret_cast<T*>(region + l.shift);
+      T* cm = reinterpret_cast<T*>(region + l.m);
+      cec::View<T> v = group.view;
+      v.shift = cshift;
+      if (fn.resident.shuffles) v.shuffle = reinterpret_cast<int*>(region + l.shuffle);
+      double* fit = reinterpret_cast<double*>(region + l.fit);
+      const auto row = [&](int k) { return next + static_cast<std::size_t>(k) * Ds; };
+      GroupFoldT<true, true> fold;
+      group_fold(lane, kG, cec_fold_slots<kThreads>() + fold_slot_offset(static_cast<int>(threadIdx.x) - lane), fold);
+      const int ncomp = cec::components(v.suite, v.fn);
+      if constexpr (kVariant == 1) {
+        T* As = reinterpret_cast<T*>(region + l.stage);
+        T* Z = reinterpret_cast<T*>(region + l.z);
+        for (int c = 0; c < ncomp; ++c) {
+          if (c < K) {
+            stage(group, c, cshift + static_cast<std::size_t>(c) * D, next, Ds, n, As);
+            __syncthreads();
+            stamp(0);
+            cta_product<From::shared>(cm + static_cast<std::size_t>(c) * D * Ds, D, Ds, n, As, Z);
+            __syncthreads();
+            stamp(1);
+          }
+          for (int k = gid; k < n; k += ngroups) {
+            const T* zk = Z + static_cast<std::size_t>(k) * Ds;
+            const double fc = cec::component_value<T>(v, c, row(k), [&](int i) -> T { return zk[i]; }, fold);
+            if (lane == 0) fit[k * cec::kMaxComponents + c] = fc;
+          }
+          __syncthreads();
+          stamp(2);
+        }
+      } else {
+        T* As = reinterpret_cast<T*>(region + l.stage);
+        T* Z = reinterpret_cast<T*>(region + l.z);
+        cta_stage_all(group, cshift, next, Ds, n, As);
+        __syncthreads();
+        stamp(0);
+        if constexpr (kVariant == 4) product_streamed(group.Mt, K, D, Ds, n, As, Z, ring);
+        else cta_product_few<From::shared>(cm, 0, K, K, D, Ds, n, As, Z);
+        __syncthreads();
+        stamp(1);
+        const int Kz = K > 0 ? K : 1;
+        for (int p = gid; p < n * ncomp; p += ngroups) {
+          const int c = p / n, k = p - c * n;
+          const T* zk = Z + (static_cast<std::size_t>(k) * Kz + (c < K ? c : 0)) * Ds;
+          const double fc = cec::component_value<T>(v, c, row(k), [&](int i) -> T { return zk[i]; }, fold);
+          if (lane == 0) fit[k * cec::kMaxComponents + c] = fc;
+        }
+        __syncthreads();
+        stamp(2);
+      }
+      for (int k = gid; k < n; k += ngroups) {
+        double fk[cec::kMaxComponents];
+        for (int c = 0; c < ncomp; ++c) fk[c] = fit[k * cec::kMaxComponents + c];
+        const double value = cec::combine<T>(v, row(k), fk, fold);
+        if (lane == 0) out[static_cast<std::size_t>(blockIdx.x) * n + k] = value;
+      }
+      __syncthreads();
+      stamp(3);
+    }
+    if (timer) acc[4] += clock64() - t0;
+  }
+  fn.resident_done();
+  if (timer)
+    for (int p = 0; p < kPhases; ++p) stamps[p] = acc[p];
+}
+
+template <class T, int kVariant>
+void run(const char* name, const CecFunction<T>& fn, const DeviceArray<T>& x, int n, int iters, int ctas, std::vector<double>& ref) {
+  const int D = fn.group.view.D, Ds = fn.group.Ds;
+  const std::size_t bytes = rows_at<T>(fn.resident_bytes(n, Ds, D, kVariant == 4 ? 0 : fn.resident.matrices)) +
+                            rows_at<T>(static_cast<std::size_t>(n) * Ds * sizeof(T)) +
+                            (kVariant == 4 ? ring_elems<T>(fn.group.K, Ds) * sizeof(T) : 0);
+  if (cudaFuncSetAttribute(generation<T, kVariant>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)) != cudaSuccess) {
+    std::printf("{\"problem\": \"%s\", \"n\": %d, \"variant\": %d, \"skipped\": \"%zu bytes of shared memory\"}\n", name, n, kVariant, bytes);
+    cudaGetLastError();
+    return;
+  }
+  const std::size_t nout = static_cast<std::size_t>(ctas) * n;
+  DeviceArray<double> out(nout);
+  DeviceArray<long long> stamps(kPhases);
+  generation<T, kVariant><<<ctas, kThreads, bytes>>>(fn, x.ptr, n, 2, out.ptr, stamps.ptr);  // warm-up
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  cudaEventRecord(a);
+  generation<T, kVariant><<<ctas, kThreads, bytes>>>(fn, x.ptr, n, iters, out.ptr, stamps.ptr);
+  cudaEventRecord(b);
+  if (cudaEventSynchronize(b) != cudaSuccess) {
+    std::printf("{\"problem\": \"%s\", \"n\": %d, \"variant\": %d, \"error\": \"%s\"}\n", name, n, kVariant, cudaGetErrorString(cudaGetLastError()));
+    std::exit(1);
+  }
+  float ms = 0;
+  cudaEventElapsedTime(&ms, a, b);
+  std::vector<double> got(nout);
+  std::vector<long long> st(kPhases);
+  cudaMemcpy(got.data(), out.ptr, got.size() * sizeof(double), cudaMemcpyDeviceToHost);
+  cudaMemcpy(st.data(), stamps.ptr, st.size() * sizeof(long long), cudaMemcpyDeviceToHost);
+  if (kVariant == 0) ref = got;
+  const bool same = got.size() == ref.size() && std::memcmp(got.data(), ref.data(), got.size() * sizeof(double)) == 0;
+  int khz = 0;
+  cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0);
+  const double us = 1e3 * ms / iters, cyc = 1e3 / khz;  // us a cycle at the nominal clock
+  std::printf("{\"problem\": \"%s\", \"precision\": \"%s\", \"n\": %d, \"variant\": %d, \"us_a_generation\": %.3f, \"same_bits\": %s, "
+              "\"cta0_us\": {\"stage\": %.3f, \"product\": %.3f, \"folds\": %.3f, \"combine\": %.3f, \"total\": %.3f}}\n",
+              name, sizeof(T) == 4 ? "f32" : "f64", n, kVariant, us, same ? "true" : "false", st[0] * cyc / iters,
+              st[1] * cyc / iters, st[2] * cyc / iters, st[3] * cyc / iters, st[4] * cyc / iters);
+  std::fflush(stdout);
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+}
+
+template <class T>
+void measure(const Problem& p, int iters) {
+  const CecInstance& inst = *p.cec_data();
+  const int D = p.dim();
+  int sms = 0;
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  for (int n : {1, 2}) {
+    const CecGroupOnDevice<T> data(inst, static_cast<std::size_t>(sms) * n);
+    const CecFunction<T> fn{data.group, resident_cec(inst)};
+    const std::size_t nx = static_cast<std::size_t>(sms) * n * D;
+    DeviceArray<T> x(nx);
+    std::mt19937_64 gen(7);
+    std::uniform_real_distribution<double> u(-100, 100);
+    std::vector<T> h(nx);
+    for (T& v : h) v = static_cast<T>(u(gen));
+    cudaMemcpy(x.ptr, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
+    std::vector<double> ref;
+    run<T, 0>(p.name().c_str(), fn, x, n, iters, sms, ref);
+    run<T, 1>(p.name().c_str(), fn, x, n, iters, sms, ref);
+    run<T, 2>(p.name().c_str(), fn, x, n, iters, sms, ref);
+    run<T, 3>(p.name().c_str(), fn, x, n, iters, sms, ref);
+    if (2 * kThreads >= inst.D * fn.group.K) run<T, 4>(p.name().c_str(), fn, x, n, iters, sms, ref);
+  }
+}
+
+}  // namespace probe
+
+int main(int argc, char** argv) {
+  const int D = argc > 1 ? std::atoi(argv[1]) : 100;
+  const int iters = argc > 2 ? std::atoi(argv[2]) : 2000;
+  try {
+    const int only = argc > 3 ? std::atoi(argv[3]) : 0;
+    for (int k = 1; k <= 10; ++k) {
+      if (only && k != only) continue;
+      degpu::ProblemSpec s;
+      char name[16];
+      std::snprintf(name, sizeof name, "janssen:f%02d", k);
+      s.name = name;
+      s.dim = D;
+      probe::measure<float>(degpu::make_problem(s), iters);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
