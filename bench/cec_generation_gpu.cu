@@ -9,7 +9,9 @@
 //   3  2's steps written out with stamps, but the composition's components (not a hybrid's parts) in
 //      parallel and the hybrids whole;
 //   4  3 with no matrix kept: the product streams every component's rows through a ring of chunks
-//      (product_streamed), as a CTA must where the matrices do not fit beside the engine's own data.
+//      (product_streamed), as a CTA must where the matrices do not fit beside the engine's own data;
+//   5  3 with a composition's distances as pieces of their own (in parallel with the components) and its
+//      weights a lane each (cf_cal's expressions), its sums in order.
 // Every variant's values are compared bit for bit with variant 0's (the same sums in the same order).
 // usage: degpu_cec_generation_gpu [D] [ITERS] [FUNCTION]   -> one JSON line per (function, n, variant);
 // FUNCTION: one janssen function's number alone (1-10)
@@ -159,6 +161,7 @@ __global__ void __launch_bounds__(kThreads) generation(const __grid_constant__ C
       v.shift = cshift;
       if (fn.resident.shuffles) v.shuffle = reinterpret_cast<int*>(region + l.shuffle);
       double* fit = reinterpret_cast<double*>(region + l.fit);
+      __shared__ double d2s[kFewTrials * cec::kMaxComponents];
       const auto row = [&](int k) { return next + static_cast<std::size_t>(k) * Ds; };
       GroupFoldT<true, true> fold;
       group_fold(lane, kG, cec_fold_slots<kThreads>() + fold_slot_offset(static_cast<int>(threadIdx.x) - lane), fold);
@@ -194,7 +197,22 @@ __global__ void __launch_bounds__(kThreads) generation(const __grid_constant__ C
         __syncthreads();
         stamp(1);
         const int Kz = K > 0 ? K : 1;
-        for (int p = gid; p < n * ncomp; p += ngroups) {
+        // variant 5: a composition's distances as pieces of their own (one sum each, in order)
+        const bool comp = kVariant == 5 && v.suite == cec::Suite::cec2017 && v.fn >= 21;
+        for (int p = gid; p < n * ncomp * (comp ? 2 : 1); p += ngroups) {
+          if (p >= n * ncomp) {
+            const int q = p - n * ncomp, c = q / n, k = q - c * n;
+            const T* xk = row(k);
+            const T* os = v.shift + static_cast<std::size_t>(c) * D;
+            const double d2 = fold.fold(cec::detail::Fold::sum1, D, [&](int j) {
+                                    cec::detail::Terms t;
+                                    const T d = xk[j] - os[j];
+                                    t.a = d * d;
+                                    return t;
+                                  }).a;
+            if (lane == 0) d2s[k * cec::kMaxComponents + c] = d2;
+            continue;
+          }
           const int c = p / n, k = p - c * n;
           const T* zk = Z + (static_cast<std::size_t>(k) * Kz + (c < K ? c : 0)) * Ds;
           const double fc = cec::component_value<T>(v, c, row(k), [&](int i) -> T { return zk[i]; }, fold);
@@ -202,6 +220,37 @@ __global__ void __launch_bounds__(kThreads) generation(const __grid_constant__ C
         }
         __syncthreads();
         stamp(2);
+        if (comp) {
+          // cf_cal's weights, a lane each (the same expressions), then its sums in order in every lane
+          const cec::detail::CompSpec spec = cec::detail::comp_spec(v.fn);
+          for (int k = gid; k < n; k += ngroups) {
+            double wl = 0.0, fl = 0.0;
+            if (lane < ncomp) {
+              const double d = d2s[k * cec::kMaxComponents + lane];
+              fl = fit[k * cec::kMaxComponents + lane] + 100.0 * lane;
+              wl = d != 0.0 ? cec::detail::pow_half(1.0 / d) * std::exp(-d / 2.0 / D / cec::detail::pow_2(cec::detail::pick6(spec.delta, lane)))
+                            : cec::detail::kInf;
+            }
+            double w[cec::kMaxComponents], fw[cec::kMaxComponents], w_max = 0.0, w_sum = 0.0;
+            for (int i = 0; i < ncomp; ++i) {
+              w[i] = __shfl_sync(0xffffffffu, wl, i);
+              fw[i] = __shfl_sync(0xffffffffu, fl, i);
+              if (w[i] > w_max) w_max = w[i];
+            }
+            for (int i = 0; i < ncomp; ++i) w_sum = w_sum + w[i];
+            if (w_max == 0.0) {
+              for (int i = 0; i < ncomp; ++i) w[i] = 1.0;
+              w_sum = ncomp;
+            }
+            double f = 0.0;
+            for (int i = 0; i < ncomp; ++i) f = f + w[i] / w_sum * fw[i];
+            if (lane == 0) out[static_cast<std::size_t>(blockIdx.x) * n + k] = f + cec::optimum(v.suite, v.fn);
+          }
+          __syncthreads();
+          stamp(3);
+          if (timer) acc[4] += clock64() - t0;
+          continue;
+        }
       }
       for (int k = gid; k < n; k += ngroups) {
         double fk[cec::kMaxComponents];
@@ -287,6 +336,7 @@ void measure(const Problem& p, int iters) {
     run<T, 2>(p.name().c_str(), fn, x, n, iters, sms, ref);
     run<T, 3>(p.name().c_str(), fn, x, n, iters, sms, ref);
     if (2 * kThreads >= inst.D * fn.group.K) run<T, 4>(p.name().c_str(), fn, x, n, iters, sms, ref);
+    run<T, 5>(p.name().c_str(), fn, x, n, iters, sms, ref);
   }
 }
 
