@@ -121,6 +121,31 @@ struct CecFunction {
       cta_copy16_async(region + l.m, group.Mt, static_cast<std::size_t>(kept == resident.matrices ? kept : 1) * D * Ds * sizeof(T));
   }
 
+  // A generation's views of the region (resident_layout's parts for the plan's choice): the shift rows,
+  // the matrices kept and how many, the View reading shifts and shuffles from shared memory, the staging,
+  // the rotations and the component values.
+  struct RegionViews {
+    T *shift, *m, *stage, *z;
+    double* fit;
+    bool m_all, m_one;
+    cec::View<T> v;
+  };
+  __device__ __forceinline__ RegionViews region_views(const ResidentTeam<T>& team) const {
+    const CecResidentLayout l = resident_layout(team.P, team.Ds, team.D, team.choice);
+    RegionViews r;
+    r.shift = reinterpret_cast<T*>(team.region + l.shift);
+    r.m = reinterpret_cast<T*>(team.region + l.m);
+    r.stage = reinterpret_cast<T*>(team.region + l.stage);
+    r.z = reinterpret_cast<T*>(team.region + l.z);
+    r.fit = reinterpret_cast<double*>(team.region + l.fit);
+    r.m_all = resident.matrices > 0 && team.choice == resident.matrices;
+    r.m_one = !r.m_all && team.choice == 1;
+    r.v = group.view;
+    r.v.shift = r.shift;
+    if (resident.shuffles) r.v.shuffle = reinterpret_cast<int*>(team.region + l.shuffle);
+    return r;
+  }
+
   // One generation of the CTA: every trial first (trial(k) writes individual k's into team.next); then, a
   // component at a time, the trials' rotations as one matrix product into shared memory and each group's
   // value of that component; then each group combines its components and selects (select(k, value)).
@@ -134,18 +159,16 @@ struct CecFunction {
         return;
       }
     }
-    const int P = team.P, D = team.D, Ds = team.Ds, mine = team.mine, gid = team.gid, ngroups = team.ngroups, lane = team.lane;
+    const int D = team.D, Ds = team.Ds, mine = team.mine, gid = team.gid, ngroups = team.ngroups, lane = team.lane;
     for (int k = gid; k < mine; k += ngroups) trial(k);
     __syncthreads();
-    const CecResidentLayout l = resident_layout(P, Ds, D, team.choice);
-    T* cshift = reinterpret_cast<T*>(team.region + l.shift);
-    T* cm = reinterpret_cast<T*>(team.region + l.m);
-    const bool m_all = resident.matrices > 0 && team.choice == resident.matrices, m_one = !m_all && team.choice == 1;
-    cec::View<T> v = group.view;
-    v.shift = cshift;
-    if (resident.shuffles) v.shuffle = reinterpret_cast<int*>(team.region + l.shuffle);
-    T* Z = reinterpret_cast<T*>(team.region + l.z);
-    double* fit = reinterpret_cast<double*>(team.region + l.fit);  // [P][kMaxComponents]
+    const RegionViews r = region_views(team);
+    T* const cshift = r.shift;
+    T* const cm = r.m;
+    const bool m_all = r.m_all, m_one = r.m_one;
+    const cec::View<T>& v = r.v;
+    T* const Z = r.z;
+    double* const fit = r.fit;  // [P][kMaxComponents]
     const auto row = [&](int k) { return team.next + static_cast<std::size_t>(k) * Ds; };
     // The folds: a loop per body, and the whole warp's syncs (GroupFoldT<true, true>): a warp's groups
     // fold in step, a group past `mine` folding a copy of the last individual and keeping nothing.
@@ -160,7 +183,7 @@ struct CecFunction {
     for (int c = 0; c < ncomp; ++c) {
       if (c < group.K) {
         cta_rotate(group, c, cshift + static_cast<std::size_t>(c) * D, m_all ? cm + static_cast<std::size_t>(c) * D * Ds : m_one ? cm : nullptr,
-                   row(0), Ds, mine, reinterpret_cast<T*>(team.region + l.stage), Z);
+                   row(0), Ds, mine, r.stage, Z);
         // one matrix at a time: the next one's copy lands while the groups evaluate this component
         if (m_one) cta_copy16_async(cm, group.Mt + static_cast<std::size_t>((c + 1) % group.K) * D * Ds, mbytes);
       }
@@ -192,22 +215,19 @@ struct CecFunction {
   // f01 5.9 -> 3.9 (ONE_TRIAL_PLAN.md, step 4). Warps, not groups: the spread path's groups are warps.
   template <int kThreads, class Trial, class Select>
   __device__ __forceinline__ void few_generation(const ResidentTeam<T> team, Trial&& trial, Select&& select) const {
-    const int P = team.P, D = team.D, Ds = team.Ds, mine = team.mine, K = group.K;
+    const int D = team.D, Ds = team.Ds, mine = team.mine, K = group.K;
     for (int k = team.gid; k < mine; k += team.ngroups) trial(k);
-    const CecResidentLayout l = resident_layout(P, Ds, D, team.choice);
-    T* cshift = reinterpret_cast<T*>(team.region + l.shift);
-    T* cm = reinterpret_cast<T*>(team.region + l.m);
-    const bool m_all = resident.matrices > 0 && team.choice == resident.matrices, m_one = !m_all && team.choice == 1;
-    cec::View<T> v = group.view;
-    v.shift = cshift;
-    if (resident.shuffles) v.shuffle = reinterpret_cast<int*>(team.region + l.shuffle);
-    T* As = reinterpret_cast<T*>(team.region + l.stage);
-    T* Z = reinterpret_cast<T*>(team.region + l.z);
-    double* fit = reinterpret_cast<double*>(team.region + l.fit);  // [P][kMaxPieces]
+    const RegionViews r = region_views(team);
+    T* const cm = r.m;
+    const bool m_all = r.m_all, m_one = r.m_one;
+    const cec::View<T>& v = r.v;
+    T* const As = r.stage;
+    T* const Z = r.z;
+    double* const fit = r.fit;  // [P][kMaxPieces]
     const auto row = [&](int k) { return team.next + static_cast<std::size_t>(k) * Ds; };
     __syncthreads();  // the trials written
     if (K > 0) {
-      cta_stage_all(group, cshift, row(0), Ds, mine, As);
+      cta_stage_all(group, r.shift, row(0), Ds, mine, As);
       if (!m_one) {
         __pipeline_wait_prior(0);  // the matrices' copy (the first generation's) landed
         __syncthreads();
