@@ -6,12 +6,13 @@
 //   1  the same steps written out with clock64 stamps in CTA 0 (staging, product, folds, combination);
 //   2  the library's spread-path generation (few_generation: every component staged and multiplied in one
 //      pass, a thread an output; every (trial, piece) pair a warp, in parallel), the total only;
-//   3  2's steps written out with stamps, but the composition's components (not a hybrid's parts) in
-//      parallel and the hybrids whole;
+//   3  2's steps written out with stamps as they were in session 50: the composition's components (not a
+//      hybrid's parts) in parallel, its distances and weights on the trial's warp, the hybrids whole;
 //   4  3 with no matrix kept: the product streams every component's rows through a ring of chunks
 //      (product_streamed), as a CTA must where the matrices do not fit beside the engine's own data;
 //   5  3 with a composition's distances as pieces of their own (in parallel with the components) and its
-//      weights a lane each (cf_cal's expressions), its sums in order.
+//      weights a lane each (cec.hpp's distance_piece, composition_weighted, combine_weighted): 2's steps
+//      for the compositions since session 51.
 // Every variant's values are compared bit for bit with variant 0's (the same sums in the same order).
 // usage: degpu_cec_generation_gpu [D] [ITERS] [FUNCTION]   -> one JSON line per (function, n, variant);
 // FUNCTION: one janssen function's number alone (1-10)
@@ -167,7 +168,7 @@ __global__ void __launch_bounds__(kThreads) generation(const __grid_constant__ C
       group_fold(lane, kG, cec_fold_slots<kThreads>() + fold_slot_offset(static_cast<int>(threadIdx.x) - lane), fold);
       const int ncomp = cec::components(v.suite, v.fn);
       if constexpr (kVariant == 1) {
-        T* As = reinterpret_cast<T*>(region + l.stage);
+        T* As = CecFunction<T>::template stage_at<kThreads>(region, l);
         T* Z = reinterpret_cast<T*>(region + l.z);
         for (int c = 0; c < ncomp; ++c) {
           if (c < K) {
@@ -187,7 +188,7 @@ __global__ void __launch_bounds__(kThreads) generation(const __grid_constant__ C
           stamp(2);
         }
       } else {
-        T* As = reinterpret_cast<T*>(region + l.stage);
+        T* As = CecFunction<T>::template stage_at<kThreads>(region, l);
         T* Z = reinterpret_cast<T*>(region + l.z);
         cta_stage_all(group, cshift, next, Ds, n, As);
         __syncthreads();
@@ -202,14 +203,7 @@ __global__ void __launch_bounds__(kThreads) generation(const __grid_constant__ C
         for (int p = gid; p < n * ncomp * (comp ? 2 : 1); p += ngroups) {
           if (p >= n * ncomp) {
             const int q = p - n * ncomp, c = q / n, k = q - c * n;
-            const T* xk = row(k);
-            const T* os = v.shift + static_cast<std::size_t>(c) * D;
-            const double d2 = fold.fold(cec::detail::Fold::sum1, D, [&](int j) {
-                                    cec::detail::Terms t;
-                                    const T d = xk[j] - os[j];
-                                    t.a = d * d;
-                                    return t;
-                                  }).a;
+            const double d2 = cec::distance_piece<T>(v, c, row(k), fold);
             if (lane == 0) d2s[k * cec::kMaxComponents + c] = d2;
             continue;
           }
@@ -221,30 +215,22 @@ __global__ void __launch_bounds__(kThreads) generation(const __grid_constant__ C
         __syncthreads();
         stamp(2);
         if (comp) {
-          // cf_cal's weights, a lane each (the same expressions), then its sums in order in every lane
-          const cec::detail::CompSpec spec = cec::detail::comp_spec(v.fn);
+          // cf_cal's weights, a lane each (the library's expressions), then its sums in order in every lane
           for (int k = gid; k < n; k += ngroups) {
-            double wl = 0.0, fl = 0.0;
-            if (lane < ncomp) {
-              const double d = d2s[k * cec::kMaxComponents + lane];
-              fl = fit[k * cec::kMaxComponents + lane] + 100.0 * lane;
-              wl = d != 0.0 ? cec::detail::pow_half(1.0 / d) * std::exp(-d / 2.0 / D / cec::detail::pow_2(cec::detail::pick6(spec.delta, lane)))
-                            : cec::detail::kInf;
-            }
-            double w[cec::kMaxComponents], fw[cec::kMaxComponents], w_max = 0.0, w_sum = 0.0;
+            double pk[cec::kMaxPieces];
             for (int i = 0; i < ncomp; ++i) {
-              w[i] = __shfl_sync(0xffffffffu, wl, i);
-              fw[i] = __shfl_sync(0xffffffffu, fl, i);
-              if (w[i] > w_max) w_max = w[i];
+              pk[i] = fit[k * cec::kMaxComponents + i];
+              pk[ncomp + i] = d2s[k * cec::kMaxComponents + i];
             }
-            for (int i = 0; i < ncomp; ++i) w_sum = w_sum + w[i];
-            if (w_max == 0.0) {
-              for (int i = 0; i < ncomp; ++i) w[i] = 1.0;
-              w_sum = ncomp;
+            cec::Weighted mine{0.0, 0.0};
+            if (lane < ncomp) mine = cec::composition_weighted<T>(v, pk, lane);
+            double w[cec::kMaxComponents], fw[cec::kMaxComponents];
+            for (int i = 0; i < ncomp; ++i) {
+              w[i] = __shfl_sync(0xffffffffu, mine.w, i);
+              fw[i] = __shfl_sync(0xffffffffu, mine.fit, i);
             }
-            double f = 0.0;
-            for (int i = 0; i < ncomp; ++i) f = f + w[i] / w_sum * fw[i];
-            if (lane == 0) out[static_cast<std::size_t>(blockIdx.x) * n + k] = f + cec::optimum(v.suite, v.fn);
+            const double f = cec::combine_weighted<T>(v, w, fw);
+            if (lane == 0) out[static_cast<std::size_t>(blockIdx.x) * n + k] = f;
           }
           __syncthreads();
           stamp(3);

@@ -1,6 +1,7 @@
 // The CEC 2017 / 2014 functions: the official reference values, the data reader's errors, the generator.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -200,12 +201,24 @@ void check_pre_rotations(Suite suite, int fn, int D) {
     const int np = degpu::cec::pieces(suite, fn);
     ASSERT_GE(np, 1);
     ASSERT_LE(np, degpu::cec::kMaxPieces);
-    EXPECT_EQ(np, degpu::cec::is_hybrid(suite, fn) ? degpu::cec::detail::hybrid_spec(suite, fn).parts : degpu::cec::components(suite, fn));
-    double pv[degpu::cec::kMaxPieces];
+    const bool composition = degpu::cec::is_composition(suite, fn);
+    EXPECT_EQ(composition, suite == Suite::cec2017 && fn >= 21);
+    EXPECT_EQ(np, degpu::cec::is_hybrid(suite, fn) ? degpu::cec::detail::hybrid_spec(suite, fn).parts
+                  : composition                    ? 2 * degpu::cec::components(suite, fn)
+                                                   : 1);
+    double pv[degpu::cec::kMaxPieces], again[degpu::cec::kMaxPieces];
     const auto rot = [&](int c, int i) -> T { return pre[static_cast<std::size_t>(c) * D + i]; };
     for (int q = 0; q < np; ++q) pv[q] = degpu::cec::piece_value<T>(v, q, x.data(), rot, degpu::cec::detail::SequentialFold{});
+    std::copy(pv, pv + np, again);
     EXPECT_EQ(degpu::cec::combine_pieces<T>(v, x.data(), pv, degpu::cec::detail::SequentialFold{}), own)
         << "pieces: " << degpu::suite_name(suite) << " F" << fn << " D" << D << " T" << sizeof(T);
+    if (composition) {
+      // the distances are read: the nearest and the farthest component's swapped move the weight
+      const int n = degpu::cec::components(suite, fn);
+      EXPECT_GT(again[n], 0.0);
+      std::iter_swap(std::min_element(again + n, again + 2 * n), std::max_element(again + n, again + 2 * n));
+      EXPECT_NE(degpu::cec::combine_pieces<T>(v, x.data(), again, degpu::cec::detail::SequentialFold{}), own) << "F" << fn;
+    }
     for (T& z : pre) z += T(0.5);
     const double moved = degpu::cec::evaluate<T>(v, x.data(), work.data(), pre.data());
     if (rate0 == 0.0 || (suite == Suite::cec2017 && fn == 6))  // F6 reads y, not z (docs/CEC.md)

@@ -738,7 +738,36 @@ DEGPU_HD_INLINE CompSpec comp_spec(int fn) {
 
 // Official cf_cal: fit += bias (100 i); w_i = (1/d2)^(1/2) exp(-d2 / 2 / n / delta_i^2), INF = 1e99
 // when d2 == 0 (d2 = sum_j (x_j - Os_ij)^2 in double, in order); all ones when every w is 0;
-// f = sum w_i / w_sum * fit_i. Weights stay in double.
+// f = sum w_i / w_sum * fit_i. Weights stay in double. Its parts apart (the GPU's spread path makes each
+// distance as a fold of its own and each weight on a lane of its own): cf_distance, cf_weight, cf_mix.
+// Component i's weight from its distance d2 (the official expression).
+DEGPU_HD_INLINE double cf_weight(double d2, int nx, double delta) {
+  return d2 != 0.0 ? pow_half(1.0 / d2) * std::exp(-d2 / 2.0 / nx / pow_2(delta)) : kInf;
+}
+// f from the weights w and the biased values fit (the official sums, in order); w is changed.
+DEGPU_HD_INLINE double cf_mix(double* w, const double* fit, int cf_num) {
+  double w_max = 0.0, w_sum = 0.0;
+  for (int i = 0; i < cf_num; ++i)
+    if (w[i] > w_max) w_max = w[i];
+  for (int i = 0; i < cf_num; ++i) w_sum = w_sum + w[i];
+  if (w_max == 0.0) {
+    for (int i = 0; i < cf_num; ++i) w[i] = 1.0;
+    w_sum = cf_num;
+  }
+  double f = 0.0;
+  for (int i = 0; i < cf_num; ++i) f = f + w[i] / w_sum * fit[i];
+  return f;
+}
+// One component's distance d2 = sum_j (x_j - os_j)^2 (one sum, in order: cf_cal's bits).
+template <class T, class Ev>
+DEGPU_HD double cf_distance(const T* x, int nx, const T* os, const Ev& ev) {
+  return ev.fold(Fold::sum1, nx, [&](int j) {
+             Terms t;
+             const T d = x[j] - os[j];
+             t.a = d * d;
+             return t;
+           }).a;
+}
 // The official loop of each d2 runs in its own sum; here three components' loops share one pass over the
 // coordinates (sum1..sum3 keep each sum's order: the same bits; measured on the H100, 30 trials of
 // janssen:f10: one pass per component was 17% of the kernel's stall samples).
@@ -767,25 +796,11 @@ DEGPU_HD double cf_cal(const T* x, int nx, const T* Os, const double (&delta)[6]
     if (m > 1) d2[i0 + 1] = acc.b;
     if (m > 2) d2[i0 + 2] = acc.c;
   }
-  double w_max = 0.0, w_sum = 0.0;
   for (int i = 0; i < cf_num; ++i) {
     fit[i] += 100.0 * i;  // official bias[] = {0, 100, 200, ...}
-    double wi = d2[i];
-    if (wi != 0.0)
-      wi = pow_half(1.0 / wi) * std::exp(-wi / 2.0 / nx / pow_2(pick6(delta, i)));
-    else
-      wi = kInf;
-    w[i] = wi;
-    if (wi > w_max) w_max = wi;
+    w[i] = cf_weight(d2[i], nx, pick6(delta, i));
   }
-  for (int i = 0; i < cf_num; ++i) w_sum = w_sum + w[i];
-  if (w_max == 0.0) {
-    for (int i = 0; i < cf_num; ++i) w[i] = 1.0;
-    w_sum = cf_num;
-  }
-  double f = 0.0;
-  for (int i = 0; i < cf_num; ++i) f = f + w[i] / w_sum * fit[i];
-  return f;
+  return cf_mix(w, fit, cf_num);
 }
 
 // Official cfXX(x, f, nx, Os, Mr, [SS,] r_flag = 1): component i uses shift row i, matrix i (and
@@ -866,14 +881,21 @@ DEGPU_HD_INLINE double combine(const View<T>& v, const T* x, double* fit, const 
 }
 
 // The parts of f(x) that can be made apart, each with folds of its own (the GPU's spread path makes a CTA's
-// pieces on its warps in parallel, then combines them): a hybrid's parts, a composition's components (their
-// values before cf_cal), or the one value of the other functions. Each piece's sums run in the official
-// order and combine_pieces adds them as evaluate_rotated does: the same bits.
-constexpr int kMaxPieces = kMaxComponents;
+// pieces on its warps in parallel, then combines them): a hybrid's parts; a composition's components (their
+// values before cf_cal), then its components' distances to their shifts (cf_cal's d2, a sum each); or the
+// one value of the other functions. Each piece's sums run in the official order and combine_pieces adds
+// them as evaluate_rotated does: the same bits.
+constexpr int kMaxPieces = 2 * kMaxComponents;
 DEGPU_HD_INLINE bool is_hybrid(Suite s, int fn) { return defined(s, fn) && (s == Suite::cec2014 || (fn >= 11 && fn <= 20)); }
+DEGPU_HD_INLINE bool is_composition(Suite s, int fn) { return defined(s, fn) && s == Suite::cec2017 && fn >= 21; }
 DEGPU_HD_INLINE int pieces(Suite s, int fn) {
   if (!defined(s, fn)) return 0;
-  return is_hybrid(s, fn) ? detail::hybrid_spec(s, fn).parts : components(s, fn);
+  return is_hybrid(s, fn) ? detail::hybrid_spec(s, fn).parts : is_composition(s, fn) ? 2 * components(s, fn) : 1;
+}
+// A composition's piece components(fn) + i: component i's distance d2 to its shift (cf_cal's).
+template <class T, class Ev>
+DEGPU_HD_INLINE double distance_piece(const View<T>& v, int i, const T* x, const Ev& ev) {
+  return detail::cf_distance<T>(x, v.D, v.shift + static_cast<long>(i) * v.D, ev);
 }
 // Piece p's value; rot(c, i): coordinate i of component c's rotation (as evaluate_rotated's).
 template <class T, class Rot, class Ev>
@@ -885,10 +907,28 @@ DEGPU_HD double piece_value(const View<T>& v, int p, const T* x, Rot rot, const 
     return detail::hybrid_part<T>(detail::pick6(h.basic, p), G, detail::pick6(G_nx, p), v.shift, v.shuffle,
                                   [&](int i) -> T { return rot(0, i); }, ev);
   }
+  const int n = components(v.suite, v.fn);
+  if (p >= n) return distance_piece<T>(v, p - n, x, ev);
   return component_value<T>(v, p, x, [&](int i) -> T { return rot(p, i); }, ev);
 }
-// f(x) including the bias 100*fn from the pieces' values pv (a composition's are changed, as combine's
-// fit). NaN for a function that is not defined().
+// A composition's component i from its pieces pv: its value with cf_cal's bias (fit) and its weight (w),
+// apart from the other components' (the GPU's spread path makes them on a lane each).
+struct Weighted {
+  double fit, w;
+};
+template <class T>
+DEGPU_HD_INLINE Weighted composition_weighted(const View<T>& v, const double* pv, int i) {
+  const int n = components(v.suite, v.fn);
+  return {pv[i] + 100.0 * i, detail::cf_weight(pv[n + i], v.D, detail::pick6(detail::comp_spec(v.fn).delta, i))};
+}
+// f(x) including the bias 100*fn from a composition's weights w and biased values fit (cf_cal's sums, in
+// order); w is changed.
+template <class T>
+DEGPU_HD_INLINE double combine_weighted(const View<T>& v, double* w, const double* fit) {
+  return detail::cf_mix(w, fit, components(v.suite, v.fn)) + optimum(v.suite, v.fn);
+}
+// f(x) including the bias 100*fn from the pieces' values pv (changed). NaN for a function that is not
+// defined().
 template <class T, class Ev>
 DEGPU_HD_INLINE double combine_pieces(const View<T>& v, const T* x, double* pv, const Ev& ev) {
   if (is_hybrid(v.suite, v.fn)) {
@@ -899,6 +939,14 @@ DEGPU_HD_INLINE double combine_pieces(const View<T>& v, const T* x, double* pv, 
     for (int k = 0; k < h.parts; ++k)
       if (G_nx[k] != 0) f += pv[k];
     pv[0] = f;
+  } else if (is_composition(v.suite, v.fn)) {
+    double w[kMaxComponents], fit[kMaxComponents];
+    for (int i = 0; i < components(v.suite, v.fn); ++i) {
+      const Weighted c = composition_weighted<T>(v, pv, i);
+      fit[i] = c.fit;
+      w[i] = c.w;
+    }
+    return combine_weighted<T>(v, w, fit);
   }
   return combine<T>(v, x, pv, ev);
 }

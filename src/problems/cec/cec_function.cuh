@@ -42,11 +42,17 @@ struct CecResident {
 };
 
 // Where the parts of the resident region lie (bytes from its start, each 16-byte aligned): the CTA's trials
-// staged for the product (Ds x P rounded up to 4), their rotations (P x Ds), each trial's component values
-// (P x kMaxComponents doubles), the shift rows, the shuffles and `kept` matrices.
+// staged for the product (Ds x P rounded up to 4), their rotations (P x Ds), each trial's pieces' values
+// (P x kMaxPieces doubles at most kFewTrials trials, else P x kMaxComponents), the shift rows, the shuffles and `kept` matrices. At most kFewTrials trials a
+// CTA, the staging lives in GroupFold's slots instead (stage == kStageInSlots) where it fits in a CTA of
+// kStageSlotThreads' slots: no fold runs between the staging and the product that reads it (every
+// generation stages after a barrier past the last fold and folds after a barrier past the product), and
+// those 8 KB let janssen:f08-f10 keep all five matrices of f32 at D 100 (ONE_TRIAL_PLAN.md, step 4).
 struct CecResidentLayout {
   std::size_t stage, z, fit, shift, shuffle, m, bytes;
 };
+constexpr std::size_t kStageInSlots = ~std::size_t{0};
+constexpr int kStageSlotThreads = 256;  // the generations' kThreads are at least this (static_assert)
 
 template <class T>
 struct CecFunction {
@@ -84,14 +90,16 @@ struct CecFunction {
   __host__ __device__ CecResidentLayout resident_layout(int P, int Ds, int D, int kept) const {
     auto align = [](std::size_t v) { return (v + 15) / 16 * 16; };
     const std::size_t all = P <= kFewTrials && resident.matrices > 1 ? resident.matrices : 1;
+    const std::size_t stage = align(all * Ds * ((P + 3) / 4 * 4) * sizeof(T));
+    const bool in_slots = P <= kFewTrials && stage <= fold_slot_doubles(kStageSlotThreads) * sizeof(double);
     CecResidentLayout l{};
     std::size_t at = 0;
-    l.stage = at;
-    at += align(all * Ds * ((P + 3) / 4 * 4) * sizeof(T));
+    l.stage = in_slots ? kStageInSlots : at;
+    at += in_slots ? 0 : stage;
     l.z = at;
     at += align(all * P * Ds * sizeof(T));
     l.fit = at;
-    at += align(static_cast<std::size_t>(P) * cec::kMaxComponents * sizeof(double));
+    at += align(static_cast<std::size_t>(P) * (P <= kFewTrials ? cec::kMaxPieces : cec::kMaxComponents) * sizeof(double));
     l.shift = at;
     at += align(static_cast<std::size_t>(resident.shifts) * D * sizeof(T));
     l.shuffle = at;
@@ -130,12 +138,19 @@ struct CecFunction {
     bool m_all, m_one;
     cec::View<T> v;
   };
+  // The staging of layout l: in the region, or in the fold slots of a CTA of at most kThreads threads.
+  template <int kThreads>
+  __device__ __forceinline__ static T* stage_at(unsigned char* region, const CecResidentLayout& l) {
+    static_assert(kThreads >= kStageSlotThreads, "resident_layout may put the staging in kStageSlotThreads' fold slots");
+    return l.stage == kStageInSlots ? reinterpret_cast<T*>(cec_fold_slots<kThreads>()) : reinterpret_cast<T*>(region + l.stage);
+  }
+  template <int kThreads>
   __device__ __forceinline__ RegionViews region_views(const ResidentTeam<T>& team) const {
     const CecResidentLayout l = resident_layout(team.P, team.Ds, team.D, team.choice);
     RegionViews r;
     r.shift = reinterpret_cast<T*>(team.region + l.shift);
     r.m = reinterpret_cast<T*>(team.region + l.m);
-    r.stage = reinterpret_cast<T*>(team.region + l.stage);
+    r.stage = stage_at<kThreads>(team.region, l);
     r.z = reinterpret_cast<T*>(team.region + l.z);
     r.fit = reinterpret_cast<double*>(team.region + l.fit);
     r.m_all = resident.matrices > 0 && team.choice == resident.matrices;
@@ -162,7 +177,7 @@ struct CecFunction {
     const int D = team.D, Ds = team.Ds, mine = team.mine, gid = team.gid, ngroups = team.ngroups, lane = team.lane;
     for (int k = gid; k < mine; k += ngroups) trial(k);
     __syncthreads();
-    const RegionViews r = region_views(team);
+    const RegionViews r = region_views<kThreads>(team);
     T* const cshift = r.shift;
     T* const cm = r.m;
     const bool m_all = r.m_all, m_one = r.m_one;
@@ -209,7 +224,8 @@ struct CecFunction {
   // then every component staged at once and, with every matrix kept (or none), all their products in one
   // pass, a thread an output (cec_cta.cuh's cta_product_few: K D threads busy, one barrier); then each
   // (trial, piece) pair a warp of its own, in parallel (cec.hpp's pieces: a hybrid's parts, a
-  // composition's components); then each trial's warp combines its pieces and selects. Every sum in its
+  // composition's components and their distances); then each trial's warp combines its pieces (a
+  // composition's weights a lane each) and selects. Every sum in its
   // order: the same bits as resident_generation (the GPU tests). Measured on the H200 (D 100, a trial a
   // CTA, bench/cec_generation_gpu.cu): janssen:f10's evaluation 39 us a generation -> 16, f07 12 -> 6,
   // f01 5.9 -> 3.9 (ONE_TRIAL_PLAN.md, step 4). Warps, not groups: the spread path's groups are warps.
@@ -217,7 +233,7 @@ struct CecFunction {
   __device__ __forceinline__ void few_generation(const ResidentTeam<T> team, Trial&& trial, Select&& select) const {
     const int D = team.D, Ds = team.Ds, mine = team.mine, K = group.K;
     for (int k = team.gid; k < mine; k += team.ngroups) trial(k);
-    const RegionViews r = region_views(team);
+    const RegionViews r = region_views<kThreads>(team);
     T* const cm = r.m;
     const bool m_all = r.m_all, m_one = r.m_one;
     const cec::View<T>& v = r.v;
@@ -250,9 +266,8 @@ struct CecFunction {
     const int warps = static_cast<int>(blockDim.x) / 32;
     GroupFoldT<true, true> fold;
     group_fold(lane, 32, cec_fold_slots<kThreads>() + fold_slot_offset(static_cast<int>(threadIdx.x) - lane), fold);
-    const int np = cec::pieces(v.suite, v.fn), Kz = K > 0 ? K : 1;
-    const bool hybrid = cec::is_hybrid(v.suite, v.fn);
-    static_assert(cec::kMaxPieces <= cec::kMaxComponents, "fit[] holds a trial's pieces");
+    const int np = cec::pieces(v.suite, v.fn), Kz = K > 0 ? K : 1, nc = cec::components(v.suite, v.fn);
+    const bool hybrid = cec::is_hybrid(v.suite, v.fn), composition = cec::is_composition(v.suite, v.fn);
     // (two loops, not piece_value's one: with the hybrids' parts beside the components in one loop, the
     // compositions' and simple functions' pieces took 0.5-2 us a generation more on the H200)
     if (hybrid) {
@@ -263,18 +278,40 @@ struct CecFunction {
         if (lane == 0) fit[k * cec::kMaxPieces + pc] = pv;
       }
     } else {
+      // a composition's components, then their distances (cf_cal's d2, a fold each: on warps of their own,
+      // where cf_cal made them on the trial's one warp: janssen:f10's evaluation 16.4 -> 12.8 us on the
+      // H200, the probe's variant 5 in session 50)
       for (int q = warp; q < mine * np; q += warps) {
         const int c = q / mine, k = q - c * mine;
-        const T* zk = Z + (static_cast<std::size_t>(k) * Kz + (c < K ? c : 0)) * Ds;
-        const double fc = cec::component_value<T>(v, c, row(k), [&](int i) -> T { return zk[i]; }, fold);
-        if (lane == 0) fit[k * cec::kMaxPieces + c] = fc;
+        double pv;
+        if (c >= nc) {
+          pv = cec::distance_piece<T>(v, c - nc, row(k), fold);
+        } else {
+          const T* zk = Z + (static_cast<std::size_t>(k) * Kz + (c < K ? c : 0)) * Ds;
+          pv = cec::component_value<T>(v, c, row(k), [&](int i) -> T { return zk[i]; }, fold);
+        }
+        if (lane == 0) fit[k * cec::kMaxPieces + c] = pv;
       }
     }
     __syncthreads();  // every piece made
     for (int k = team.gid; k < mine; k += team.ngroups) {  // (a group is a warp)
-      double pv[cec::kMaxPieces];
-      for (int q = 0; q < np; ++q) pv[q] = fit[k * cec::kMaxPieces + q];
-      const double value = hybrid ? cec::combine_pieces<T>(v, row(k), pv, fold) : cec::combine<T>(v, row(k), pv, fold);
+      const double* pk = fit + k * cec::kMaxPieces;
+      double value;
+      if (composition) {
+        // each component's weight on a lane of its own (cf_cal's expression), then cf_cal's sums in order
+        cec::Weighted mine_c{0.0, 0.0};
+        if (lane < nc) mine_c = cec::composition_weighted<T>(v, pk, lane);
+        double w[cec::kMaxComponents], fc[cec::kMaxComponents];
+        for (int i = 0; i < nc; ++i) {
+          w[i] = __shfl_sync(0xffffffffu, mine_c.w, i);
+          fc[i] = __shfl_sync(0xffffffffu, mine_c.fit, i);
+        }
+        value = cec::combine_weighted<T>(v, w, fc);
+      } else {
+        double pv[cec::kMaxPieces];
+        for (int q = 0; q < np; ++q) pv[q] = pk[q];
+        value = hybrid ? cec::combine_pieces<T>(v, row(k), pv, fold) : cec::combine<T>(v, row(k), pv, fold);
+      }
       __syncwarp();  // every lane has read the trial before a loss overwrites it
       select(k, value);
     }
