@@ -215,21 +215,14 @@ __global__ void __launch_bounds__(kThreads) generation(const __grid_constant__ C
         __syncthreads();
         stamp(2);
         if (comp) {
-          // cf_cal's weights, a lane each (the library's expressions), then its sums in order in every lane
+          // cf_cal's weights, a lane each, then its sums in order in every lane (the library's)
           for (int k = gid; k < n; k += ngroups) {
             double pk[cec::kMaxPieces];
             for (int i = 0; i < ncomp; ++i) {
               pk[i] = fit[k * cec::kMaxComponents + i];
               pk[ncomp + i] = d2s[k * cec::kMaxComponents + i];
             }
-            cec::Weighted mine{0.0, 0.0};
-            if (lane < ncomp) mine = cec::composition_weighted<T>(v, pk, lane);
-            double w[cec::kMaxComponents], fw[cec::kMaxComponents];
-            for (int i = 0; i < ncomp; ++i) {
-              w[i] = __shfl_sync(0xffffffffu, mine.w, i);
-              fw[i] = __shfl_sync(0xffffffffu, mine.fit, i);
-            }
-            const double f = cec::combine_weighted<T>(v, w, fw);
+            const double f = cec_composition_by_lanes<T>(v, pk, lane);
             if (lane == 0) out[static_cast<std::size_t>(blockIdx.x) * n + k] = f;
           }
           __syncthreads();

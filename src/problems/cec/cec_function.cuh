@@ -54,6 +54,22 @@ struct CecResidentLayout {
 constexpr std::size_t kStageInSlots = ~std::size_t{0};
 constexpr int kStageSlotThreads = 256;  // the generations' kThreads are at least this (static_assert)
 
+// A composition's value from a trial's pieces pk (its components' values, then their distances), by a whole
+// warp (lane: 0-31): each component's weight on a lane of its own (cec.hpp's composition_weighted: cf_cal's
+// expression), then cf_cal's sums in order in every lane (combine_weighted): the same bits as cf_cal.
+template <class T>
+__device__ __forceinline__ double cec_composition_by_lanes(const cec::View<T>& v, const double* pk, int lane) {
+  const int nc = cec::components(v.suite, v.fn);
+  cec::Weighted own{0.0, 0.0};
+  if (lane < nc) own = cec::composition_weighted<T>(v, pk, lane);
+  double w[cec::kMaxComponents], fit[cec::kMaxComponents];
+  for (int i = 0; i < nc; ++i) {
+    w[i] = __shfl_sync(0xffffffffu, own.w, i);
+    fit[i] = __shfl_sync(0xffffffffu, own.fit, i);
+  }
+  return cec::combine_weighted<T>(v, w, fit);
+}
+
 template <class T>
 struct CecFunction {
   static constexpr fn::Pattern pattern = fn::Pattern::whole;
@@ -298,15 +314,7 @@ struct CecFunction {
       const double* pk = fit + k * cec::kMaxPieces;
       double value;
       if (composition) {
-        // each component's weight on a lane of its own (cf_cal's expression), then cf_cal's sums in order
-        cec::Weighted mine_c{0.0, 0.0};
-        if (lane < nc) mine_c = cec::composition_weighted<T>(v, pk, lane);
-        double w[cec::kMaxComponents], fc[cec::kMaxComponents];
-        for (int i = 0; i < nc; ++i) {
-          w[i] = __shfl_sync(0xffffffffu, mine_c.w, i);
-          fc[i] = __shfl_sync(0xffffffffu, mine_c.fit, i);
-        }
-        value = cec::combine_weighted<T>(v, w, fc);
+        value = cec_composition_by_lanes<T>(v, pk, lane);
       } else {
         double pv[cec::kMaxPieces];
         for (int q = 0; q < np; ++q) pv[q] = pk[q];
