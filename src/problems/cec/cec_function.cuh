@@ -43,11 +43,12 @@ struct CecResident {
 
 // Where the parts of the resident region lie (bytes from its start, each 16-byte aligned): the CTA's trials
 // staged for the product (Ds x P rounded up to 4), their rotations (P x Ds), each trial's pieces' values
-// (P x kMaxPieces doubles at most kFewTrials trials, else P x kMaxComponents), the shift rows, the shuffles and `kept` matrices. At most kFewTrials trials a
-// CTA, the staging lives in GroupFold's slots instead (stage == kStageInSlots) where it fits in a CTA of
-// kStageSlotThreads' slots: no fold runs between the staging and the product that reads it (every
-// generation stages after a barrier past the last fold and folds after a barrier past the product), and
-// those 8 KB let janssen:f08-f10 keep all five matrices of f32 at D 100 (ONE_TRIAL_PLAN.md, step 4).
+// (P x kMaxPieces doubles at most kFewTrials trials, else P x kMaxComponents), the shift rows, the shuffles
+// and `kept` matrices. At most kFewTrials trials a CTA, the staging lives in GroupFold's slots instead
+// (stage == kStageInSlots) where it fits in a CTA of kStageSlotThreads' slots: no fold runs between the
+// staging and the product that reads it (every generation stages after a barrier past the last fold and
+// folds after a barrier past the product), and those 8 KB let janssen:f08-f10 keep all their matrices (3, 4
+// and 5) in f32 at D 100 (ONE_TRIAL_PLAN.md, step 4).
 struct CecResidentLayout {
   std::size_t stage, z, fit, shift, shuffle, m, bytes;
 };
