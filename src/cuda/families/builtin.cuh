@@ -27,6 +27,22 @@
 namespace degpu::cuda::families {
 namespace {
 
+// The families this build compiles the gpu and gpu-fused engines for (CMake's DEGPU_BUILTIN_FAMILIES, a
+// developer's option: all four unless set; "cec" alone builds the gpu engine's units in a fraction of the
+// time, for work on the CEC kernels). A family left out: NotCompiled, naming the option.
+#ifndef DEGPU_FAMILY_CLASSIC
+#define DEGPU_FAMILY_CLASSIC 1
+#endif
+#ifndef DEGPU_FAMILY_CEC
+#define DEGPU_FAMILY_CEC 1
+#endif
+#ifndef DEGPU_FAMILY_CEC2010
+#define DEGPU_FAMILY_CEC2010 1
+#endif
+#ifndef DEGPU_FAMILY_SCHEDULE
+#define DEGPU_FAMILY_SCHEDULE 1
+#endif
+
 // Whether with_function uploads the function's data (to run it) or not (to plan a launch, for which the
 // function's type and its resident request are enough).
 enum class Upload { yes, no };
@@ -38,10 +54,33 @@ enum class Upload { yes, no };
 template <class T, class F>
 void with_function(const Problem& problem, std::size_t slots, Upload upload, F&& f) {
   const bool up = upload == Upload::yes;
-  if (with_classic_function(problem, f)) return;
-  if (with_cec_function<T>(problem, slots, up, f)) return;
-  if (with_cec2010_function(problem, slots, up, f)) return;
-  if (with_schedule_function<T>(problem, up, f)) return;
+  // a family left out of this build: its problem found (with_*_function on a callback that does nothing,
+  // uploading nothing), then refused
+  auto none = [](const auto&) {};
+  const auto left_out = [&](const char* family) {
+    throw NotCompiled("problem " + problem.name() + ": this build of degpu leaves out the gpu and gpu-fused engines' " + family +
+                      " functions (DEGPU_BUILTIN_FAMILIES, a developer's option): build with it unset, or use another engine");
+  };
+  if constexpr (DEGPU_FAMILY_CLASSIC) {
+    if (with_classic_function(problem, f)) return;
+  } else if (with_classic_function(problem, none)) {
+    left_out("classic");
+  }
+  if constexpr (DEGPU_FAMILY_CEC) {
+    if (with_cec_function<T>(problem, slots, up, f)) return;
+  } else if (with_cec_function<T>(problem, 0, false, none)) {
+    left_out("CEC 2017/2014");
+  }
+  if constexpr (DEGPU_FAMILY_CEC2010) {
+    if (with_cec2010_function(problem, slots, up, f)) return;
+  } else if (with_cec2010_function(problem, 0, false, none)) {
+    left_out("CEC 2010");
+  }
+  if constexpr (DEGPU_FAMILY_SCHEDULE) {
+    if (with_schedule_function<T>(problem, up, f)) return;
+  } else if (with_schedule_function<T>(problem, false, none)) {
+    left_out("schedule");
+  }
   throw ConfigError("problem " + problem.name() + ": not a built-in problem; the CUDA engines run it through its model");
 }
 
