@@ -14,7 +14,8 @@ scripts/install-deps.sh
 # several processes runs here on threads, test_islands.cpp's ThreadComm, and under mpirun in the Release tests)
 CC=clang CXX=clang++ cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDEGPU_CUDA=OFF -DDEGPU_FUZZ=ON \
   -DDEGPU_TESTS=ON -DDEGPU_CLI=ON -DDEGPU_BENCH=OFF -DDEGPU_PYTHON=OFF -DDEGPU_MPI=OFF >/dev/null
-cmake --build build-sanitize -j"$(nproc)"
+# (what runs below only: the CPU tests, the command they run, the harnesses; the main build compiles the rest)
+cmake --build build-sanitize -j"$(nproc)" --target degpu_tests degpu_cli fuzz_checkpoint fuzz_etc fuzz_data_files fuzz_cli
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 echo "sanitize: the CPU tests with ASan and UBSan"
