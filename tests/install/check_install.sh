@@ -26,9 +26,12 @@ if grep -q "set(DEGPU_HAVE_CUDA ON)" "$work/prefix/lib/cmake/degpu/degpuConfig.c
   for f in include/degpu/device_problem.hpp include/degpu/internal/cuda/row_problem.cuh include/degpu/internal/core/de_ops.hpp; do
     [[ -e "$work/prefix/$f" ]] || { echo "not installed: $f"; exit 1; }
   done
-  # (without a GPU here, PTX only and unoptimised, as scripts/test.sh builds degpu: nothing here runs it)
-  arch=90 dflags=""
-  nvidia-smi -L >/dev/null 2>&1 || { arch=90-virtual; dflags="-Xcicc -O0"; }
+  # (for the architectures and with the device flags degpu's build used: scripts/test.sh, without a GPU,
+  # PTX only and unoptimised)
+  cached() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt" | head -n 1; }
+  arch="$(cached CMAKE_CUDA_ARCHITECTURES)"
+  [[ -n "$arch" ]] || arch="$(cached DEGPU_CUDA_ARCHITECTURES)"
+  dflags="$(cached CMAKE_CUDA_FLAGS)"
   cmake -S "$src/examples/cuda" -B "$work/cu" -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CUDA_ARCHITECTURES="$arch" -DCMAKE_CUDA_FLAGS="$dflags" >"$work/configure-cu.log" || { cat "$work/configure-cu.log"; exit 1; }
   cmake --build "$work/cu" -j2 >"$work/build-cu.log" 2>&1 || { cat "$work/build-cu.log"; exit 1; }
