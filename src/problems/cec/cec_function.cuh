@@ -285,8 +285,10 @@ struct CecFunction {
     group_fold(lane, 32, cec_fold_slots<kThreads>() + fold_slot_offset(static_cast<int>(threadIdx.x) - lane), fold);
     const int np = cec::pieces(v.suite, v.fn), Kz = K > 0 ? K : 1, nc = cec::components(v.suite, v.fn);
     const bool hybrid = cec::is_hybrid(v.suite, v.fn), composition = cec::is_composition(v.suite, v.fn);
-    // (two loops, not piece_value's one: with the hybrids' parts beside the components in one loop, the
-    // compositions' and simple functions' pieces took 0.5-2 us a generation more on the H200)
+    // (a loop for each kind of function, not piece_value's one: with the hybrids' parts beside the
+    // components in one loop, the compositions' and simple functions' pieces took 0.5-2 us a generation
+    // more on the H200, and the compositions' distances beside the simple functions' one component cost
+    // janssen:f01 0.25 us)
     if (hybrid) {
       for (int q = warp; q < mine * np; q += warps) {
         const int pc = q / mine, k = q - pc * mine;
@@ -294,10 +296,10 @@ struct CecFunction {
         const double pv = cec::piece_value<T>(v, pc, row(k), [&](int, int i) -> T { return zk[i]; }, fold);
         if (lane == 0) fit[k * cec::kMaxPieces + pc] = pv;
       }
-    } else {
-      // a composition's components, then their distances (cf_cal's d2, a fold each: on warps of their own,
-      // where cf_cal made them on the trial's one warp: janssen:f10's evaluation 16.4 -> 12.8 us on the
-      // H200, the probe's variant 5 in session 50)
+    } else if (composition) {
+      // the components, then their distances (cf_cal's d2, a fold each: on warps of their own, where
+      // cf_cal made them on the trial's one warp: janssen:f10's evaluation 16.4 -> 12.8 us on the H200, the
+      // probe's variant 5 in session 50)
       for (int q = warp; q < mine * np; q += warps) {
         const int c = q / mine, k = q - c * mine;
         double pv;
@@ -307,6 +309,13 @@ struct CecFunction {
           const T* zk = Z + (static_cast<std::size_t>(k) * Kz + (c < K ? c : 0)) * Ds;
           pv = cec::component_value<T>(v, c, row(k), [&](int i) -> T { return zk[i]; }, fold);
         }
+        if (lane == 0) fit[k * cec::kMaxPieces + c] = pv;
+      }
+    } else {
+      for (int q = warp; q < mine * nc; q += warps) {
+        const int c = q / mine, k = q - c * mine;
+        const T* zk = Z + (static_cast<std::size_t>(k) * Kz + (c < K ? c : 0)) * Ds;
+        const double pv = cec::component_value<T>(v, c, row(k), [&](int i) -> T { return zk[i]; }, fold);
         if (lane == 0) fit[k * cec::kMaxPieces + c] = pv;
       }
     }
@@ -319,7 +328,7 @@ struct CecFunction {
       } else {
         double pv[cec::kMaxPieces];
         for (int q = 0; q < np; ++q) pv[q] = pk[q];
-        value = hybrid ? cec::combine_pieces<T>(v, row(k), pv, fold) : cec::combine<T>(v, row(k), pv, fold);
+        value = cec::combine_pieces<T>(v, row(k), pv, fold);  // (a hybrid's parts summed, or combine's)
       }
       __syncwarp();  // every lane has read the trial before a loss overwrites it
       select(k, value);
