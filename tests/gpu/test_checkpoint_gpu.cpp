@@ -23,6 +23,7 @@
 
 #include "core/checkpoint.hpp"
 #include "degpu/constraints.hpp"
+#include "degpu/devices.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/interrupt.hpp"
 #include "degpu/masw.hpp"
@@ -299,6 +300,50 @@ TEST(CheckpointGpu, SpreadPathSlicesResumeToTheSameBits) {
       expect_sliced_batches(rastrigin(16), de, stop, o, "spread,6,0",
                             "spread,6,0 " + std::string(algorithm_name(a)) + " " + std::string(precision_name(prec)), 3);
     }
+}
+
+// A checkpoint of one trial of a CEC function on the resident plan (as degpu wrote before its cost model
+// took such a trial to the spread path; here the plan forced to the resident one the planner makes) resumes
+// on the resident plan, and the run is the one the planner now makes on the spread path, bit for bit.
+TEST(CheckpointGpu, AResidentCheckpointResumesWhereTheModelChoosesSpread) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  ProblemSpec spec;
+  spec.name = "janssen:f10";
+  spec.dim = 30;
+  const Problem p = make_problem(spec);
+  DEConfig de;
+  de.np = 60;
+  StopCriteria stop;
+  stop.max_gens = 30;
+  RunOptions o;
+  o.engine = Engine::gpu;
+  o.precision = Precision::f32;
+  const std::string plan = explain_launch(p, de, stop, o, 1).at(3).text;
+  ASSERT_NE(plan.find("So the spread path"), std::string::npos) << plan;
+  const Result ref = minimize(p, de, stop, o);
+  const std::string file = temp_file("resident");
+  // interrupted after its first slice, a checkpoint written
+  const auto interrupted = [&] {
+    RunOptions c = o;
+    c.checkpoint.file = file;
+    c.checkpoint.every_s = 1e9;
+    request_interrupt(SIGINT);
+    const Result part = minimize(p, de, stop, c);
+    clear_interrupt();
+    EXPECT_EQ(part.stop_reason, StopReason::interrupted);
+    EXPECT_LT(part.generations, ref.generations);
+  };
+  {
+    const ForcedPlan forced("resident,2,0,8");  // the planner's resident plan for this trial
+    interrupted();
+  }
+  RunOptions r = o;
+  r.checkpoint.resume = file;
+  expect_resumed_run(minimize(p, de, stop, r), ref, "janssen:f10 resumed on the resident plan");
+  // and a checkpoint of the spread path resumes on it
+  interrupted();
+  expect_resumed_run(minimize(p, de, stop, r), ref, "janssen:f10 resumed on the spread path");
+  std::remove(file.c_str());
 }
 
 // The resident path's trials, side by side, end at different generations (a target): in slices a trial that

@@ -344,6 +344,66 @@ TEST(GpuEngine, ExplainsEachEnginesLaunch) {
   EXPECT_NE(one[0].text.find("evaluated by one warp each"), std::string::npos) << one[0].text;
 }
 
+// The planner's cost model for one trial (cuda/engines/gpu/spread_cost.hpp): the spread path where it
+// estimates it faster (a composition's components made at once, not one after another), the resident plan
+// where not (one rotation at D 10: the grid barrier costs more than it saves); neither considered for two
+// trials, another kernel's algorithm or a classic function; the run the same bits on the path it chose as on
+// the resident plan.
+TEST(GpuEngine, TheCostModelChoosesBetweenSpreadAndResident) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const auto gpu_text = [](const std::string& name, int dim, int np, int trials, const DEConfig& base) {
+    ProblemSpec ps;
+    ps.name = name;
+    ps.dim = dim;
+    DEConfig de = base;
+    de.np = np;
+    RunOptions o;
+    o.precision = Precision::f32;
+    return explain_launch(make_problem(ps), de, StopCriteria{}, o, trials).at(3).text;
+  };
+  const DEConfig de;
+  const auto has = [](const std::string& text, const char* needle) { return text.find(needle) != std::string::npos; };
+  const std::string f10 = gpu_text("janssen:f10", 100, 250, 1, de);
+  EXPECT_TRUE(has(f10, "one cooperative grid of")) << f10;
+  EXPECT_TRUE(has(f10, "So the spread path")) << f10;
+  EXPECT_TRUE(has(f10, "4 more component(s) one after another")) << f10;
+  const std::string f01 = gpu_text("janssen:f01", 10, 250, 1, de);
+  EXPECT_TRUE(has(f01, "1 cluster of")) << f01;
+  EXPECT_TRUE(has(f01, "us longer than on the resident plan")) << f01;
+  EXPECT_TRUE(has(f01, "So the resident plan")) << f01;
+  const std::string two = gpu_text("janssen:f10", 100, 250, 2, de);
+  EXPECT_TRUE(has(two, "2 clusters")) << two;
+  EXPECT_FALSE(has(two, "Cost model")) << two;
+  DEConfig shade = de;
+  shade.algorithm = Algorithm::shade;
+  shade.mutation = Mutation::current_to_pbest1;
+  const std::string other = gpu_text("janssen:f10", 100, 250, 1, shade);
+  EXPECT_FALSE(has(other, "Cost model")) << other;
+  EXPECT_FALSE(has(other, "cooperative")) << other;
+  // a run the model sends to the spread path: the resident plan's bits (its cluster of 2 CTAs, 8 lanes)
+  ProblemSpec ps;
+  ps.name = "janssen:f10";
+  ps.dim = 30;
+  const Problem p = make_problem(ps);
+  const DEConfig small = path_config(60, Mutation::rand1, Crossover::bin);
+  EXPECT_TRUE(has(gpu_text("janssen:f10", 30, 60, 1, small), "So the spread path"));
+  StopCriteria stop;
+  stop.max_gens = 20;
+  for (Precision prec : {Precision::f32, Precision::f64}) {
+    RunOptions o;
+    o.engine = Engine::gpu;
+    o.precision = prec;
+    Result ref;
+    {
+      PlanOverride plan("resident,2,0,8");
+      ref = minimize(p, small, stop, o);
+    }
+    expect_same_run(ref, minimize(p, small, stop, o), 0, std::string("janssen:f10 D 30 ") + std::string(precision_name(prec)));
+  }
+  const std::string classic = gpu_text("rastrigin", 100, 250, 1, de);
+  EXPECT_FALSE(has(classic, "Cost model")) << classic;
+}
+
 // Each path once on a small job (what scripts/gpu-check.sh runs under compute-sanitizer).
 TEST(GpuEngine, EachPathOnASmallJob) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";

@@ -54,7 +54,8 @@ inline constexpr bool has_terms = F::pattern != fn::Pattern::whole;
 //                    function's data; `sync`: the group's barrier, which every lane reaches).
 //   F::kResident     true where the gpu engine's resident path gives the function a region of the CTA's shared
 //                    memory and the generation's evaluation (ResidentTeam below; the hooks resident_choices,
-//                    resident_bytes, describe_resident, resident_load, resident_generation, resident_done;
+//                    resident_bytes, describe_resident, resident_load, resident_generation, resident_done,
+//                    and, for the planner's cost model, resident_profile;
 //                    resident_generation<kThreads, G, kSpread> learns whether the spread path calls it).
 template <class F>
 constexpr int group_lanes() {
@@ -109,6 +110,20 @@ __host__ __device__ std::size_t resident_bytes(const F& f, int P, int Ds, int D,
   if constexpr (has_resident_hooks<F>) return f.resident_bytes(P, Ds, D, choice);
   else return 0;
 }
+#if DEGPU_HOST_CODE
+// What the gpu engine's cost model for one trial (cuda/engines/gpu/spread_cost.hpp) reads of a function's
+// resident generation: the components it makes one after another for each individual, and the individuals
+// a CTA at or below which the spread path's generation makes them all at once (0: never).
+struct ResidentProfile {
+  int components = 1;
+  int few = 0;
+};
+template <class F>
+ResidentProfile resident_profile(const F& f) {
+  if constexpr (requires { f.resident_profile(); }) return f.resident_profile();
+  else return {};
+}
+#endif
 #if DEGPU_HOST_CODE
 // What the plan says of the choice ("" without a region).
 template <class F>

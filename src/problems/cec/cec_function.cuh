@@ -39,6 +39,7 @@ __device__ __forceinline__ double* cec_fold_slots() {
 // through L1 from global memory): the plan's choice, the number kept.
 struct CecResident {
   int shifts = 0, shuffles = 0, matrices = 0;
+  int components = 1;  // made one after another by resident_generation; all at once by few_generation
 };
 
 // Where the parts of the resident region lie (bytes from its start, each 16-byte aligned): the CTA's trials
@@ -129,6 +130,7 @@ struct CecFunction {
   __host__ __device__ std::size_t resident_bytes(int P, int Ds, int D, int kept) const {
     return resident_layout(P, Ds, D, kept).bytes;
   }
+  ResidentProfile resident_profile() const { return {resident.components, kFewTrials}; }
   std::string describe_resident(int kept) const {
     return std::to_string(kept) + " of the CEC function's " + std::to_string(resident.matrices) +
            " rotation matrices kept in shared memory" + (kept == 1 && resident.matrices > 1 ? " (one at a time)" : "") + "; ";
@@ -345,6 +347,7 @@ inline CecResident resident_cec(const CecInstance& c) {
   r.shifts = l.components;
   r.shuffles = l.shuffles;
   r.matrices = cec_product_components(c);
+  r.components = cec::components(c.suite, c.fn);
   return r;
 }
 

@@ -28,6 +28,7 @@
 #include "cuda/engines/gpu/gpu_plan.hpp"
 #include "cuda/engines/gpu/gpu_resident.cuh"
 #include "cuda/engines/gpu/gpu_slices.cuh"
+#include "cuda/engines/gpu/spread_cost.hpp"
 #include "cuda/engines/linear_constraints.cuh"
 #include "cuda/util/check.hpp"
 #include "cuda/util/device_array.cuh"
@@ -253,6 +254,45 @@ void fit_spread(const ops::Params& p, int ctas, int threads, const DeviceLimits&
               std::to_string(w) + " generations ahead; " + describe_resident(fn, choice);
 }
 
+// The spread plan's CTAs for the planner's own choice: 256 threads (the CEC functions' few trials' generation
+// spreads a CTA's pieces over its warps; the cost model's measurements were made so).
+inline constexpr int kSpreadThreads = 256;
+
+// One trial of a function with its own resident generation (a CEC function's), DE or jDE: the spread path
+// instead of the resident plan `plan` where the cost model (spread_cost.hpp) estimates its generation
+// shorter; either way plan.why says the estimate. The same decisions on both paths (the same bits).
+template <class Fn, class T>
+void consider_spread(const ops::Params& p, const DeviceLimits& dev, const Fn& fn, int ncons, GpuPlan& plan) {
+  if constexpr (has_resident_hooks<Fn>) {
+    if (!resident_kernel<Fn, T>(32, alg::kernel_kind(p.algorithm), fn, true)) return;  // (DE and jDE only)
+    GpuPlan sp;
+    try {
+      fit_spread<Fn, T>(p, 0, kSpreadThreads, dev, fn, ncons, sp);
+    } catch (const Error& e) {
+      plan.why += std::string(" Not the spread path: ") + e.what() + ".";
+      return;
+    }
+    const ResidentProfile prof = resident_profile(fn);
+    SpreadCostInputs in;
+    in.D = p.D;
+    in.res_individuals = ceil_div(p.np, plan.cluster);
+    in.res_threads = plan.threads;
+    in.res_group = plan.group;
+    in.spread_individuals = ceil_div(p.np, sp.cluster);
+    in.spread_threads = sp.threads;
+    in.components = prof.components;
+    in.few = prof.few;
+    const SpreadCost cost = spread_cost(in);
+    if (!cost.spread_pays()) {
+      plan.why += " " + cost.text() + " So the resident plan.";
+      return;
+    }
+    if (sp.why.size() >= 2 && sp.why.compare(sp.why.size() - 2, 2, "; ") == 0) sp.why.resize(sp.why.size() - 2);  // (fit_spread's list)
+    sp.why += ". " + cost.text() + " So the spread path.";
+    plan = sp;
+  }
+}
+
 template <class Fn, class T>
 void plan_global(const ops::Params& p, const DeviceLimits& dev, bool wide, int threads, int per_individual, const Fn& fn,
                  GpuPlan& plan) {
@@ -301,8 +341,10 @@ void plan_global(const ops::Params& p, const DeviceLimits& dev, bool wide, int t
 // a lane, in the CPU's order) neither the wide path (several CTAs per individual) nor the resident path of
 // a function with its own resident generation (a CEC function's, which evaluates the CTA's trials
 // together) is taken.
+// may_spread false: an archipelago's clusters (islands_plan), or a resumed checkpoint of the resident path
+// (its carry is laid out for the resident plan's CTAs): not the spread path unless DEGPU_GPU_PLAN says so.
 template <class Fn, class T>
-GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn, int ncons = 0) {
+GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn, int ncons = 0, bool may_spread = true) {
   const DeviceLimits dev = device_limits();
   const int blocks_per_row = ceil_div(p.D, kBlock);
   GpuPlan plan;
@@ -364,6 +406,7 @@ GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn, int ncons = 0) {
                    "), a group of " + std::to_string(group) + " lanes per individual, draws made " + std::to_string(plan.window) +
                    " generations ahead; " + describe_resident(fn, plan.fn_choice) +
                    std::to_string(plan.resident_teams) + " such clusters fit at once (occupancy API).";
+        if (n == 1 && may_spread) consider_spread<Fn, T>(p, dev, fn, ncons, plan);
         return plan;
       }
     }
@@ -387,7 +430,7 @@ GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn, int ncons = 0) {
 // then exchange between slices). DEGPU_GPU_PLAN's is kept as it is.
 template <class Fn, class T>
 GpuPlan islands_plan(const ops::Params& p, int n, const Fn& fn, int ncons) {
-  GpuPlan plan = make_plan<Fn, T>(p, n, fn, ncons);
+  GpuPlan plan = make_plan<Fn, T>(p, n, fn, ncons, false);
   const char* env = std::getenv("DEGPU_GPU_PLAN");
   if (plan.path != GpuPlan::Path::resident || plan.resident_teams >= n || (env && *env)) return plan;
   const DeviceLimits dev = device_limits();
@@ -399,7 +442,7 @@ GpuPlan islands_plan(const ops::Params& p, int n, const Fn& fn, int ncons) {
       return q;
     }
   }
-  return make_plan<Fn, T>(p, n, fn, ncons);  // (its kernel attributes again: the probes above set others)
+  return make_plan<Fn, T>(p, n, fn, ncons, false);  // (its kernel attributes again: the probes above set others)
 }
 
 // The plan for this process's n of an archipelago's K islands spread over R processes: the cluster and the
@@ -483,10 +526,13 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
                     "cannot share: resume it without mpirun");
   // (islands: clusters that all fit at once, in one launch or between slices: a cluster that waits for a
   // place runs its slice after the others, and every slice takes twice as long)
+  // (a checkpoint of the resident path, one written before the planner chose the spread path too, resumes
+  // on the resident path: the same bits either way)
+  const bool resume_resident = resuming && resuming->has("gpu.plan") && resuming->text("gpu.plan").rfind("resident path", 0) == 0;
   GpuPlan plan = islands && (comm || resume_between)
                      ? spread_plan<Fn, T>(p, n, islands->islands, comm ? comm->size() : 1, fn, ncons, resuming)
                  : islands ? islands_plan<Fn, T>(p, n, fn, ncons)
-                           : make_plan<Fn, T>(p, n, fn, ncons);
+                           : make_plan<Fn, T>(p, n, fn, ncons, !resume_resident);
   const bool resident = plan.path == GpuPlan::Path::resident;
   if (islands && plan.spread)
     throw ConfigError("{islands} " + std::to_string(n) + ": an archipelago runs in clusters (the resident path), not on the spread path");
