@@ -48,6 +48,26 @@ TEST(SpreadCost, ChoosesAsMeasuredOnTheH200) {
   EXPECT_NEAR(spread_cost(shapes(100, 250, 5)).delta(), -37.5, 0.5);
 }
 
+TEST(SpreadCost, DoubleWeighsTheResidentCTAsIndividualsMore) {
+  // measured in double (docs/PERFORMANCE.md): the spread path the faster at every shape, e.g. janssen:f01 at
+  // D 10 7.9 against 7.2 us, D 50 14.6 against 11.0, NP 100 D 100 16.1 against 13.9
+  const auto f64 = [](SpreadCostInputs in) {
+    in.value_bytes = 8;
+    return spread_cost(in);
+  };
+  for (int D : {10, 30, 50, 100})
+    for (int components : {1, 3, 4, 5}) EXPECT_TRUE(f64(shapes(D, 250, components)).spread_pays()) << D << " " << components;
+  for (int D : {30, 100})
+    for (int np : {100, 1000}) EXPECT_TRUE(f64(shapes(D, np, 1)).spread_pays()) << D << " " << np;
+  // only the individuals' term differs from float's
+  const SpreadCost a = spread_cost(shapes(50, 250, 1)), b = f64(shapes(50, 250, 1));
+  EXPECT_FALSE(a.spread_pays());
+  EXPECT_DOUBLE_EQ(b.individuals, a.individuals * SpreadCost::kIndividualF64Us / SpreadCost::kIndividualUs);
+  EXPECT_DOUBLE_EQ(b.grid, a.grid);
+  EXPECT_DOUBLE_EQ(b.terms, a.terms);
+  EXPECT_DOUBLE_EQ(b.components + b.rounds, a.components + a.rounds);
+}
+
 TEST(SpreadCost, EachTermHasItsSign) {
   const SpreadCost few = spread_cost(shapes(30, 250, 5));  // resident: 32 a CTA, 8 lanes; spread: 2 a CTA
   EXPECT_DOUBLE_EQ(few.grid, SpreadCost::kGridUs);

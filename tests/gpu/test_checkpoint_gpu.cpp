@@ -302,26 +302,27 @@ TEST(CheckpointGpu, SpreadPathSlicesResumeToTheSameBits) {
     }
 }
 
-// A checkpoint of one trial of a CEC function on the resident plan (as degpu wrote before its cost model
-// took such a trial to the spread path; here the plan forced to the resident one the planner makes) resumes
-// on the resident plan, and the run is the one the planner now makes on the spread path, bit for bit.
-TEST(CheckpointGpu, AResidentCheckpointResumesWhereTheModelChoosesSpread) {
-  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+// One trial of `name` (D dim, NP np, `gens` generations, f32) whose checkpoint was written on the plan
+// `forced` (the one degpu took before the planner's newer choice, which explain's text names by `chosen`)
+// resumes on that plan, and a checkpoint of the planner's own plan resumes on it: both the uninterrupted
+// run's bits (the paths take the same decisions).
+namespace {
+void expect_checkpoints_resume_on_their_plans(const char* name, int dim, int np, int gens, const char* forced, const char* chosen) {
   ProblemSpec spec;
-  spec.name = "janssen:f10";
-  spec.dim = 30;
+  spec.name = name;
+  spec.dim = dim;
   const Problem p = make_problem(spec);
   DEConfig de;
-  de.np = 60;
+  de.np = np;
   StopCriteria stop;
-  stop.max_gens = 30;
+  stop.max_gens = gens;
   RunOptions o;
   o.engine = Engine::gpu;
   o.precision = Precision::f32;
   const std::string plan = explain_launch(p, de, stop, o, 1).at(3).text;
-  ASSERT_NE(plan.find("So the spread path"), std::string::npos) << plan;
+  ASSERT_NE(plan.find(chosen), std::string::npos) << plan;
   const Result ref = minimize(p, de, stop, o);
-  const std::string file = temp_file("resident");
+  const std::string file = temp_file("own_plan");
   // interrupted after its first slice, a checkpoint written
   const auto interrupted = [&] {
     RunOptions c = o;
@@ -334,16 +335,31 @@ TEST(CheckpointGpu, AResidentCheckpointResumesWhereTheModelChoosesSpread) {
     EXPECT_LT(part.generations, ref.generations);
   };
   {
-    const ForcedPlan forced("resident,2,0,8");  // the planner's resident plan for this trial
+    const ForcedPlan f(forced);
     interrupted();
   }
   RunOptions r = o;
   r.checkpoint.resume = file;
-  expect_resumed_run(minimize(p, de, stop, r), ref, "janssen:f10 resumed on the resident plan");
-  // and a checkpoint of the spread path resumes on it
+  expect_resumed_run(minimize(p, de, stop, r), ref, std::string(name) + " resumed on " + forced);
   interrupted();
-  expect_resumed_run(minimize(p, de, stop, r), ref, "janssen:f10 resumed on the spread path");
+  expect_resumed_run(minimize(p, de, stop, r), ref, std::string(name) + " resumed on the planner's plan");
   std::remove(file.c_str());
+}
+}  // namespace
+
+// A checkpoint of one trial of a CEC function on the resident plan (as degpu wrote before its cost model
+// took such a trial to the spread path; here the plan forced to the resident one the planner makes) resumes
+// on the resident plan; one of the spread path on it.
+TEST(CheckpointGpu, AResidentCheckpointResumesWhereTheModelChoosesSpread) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  expect_checkpoints_resume_on_their_plans("janssen:f10", 30, 60, 30, "resident,2,0,8", "So the spread path");
+}
+
+// A checkpoint of one trial on the grid path, whose population no cluster holds (as degpu wrote before the
+// planner took such a trial to the spread path), resumes on the grid path; one of the spread path on it.
+TEST(CheckpointGpu, AGridCheckpointResumesWhereThePlannerTakesTheSpreadPath) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  expect_checkpoints_resume_on_their_plans("janssen:f01", 100, 2000, 16, "grid,512", "the spread path's CTAs hold it");
 }
 
 // The resident path's trials, side by side, end at different generations (a target): in slices a trial that

@@ -352,14 +352,14 @@ TEST(GpuEngine, ExplainsEachEnginesLaunch) {
 // the resident plan.
 TEST(GpuEngine, TheCostModelChoosesBetweenSpreadAndResident) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
-  const auto gpu_text = [](const std::string& name, int dim, int np, int trials, const DEConfig& base) {
+  const auto gpu_text = [](const std::string& name, int dim, int np, int trials, const DEConfig& base, Precision prec = Precision::f32) {
     ProblemSpec ps;
     ps.name = name;
     ps.dim = dim;
     DEConfig de = base;
     de.np = np;
     RunOptions o;
-    o.precision = Precision::f32;
+    o.precision = prec;
     return explain_launch(make_problem(ps), de, StopCriteria{}, o, trials).at(3).text;
   };
   const DEConfig de;
@@ -372,6 +372,9 @@ TEST(GpuEngine, TheCostModelChoosesBetweenSpreadAndResident) {
   EXPECT_TRUE(has(f01, "1 cluster of")) << f01;
   EXPECT_TRUE(has(f01, "us longer than on the resident plan")) << f01;
   EXPECT_TRUE(has(f01, "So the resident plan")) << f01;
+  // in double the resident CTA's more individuals weigh more: the spread path there (measured 7.9 against 7.2 us)
+  const std::string f01d = gpu_text("janssen:f01", 10, 250, 1, de, Precision::f64);
+  EXPECT_TRUE(has(f01d, "So the spread path")) << f01d;
   const std::string two = gpu_text("janssen:f10", 100, 250, 2, de);
   EXPECT_TRUE(has(two, "2 clusters")) << two;
   EXPECT_FALSE(has(two, "Cost model")) << two;
@@ -403,6 +406,39 @@ TEST(GpuEngine, TheCostModelChoosesBetweenSpreadAndResident) {
   }
   const std::string classic = gpu_text("rastrigin", 100, 250, 1, de);
   EXPECT_FALSE(has(classic, "Cost model")) << classic;
+}
+
+// One trial whose population no cluster holds (janssen:f01 at D 100, NP 2000): the spread path, whose CTAs
+// hold it, in place of the grid path (the same bits as that path's run); a classic function, without a
+// resident generation of its own, keeps the grid path there.
+TEST(GpuEngine, OneTrialNoClusterHoldsTakesTheSpreadPath) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  ProblemSpec ps;
+  ps.name = "janssen:f01";
+  ps.dim = 100;
+  const Problem p = make_problem(ps);
+  DEConfig de;
+  de.np = 2000;
+  RunOptions o;
+  o.engine = Engine::gpu;
+  o.precision = Precision::f32;
+  const std::string text = explain_launch(p, de, StopCriteria{}, o, 1).at(3).text;
+  EXPECT_NE(text.find("does not fit a cluster's shared memory, and the spread path's CTAs hold it"), std::string::npos) << text;
+  EXPECT_NE(text.find("one cooperative grid of"), std::string::npos) << text;
+  EXPECT_NE(text.find("16 individuals each"), std::string::npos) << text;
+  StopCriteria stop;
+  stop.max_gens = 12;
+  Result grid;
+  {
+    PlanOverride plan("grid,512");
+    grid = minimize(p, de, stop, o);
+  }
+  expect_same_run(grid, minimize(p, de, stop, o), 0, "janssen:f01 D 100 NP 2000");
+  ps.name = "rastrigin";
+  DEConfig big = de;
+  big.np = 20000;
+  const std::string classic = explain_launch(make_problem(ps), big, StopCriteria{}, o, 1).at(3).text;
+  EXPECT_NE(classic.find("rows in global memory"), std::string::npos) << classic;
 }
 
 // Each path once on a small job (what scripts/gpu-check.sh runs under compute-sanitizer).

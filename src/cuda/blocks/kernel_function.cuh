@@ -120,11 +120,9 @@ struct ResidentProfile {
 };
 template <class F>
 ResidentProfile resident_profile(const F& f) {
-  if constexpr (requires { f.resident_profile(); }) return f.resident_profile();
+  if constexpr (has_resident_hooks<F>) return f.resident_profile();
   else return {};
 }
-#endif
-#if DEGPU_HOST_CODE
 // What the plan says of the choice ("" without a region).
 template <class F>
 std::string describe_resident(const F& f, int choice) {

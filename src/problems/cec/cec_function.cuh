@@ -38,8 +38,7 @@ __device__ __forceinline__ double* cec_fold_slots() {
 // rotation matrices M_c^T (D x Ds each) all, one (loaded for each component's product) or none (read
 // through L1 from global memory): the plan's choice, the number kept.
 struct CecResident {
-  int shifts = 0, shuffles = 0, matrices = 0;
-  int components = 1;  // made one after another by resident_generation; all at once by few_generation
+  int shifts = 0, shuffles = 0, matrices = 0;  // (shifts: a row a component, so the components' count too)
 };
 
 // Where the parts of the resident region lie (bytes from its start, each 16-byte aligned): the CTA's trials
@@ -130,7 +129,8 @@ struct CecFunction {
   __host__ __device__ std::size_t resident_bytes(int P, int Ds, int D, int kept) const {
     return resident_layout(P, Ds, D, kept).bytes;
   }
-  ResidentProfile resident_profile() const { return {resident.components, kFewTrials}; }
+  // the components resident_generation makes one after another (few_generation: all at once at <= kFewTrials)
+  ResidentProfile resident_profile() const { return {resident.shifts, kFewTrials}; }
   std::string describe_resident(int kept) const {
     return std::to_string(kept) + " of the CEC function's " + std::to_string(resident.matrices) +
            " rotation matrices kept in shared memory" + (kept == 1 && resident.matrices > 1 ? " (one at a time)" : "") + "; ";
@@ -347,7 +347,6 @@ inline CecResident resident_cec(const CecInstance& c) {
   r.shifts = l.components;
   r.shuffles = l.shuffles;
   r.matrices = cec_product_components(c);
-  r.components = cec::components(c.suite, c.fn);
   return r;
 }
 

@@ -282,14 +282,39 @@ void consider_spread(const ops::Params& p, const DeviceLimits& dev, const Fn& fn
     in.spread_threads = sp.threads;
     in.components = prof.components;
     in.few = prof.few;
+    in.value_bytes = static_cast<int>(sizeof(T));
     const SpreadCost cost = spread_cost(in);
     if (!cost.spread_pays()) {
       plan.why += " " + cost.text() + " So the resident plan.";
       return;
     }
-    if (sp.why.size() >= 2 && sp.why.compare(sp.why.size() - 2, 2, "; ") == 0) sp.why.resize(sp.why.size() - 2);  // (fit_spread's list)
-    sp.why += ". " + cost.text() + " So the spread path.";
+    sp.why += cost.text() + " So the spread path.";  // (after fit_spread's "...; ")
     plan = sp;
+  }
+}
+
+// One trial whose population no cluster holds, of a function with its own resident generation (a CEC
+// function's), DE or jDE: the spread path where its CTAs hold the population (ceil(NP / SMs) individuals
+// each), in place of the grid path's rows in global memory. Measured on an H200 (janssen:f01, f07, f10 at D
+// 100, NP 2000 and 5000, f32: docs/PERFORMANCE.md, "Where no cluster holds the population"): a generation
+// 1.6-2.5x shorter, the same bits. false (the grid path) where the spread path cannot take the run.
+template <class Fn, class T>
+bool spread_holds(const ops::Params& p, const DeviceLimits& dev, const Fn& fn, int ncons, GpuPlan& plan) {
+  if constexpr (has_resident_hooks<Fn>) {
+    if (!resident_kernel<Fn, T>(32, alg::kernel_kind(p.algorithm), fn, true)) return false;  // (DE and jDE only)
+    GpuPlan sp;
+    sp.why = "the population does not fit a cluster's shared memory, and the spread path's CTAs hold it (a generation "
+             "1.6-2.5x shorter than the grid path's, measured: docs/GPU.md): ";
+    try {
+      fit_spread<Fn, T>(p, 0, kSpreadThreads, dev, fn, ncons, sp);
+    } catch (const Error&) {
+      return false;
+    }
+    plan = sp;
+    return true;
+  } else {
+    (void)p, (void)dev, (void)fn, (void)ncons, (void)plan;
+    return false;
   }
 }
 
@@ -341,8 +366,8 @@ void plan_global(const ops::Params& p, const DeviceLimits& dev, bool wide, int t
 // a lane, in the CPU's order) neither the wide path (several CTAs per individual) nor the resident path of
 // a function with its own resident generation (a CEC function's, which evaluates the CTA's trials
 // together) is taken.
-// may_spread false: an archipelago's clusters (islands_plan), or a resumed checkpoint of the resident path
-// (its carry is laid out for the resident plan's CTAs): not the spread path unless DEGPU_GPU_PLAN says so.
+// may_spread false: an archipelago's clusters (islands_plan), or a resumed checkpoint of the resident or grid
+// path (its carry is laid out for that plan's CTAs): not the spread path unless DEGPU_GPU_PLAN says so.
 template <class Fn, class T>
 GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn, int ncons = 0, bool may_spread = true) {
   const DeviceLimits dev = device_limits();
@@ -410,6 +435,7 @@ GpuPlan make_plan(const ops::Params& p, int n, const Fn& fn, int ncons = 0, bool
         return plan;
       }
     }
+    if (n == 1 && may_spread && spread_holds<Fn, T>(p, dev, fn, ncons, plan)) return plan;
   }
   // Rows in global memory: a group of 32 lanes per individual over the whole device, or, for large D
   // with too few individuals to give each SM 16 warps, several CTAs per individual.
@@ -526,13 +552,14 @@ std::vector<Result> run(const Problem& problem, const Resolved& r, const RunOpti
                     "cannot share: resume it without mpirun");
   // (islands: clusters that all fit at once, in one launch or between slices: a cluster that waits for a
   // place runs its slice after the others, and every slice takes twice as long)
-  // (a checkpoint of the resident path, one written before the planner chose the spread path too, resumes
-  // on the resident path: the same bits either way)
-  const bool resume_resident = resuming && resuming->has("gpu.plan") && resuming->text("gpu.plan").rfind("resident path", 0) == 0;
+  // (a checkpoint of the resident or grid path, one written before the planner chose the spread path for
+  // such a trial, resumes on its own path: the same bits either way)
+  const bool resume_own_path = resuming && resuming->has("gpu.plan") &&
+                               (resuming->text("gpu.plan").rfind("resident path", 0) == 0 || resuming->text("gpu.plan").rfind("grid path", 0) == 0);
   GpuPlan plan = islands && (comm || resume_between)
                      ? spread_plan<Fn, T>(p, n, islands->islands, comm ? comm->size() : 1, fn, ncons, resuming)
                  : islands ? islands_plan<Fn, T>(p, n, fn, ncons)
-                           : make_plan<Fn, T>(p, n, fn, ncons, !resume_resident);
+                           : make_plan<Fn, T>(p, n, fn, ncons, !resume_own_path);
   const bool resident = plan.path == GpuPlan::Path::resident;
   if (islands && plan.spread)
     throw ConfigError("{islands} " + std::to_string(n) + ": an archipelago runs in clusters (the resident path), not on the spread path");

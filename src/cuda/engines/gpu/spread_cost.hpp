@@ -21,6 +21,11 @@
 // NP 100, D 30), 5% (f07, NP 100, D 100) and 0-3.4% (five shapes at D 30 and 50 where the two paths are
 // within 3.4%). The resident path alone, as before the model, lost up to 2.3x at NP 100-250 (compositions)
 // and 3.4x at NP 1000.
+// In double the resident CTA's more individuals weigh 3.5 times as much (its rows, rotations and folds in
+// double): kIndividualF64Us, fitted to 49 shapes (janssen:f01-f10 at D 10, 30, 50 and 100, NP 250; f01, f07
+// and f10 at NP 100 and 1000, D 30 and 100), the other terms kept; the spread path was the faster at all 49
+// (by 0.3 to 44 us a generation), and the model picks it at all 49, where with float's term it kept the
+// resident plan at 16 of them.
 #pragma once
 #include <algorithm>
 #include <cstdio>
@@ -35,6 +40,7 @@ struct SpreadCostInputs {
   int spread_individuals = 0, spread_threads = 0;           // the spread plan's CTA (groups of 32 lanes)
   int components = 1;  // the function's components, made one after another by the resident generation
   int few = 0;         // at this many individuals a CTA or fewer, the spread path makes them all at once
+  int value_bytes = 4;  // the run's precision: 4 (float) or 8 (double)
 };
 
 // The model's terms, microseconds a generation: grid costs the spread path more; the others cost the
@@ -42,7 +48,7 @@ struct SpreadCostInputs {
 struct SpreadCost {
   static constexpr double kGridUs = 1.5;
   static constexpr double kTermRoundUs = 0.3;
-  static constexpr double kIndividualUs = 0.00157;
+  static constexpr double kIndividualUs = 0.00157, kIndividualF64Us = 0.0055;
   static constexpr double kComponentUs = 2.0, kComponentPerDUs = 0.05;
   double grid = 0, terms = 0, individuals = 0, components = 0, rounds = 0;
   int more_individuals = 0, more_components = 0, more_rounds = 0;
@@ -71,7 +77,8 @@ inline SpreadCost spread_cost(const SpreadCostInputs& in) {
   c.grid = SpreadCost::kGridUs;
   c.terms = SpreadCost::kTermRoundUs * std::max(0, cdiv(D, std::max(in.res_group, 1)) - cdiv(D, 32));
   c.more_individuals = std::max(0, in.res_individuals - in.spread_individuals);
-  c.individuals = SpreadCost::kIndividualUs * c.more_individuals * std::max(1, in.components) * D;
+  const double individual = in.value_bytes == 8 ? SpreadCost::kIndividualF64Us : SpreadCost::kIndividualUs;
+  c.individuals = individual * c.more_individuals * std::max(1, in.components) * D;
   c.more_components = few ? std::max(0, in.components - 1) : 0;
   c.components = c.more_components * component;
   const int res_rounds = std::max(1, cdiv(in.res_individuals, std::max(1, in.res_threads / std::max(in.res_group, 1))));
