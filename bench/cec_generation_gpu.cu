@@ -12,7 +12,9 @@
 //      (product_streamed), as a CTA must where the matrices do not fit beside the engine's own data;
 //   5  3 with a composition's distances as pieces of their own (in parallel with the components) and its
 //      weights a lane each (cec.hpp's distance_piece, composition_weighted, combine_weighted): 2's steps
-//      for the compositions since session 51.
+//      for the compositions since session 51;
+//   6  5 with the product's next 8 steps' operands loaded while the current 8 steps' FMAs run (product_pipelined);
+//   7  6 with two outputs a thread in one loop where the components' outputs outnumber the CTA's threads.
 // Every variant's values are compared bit for bit with variant 0's (the same sums in the same order).
 // usage: degpu_cec_generation_gpu [D] [ITERS] [FUNCTION]   -> one JSON line per (function, n, variant);
 // FUNCTION: one janssen function's number alone (1-10)
@@ -119,6 +121,90 @@ __device__ void product_streamed(const T* Mt, int K, int D, int Ds, int n, const
   }
 }
 
+// Variants 6 and 7's product: cta_product_few's sums (a thread an output, its n <= 4 trials' sums over j in
+// order, fma in T from 0: the same bits), the next kU steps' operands loaded into registers while the
+// current kU steps' FMAs run (a double buffer: one chain of D dependent FMAs a sum, its loads ahead of it);
+// kPair (variant 7): a thread makes outputs t and t + blockDim in one loop, where K D > blockDim (janssen:f10's
+// 500 over 256 threads: one pass of two chains a thread, not two passes of one).
+template <int kU, bool kPair, class T>
+__device__ void product_pipelined(const T* Mt, int K, int D, int Ds, int n, const T* As, T* Z) {
+  const int tiles = K * D, nb = static_cast<int>(blockDim.x), stride = kPair ? 2 * nb : nb;
+  for (int t0 = threadIdx.x; t0 < tiles; t0 += stride) {
+    const int t1 = t0 + nb;
+    const bool h1 = kPair && t1 < tiles;
+    const int c0 = t0 / D, i0 = t0 - c0 * D, c1 = h1 ? t1 / D : c0, i1 = h1 ? t1 - c1 * D : i0;
+    const T* m0 = Mt + static_cast<std::size_t>(c0) * D * Ds + i0;
+    const T* m1 = Mt + static_cast<std::size_t>(c1) * D * Ds + i1;
+    const T* a0 = As + static_cast<std::size_t>(c0) * Ds * 4;
+    const T* a1 = As + static_cast<std::size_t>(c1) * Ds * 4;
+    T acc0[4] = {T(0), T(0), T(0), T(0)}, acc1[4] = {T(0), T(0), T(0), T(0)};
+    Vec4<T> av0[kU], av1[kU];
+    T mv0[kU], mv1[kU];
+    int j = 0;
+    if (D >= kU) {
+#pragma unroll
+      for (int u = 0; u < kU; ++u) {
+        av0[u] = load4_from<From::shared>(a0 + 4 * u);
+        mv0[u] = m0[static_cast<std::size_t>(u) * Ds];
+        if (kPair) {
+          av1[u] = load4_from<From::shared>(a1 + 4 * u);
+          mv1[u] = m1[static_cast<std::size_t>(u) * Ds];
+        }
+      }
+      for (j = 0; j + kU <= D; j += kU) {
+        const bool more = j + 2 * kU <= D;
+        Vec4<T> bv0[kU], bv1[kU];
+        T nv0[kU], nv1[kU];
+        if (more) {
+#pragma unroll
+          for (int u = 0; u < kU; ++u) {
+            const int jn = j + kU + u;
+            bv0[u] = load4_from<From::shared>(a0 + 4 * jn);
+            nv0[u] = m0[static_cast<std::size_t>(jn) * Ds];
+            if (kPair) {
+              bv1[u] = load4_from<From::shared>(a1 + 4 * jn);
+              nv1[u] = m1[static_cast<std::size_t>(jn) * Ds];
+            }
+          }
+        }
+#pragma unroll
+        for (int u = 0; u < kU; ++u) {
+#pragma unroll
+          for (int r = 0; r < 4; ++r) {
+            acc0[r] = fma(av0[u].v[r], mv0[u], acc0[r]);
+            if (kPair) acc1[r] = fma(av1[u].v[r], mv1[u], acc1[r]);
+          }
+        }
+        if (more) {
+#pragma unroll
+          for (int u = 0; u < kU; ++u) {
+            av0[u] = bv0[u], mv0[u] = nv0[u];
+            if (kPair) av1[u] = bv1[u], mv1[u] = nv1[u];
+          }
+        }
+      }
+    }
+    for (; j < D; ++j) {
+      const Vec4<T> x0 = load4_from<From::shared>(a0 + 4 * j);
+      const T y0 = m0[static_cast<std::size_t>(j) * Ds];
+#pragma unroll
+      for (int r = 0; r < 4; ++r) acc0[r] = fma(x0.v[r], y0, acc0[r]);
+      if (kPair) {
+        const Vec4<T> x1 = load4_from<From::shared>(a1 + 4 * j);
+        const T y1 = m1[static_cast<std::size_t>(j) * Ds];
+#pragma unroll
+        for (int r = 0; r < 4; ++r) acc1[r] = fma(x1.v[r], y1, acc1[r]);
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < 4; ++r)
+      if (r < n) {
+        Z[(static_cast<std::size_t>(r) * K + c0) * Ds + i0] = acc0[r];
+        if (h1) Z[(static_cast<std::size_t>(r) * K + c1) * Ds + i1] = acc1[r];
+      }
+  }
+}
+
 template <class T, int kVariant>
 __global__ void __launch_bounds__(kThreads) generation(const __grid_constant__ CecFunction<T> fn, const T* x, int n, int iters,
                                                        double* out, long long* stamps) {
@@ -194,12 +280,14 @@ __global__ void __launch_bounds__(kThreads) generation(const __grid_constant__ C
         __syncthreads();
         stamp(0);
         if constexpr (kVariant == 4) product_streamed(group.Mt, K, D, Ds, n, As, Z, ring);
+        else if constexpr (kVariant == 6) product_pipelined<8, false>(cm, K, D, Ds, n, As, Z);
+        else if constexpr (kVariant == 7) product_pipelined<8, true>(cm, K, D, Ds, n, As, Z);
         else cta_product_few<From::shared>(cm, 0, K, K, D, Ds, n, As, Z);
         __syncthreads();
         stamp(1);
         const int Kz = K > 0 ? K : 1;
         // variant 5: a composition's distances as pieces of their own (one sum each, in order)
-        const bool comp = kVariant == 5 && v.suite == cec::Suite::cec2017 && v.fn >= 21;
+        const bool comp = kVariant >= 5 && v.suite == cec::Suite::cec2017 && v.fn >= 21;
         for (int p = gid; p < n * ncomp * (comp ? 2 : 1); p += ngroups) {
           if (p >= n * ncomp) {
             const int q = p - n * ncomp, c = q / n, k = q - c * n;
@@ -316,6 +404,8 @@ void measure(const Problem& p, int iters) {
     run<T, 3>(p.name().c_str(), fn, x, n, iters, sms, ref);
     if (2 * kThreads >= inst.D * fn.group.K) run<T, 4>(p.name().c_str(), fn, x, n, iters, sms, ref);
     run<T, 5>(p.name().c_str(), fn, x, n, iters, sms, ref);
+    run<T, 6>(p.name().c_str(), fn, x, n, iters, sms, ref);
+    run<T, 7>(p.name().c_str(), fn, x, n, iters, sms, ref);
   }
 }
 
