@@ -16,8 +16,9 @@
 //   6  5 with the product's next 8 steps' operands loaded while the current 8 steps' FMAs run (product_pipelined);
 //   7  6 with two outputs a thread in one loop where the components' outputs outnumber the CTA's threads.
 // Every variant's values are compared bit for bit with variant 0's (the same sums in the same order).
-// usage: degpu_cec_generation_gpu [D] [ITERS] [FUNCTION]   -> one JSON line per (function, n, variant);
-// FUNCTION: one janssen function's number alone (1-10)
+// usage: degpu_cec_generation_gpu [D] [ITERS] [FUNCTION] [batch]   -> one JSON line per (function, n, variant);
+// FUNCTION: one janssen function's number alone (1-10, 0 for all); batch: the batch's shape alone (variants 0
+// and 8 at 63 trials a CTA of 512 threads: generation_batch)
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -335,6 +336,133 @@ __global__ void __launch_bounds__(kThreads) generation(const __grid_constant__ C
     for (int p = 0; p < kPhases; ++p) stamps[p] = acc[p];
 }
 
+// The batch's shape (issue 34, step 6): a CTA of kBatchThreads threads holding n = 63 trials (the resident
+// path's 30 trials of NP 250 on clusters of 4), no matrix kept (each product reads M_c through L1), the
+// folds' groups of kBatchG lanes. Variant 0: the library's resident_generation (its components one after
+// another, each group folding its trial's terms in every lane); variant 8: every component's rotations
+// first (component 0's into the region's Z, the others after the rows), then a lane per (trial, piece)
+// pair evaluating its piece alone with cec.hpp's SequentialFold (the CPU's order: the same bits, no slots,
+// no syncs), then a lane per trial combining its pieces. Stamps: the products, the pieces, the combination.
+constexpr int kBatchThreads = 512, kBatchG = 8;
+template <class T>
+__host__ __device__ std::size_t batch_extra(int K, int n, int Ds) {  // variant 8's rotations past component 0, then its pieces
+  return rows_at<T>(static_cast<std::size_t>(K > 1 ? K - 1 : 0) * n * Ds * sizeof(T)) + static_cast<std::size_t>(n) * cec::kMaxPieces * sizeof(double);
+}
+template <class T, int kVariant>
+__global__ void __launch_bounds__(kBatchThreads) generation_batch(const __grid_constant__ CecFunction<T> fn, const T* x, int n, int iters,
+                                                                  double* out, long long* stamps) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const CecGroup<T>& group = fn.group;
+  const int D = group.view.D, Ds = group.Ds, K = group.K;
+  const CecResidentLayout l = fn.resident_layout(n, Ds, D, 0);
+  unsigned char* region = smem;
+  T* next = reinterpret_cast<T*>(smem + rows_at<T>(l.bytes));
+  T* zrest = next + rows_at<T>(static_cast<std::size_t>(n) * Ds * sizeof(T)) / sizeof(T);
+  double* pcs = reinterpret_cast<double*>(reinterpret_cast<unsigned char*>(zrest) +
+                                          rows_at<T>(static_cast<std::size_t>(K > 1 ? K - 1 : 0) * n * Ds * sizeof(T)));
+  for (int q = threadIdx.x; q < n * Ds; q += blockDim.x) {
+    const int r = q / Ds, j = q - r * Ds;
+    next[q] = j < D ? x[(static_cast<std::size_t>(blockIdx.x) * n + r) * D + j] : T(0);
+  }
+  fn.resident_load(region, n, Ds, D, 0);
+  __pipeline_wait_prior(0);
+  __syncthreads();
+  const int tid = static_cast<int>(threadIdx.x);
+  long long acc[kPhases] = {0, 0, 0, 0, 0};
+  const bool timer = blockIdx.x == 0 && tid == 0;
+  const auto row = [&](int k) { return next + static_cast<std::size_t>(k) * Ds; };
+  for (int it = 0; it < iters; ++it) {
+    long long t0 = clock64(), t = t0;
+    const auto stamp = [&](int phase) {
+      if (timer) {
+        const long long now = clock64();
+        acc[phase] += now - t;
+        t = now;
+      }
+    };
+    if constexpr (kVariant == 0) {
+      const ResidentTeam<T> team{region, next, n, Ds, D, n, tid / kBatchG, kBatchThreads / kBatchG, tid % kBatchG, 0};
+      fn.template resident_generation<kBatchThreads, kBatchG, false>(team, [](int) {}, [&](int k, double value) {
+        if (tid % kBatchG == 0) out[static_cast<std::size_t>(blockIdx.x) * n + k] = value;
+      });
+      __syncthreads();
+    } else {
+      T* cshift = reinterpret_cast<T*>(region + l.shift);
+      cec::View<T> v = group.view;
+      v.shift = cshift;
+      if (fn.resident.shuffles) v.shuffle = reinterpret_cast<int*>(region + l.shuffle);
+      T* As = reinterpret_cast<T*>(region + l.stage);
+      T* z0 = reinterpret_cast<T*>(region + l.z);
+      const auto zc = [&](int c) { return c == 0 ? z0 : zrest + static_cast<std::size_t>(c - 1) * n * Ds; };
+      for (int c = 0; c < K; ++c) cta_rotate(group, c, cshift + static_cast<std::size_t>(c) * D, static_cast<const T*>(nullptr), next, Ds, n, As, zc(c));
+      stamp(1);
+      const int np = cec::pieces(v.suite, v.fn);
+      for (int q = tid; q < n * np; q += blockDim.x) {
+        const int pc = q / n, k = q - pc * n;
+        pcs[k * cec::kMaxPieces + pc] = cec::piece_value<T>(
+            v, pc, row(k), [&](int c, int i) -> T { return zc(c < K ? c : 0)[static_cast<std::size_t>(k) * Ds + i]; }, cec::detail::SequentialFold{});
+      }
+      __syncthreads();
+      stamp(2);
+      for (int k = tid; k < n; k += blockDim.x) {
+        double pv[cec::kMaxPieces];
+        for (int q = 0; q < np; ++q) pv[q] = pcs[k * cec::kMaxPieces + q];
+        out[static_cast<std::size_t>(blockIdx.x) * n + k] = cec::combine_pieces<T>(v, row(k), pv, cec::detail::SequentialFold{});
+      }
+      __syncthreads();
+      stamp(3);
+    }
+    if (timer) acc[4] += clock64() - t0;
+  }
+  fn.resident_done();
+  if (timer)
+    for (int p = 0; p < kPhases; ++p) stamps[p] = acc[p];
+}
+
+template <class T, int kVariant>
+void run_batch(const char* name, const CecFunction<T>& fn, const DeviceArray<T>& x, int n, int iters, int ctas, std::vector<double>& ref) {
+  const int D = fn.group.view.D, Ds = fn.group.Ds;
+  const std::size_t bytes = rows_at<T>(fn.resident_bytes(n, Ds, D, 0)) + rows_at<T>(static_cast<std::size_t>(n) * Ds * sizeof(T)) +
+                            (kVariant == 8 ? batch_extra<T>(fn.group.K, n, Ds) : 0);
+  if (cudaFuncSetAttribute(generation_batch<T, kVariant>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)) != cudaSuccess) {
+    std::printf("{\"problem\": \"%s\", \"n\": %d, \"variant\": %d, \"skipped\": \"%zu bytes of shared memory\"}\n", name, n, kVariant, bytes);
+    cudaGetLastError();
+    return;
+  }
+  const std::size_t nout = static_cast<std::size_t>(ctas) * n;
+  DeviceArray<double> out(nout);
+  DeviceArray<long long> stamps(kPhases);
+  generation_batch<T, kVariant><<<ctas, kBatchThreads, bytes>>>(fn, x.ptr, n, 2, out.ptr, stamps.ptr);  // warm-up
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  cudaEventRecord(a);
+  generation_batch<T, kVariant><<<ctas, kBatchThreads, bytes>>>(fn, x.ptr, n, iters, out.ptr, stamps.ptr);
+  cudaEventRecord(b);
+  if (cudaEventSynchronize(b) != cudaSuccess) {
+    std::printf("{\"problem\": \"%s\", \"n\": %d, \"variant\": %d, \"error\": \"%s\"}\n", name, n, kVariant, cudaGetErrorString(cudaGetLastError()));
+    std::exit(1);
+  }
+  float ms = 0;
+  cudaEventElapsedTime(&ms, a, b);
+  std::vector<double> got(nout);
+  std::vector<long long> st(kPhases);
+  cudaMemcpy(got.data(), out.ptr, got.size() * sizeof(double), cudaMemcpyDeviceToHost);
+  cudaMemcpy(st.data(), stamps.ptr, st.size() * sizeof(long long), cudaMemcpyDeviceToHost);
+  if (kVariant == 0) ref = got;
+  const bool same = got.size() == ref.size() && std::memcmp(got.data(), ref.data(), got.size() * sizeof(double)) == 0;
+  int khz = 0;
+  cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0);
+  const double us = 1e3 * ms / iters, cyc = 1e3 / khz;
+  std::printf("{\"problem\": \"%s\", \"precision\": \"%s\", \"n\": %d, \"threads\": %d, \"variant\": %d, \"us_a_generation\": %.3f, \"same_bits\": %s, "
+              "\"cta0_us\": {\"products\": %.3f, \"pieces\": %.3f, \"combine\": %.3f, \"total\": %.3f}}\n",
+              name, sizeof(T) == 4 ? "f32" : "f64", n, kBatchThreads, kVariant, us, same ? "true" : "false", st[1] * cyc / iters,
+              st[2] * cyc / iters, st[3] * cyc / iters, st[4] * cyc / iters);
+  std::fflush(stdout);
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+}
+
 template <class T, int kVariant>
 void run(const char* name, const CecFunction<T>& fn, const DeviceArray<T>& x, int n, int iters, int ctas, std::vector<double>& ref) {
   const int D = fn.group.view.D, Ds = fn.group.Ds;
@@ -381,11 +509,27 @@ void run(const char* name, const CecFunction<T>& fn, const DeviceArray<T>& x, in
 }
 
 template <class T>
-void measure(const Problem& p, int iters) {
+void measure(const Problem& p, int iters, bool batch) {
   const CecInstance& inst = *p.cec_data();
   const int D = p.dim();
   int sms = 0;
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  if (batch) {  // the batch's shape: 63 trials a CTA of 512 threads (variants 0 and 8)
+    const int n = 63;
+    const CecGroupOnDevice<T> data(inst, static_cast<std::size_t>(sms) * n);
+    const CecFunction<T> fn{data.group, resident_cec(inst)};
+    const std::size_t nx = static_cast<std::size_t>(sms) * n * D;
+    DeviceArray<T> x(nx);
+    std::mt19937_64 gen(7);
+    std::uniform_real_distribution<double> u(-100, 100);
+    std::vector<T> h(nx);
+    for (T& v : h) v = static_cast<T>(u(gen));
+    cudaMemcpy(x.ptr, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
+    std::vector<double> ref;
+    run_batch<T, 0>(p.name().c_str(), fn, x, n, iters, sms, ref);
+    run_batch<T, 8>(p.name().c_str(), fn, x, n, iters, sms, ref);
+    return;
+  }
   for (int n : {1, 2, 16, 32}) {  // (16, 32: the resident path's CTAs of one trial and of a batch: variants 0 and 1)
     const CecGroupOnDevice<T> data(inst, static_cast<std::size_t>(sms) * n);
     const CecFunction<T> fn{data.group, resident_cec(inst)};
@@ -416,6 +560,7 @@ int main(int argc, char** argv) {
   const int iters = argc > 2 ? std::atoi(argv[2]) : 2000;
   try {
     const int only = argc > 3 ? std::atoi(argv[3]) : 0;
+    const bool batch = argc > 4 && std::string(argv[4]) == "batch";
     for (int k = 1; k <= 10; ++k) {
       if (only && k != only) continue;
       degpu::ProblemSpec s;
@@ -423,7 +568,7 @@ int main(int argc, char** argv) {
       std::snprintf(name, sizeof name, "janssen:f%02d", k);
       s.name = name;
       s.dim = D;
-      probe::measure<float>(degpu::make_problem(s), iters);
+      probe::measure<float>(degpu::make_problem(s), iters, batch);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
