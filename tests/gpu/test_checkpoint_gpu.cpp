@@ -36,6 +36,17 @@ using namespace degpu;
 
 namespace {
 
+// The interrupt request is the process's (degpu/interrupt.hpp): a test that stops between its
+// request_interrupt and clear_interrupt (a failed ASSERT, an exception) would leave it set, and every later
+// test of this program would stop its runs after their first slice. So every test ends with it cleared.
+class ClearInterruptAfterEachTest : public ::testing::EmptyTestEventListener {
+  void OnTestEnd(const ::testing::TestInfo&) override { clear_interrupt(); }
+};
+[[maybe_unused]] const bool kClearsInterrupts = [] {
+  ::testing::UnitTest::GetInstance()->listeners().Append(new ClearInterruptAfterEachTest);
+  return true;
+}();
+
 std::string temp_file(const char* name) { return "/tmp/degpu_ckpt_gpu_" + std::to_string(::getpid()) + "_" + name; }
 
 Problem rastrigin(int D) {

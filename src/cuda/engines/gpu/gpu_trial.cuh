@@ -167,22 +167,34 @@ __device__ __forceinline__ Partial trial_blocks(const TrialIn<T>& a, const Round
         crossed[k] = (k < n) & (static_cast<std::uint32_t>(off) < a.length);
       }
     }
-    // Every coordinate mutated (no branch per coordinate) and kept where crossed; the repair (rare) only
-    // where a crossed value left the box.
+    // Every coordinate mutated (no branch per coordinate) and kept where crossed; the repair only where a
+    // crossed value left the box (ops::repair leaves the others as they are).
     Vec4<T> u = xv;
     T v[kBlock];
-    bool out = false;
+    unsigned out = 0;  // bit k: coordinate j0 + k to repair
 #pragma unroll
     for (int k = 0; k < kBlock; ++k) {
       v[k] = vb.v[k] + a.Fp * (va.v[k] - vd1.v[k]);
       if (a.form.two) v[k] = v[k] + a.F * (vc.v[k] - vd2.v[k]);
-      out |= crossed[k] && !(v[k] >= lo.v[k] && v[k] <= hi.v[k]);
+      out |= static_cast<unsigned>(crossed[k] && !(v[k] >= lo.v[k] && v[k] <= hi.v[k])) << k;
       u.v[k] = crossed[k] ? v[k] : xv.v[k];
     }
-    if (out) {
+    // One coordinate at a time through one copy of ops::repair: a warp runs it as often as its lane with the
+    // most to repair. (Unrolled, a copy a coordinate, each ran whenever any lane of the warp had that
+    // coordinate out: ncu on the whole D 100 benchmark's janssen:f01 put those copies at 15% of the batch
+    // kernel's instructions; one at a time, the benchmark took 15.85 s, not 16.12: PERFORMANCE.md, session
+    // 55.) Each repair depends on its coordinate alone: the same values.
+    while (out) {
+      const int k = __ffs(out) - 1;
+      out &= out - 1;
+      T vk = v[0], xk = xv.v[0], lk = lo.v[0], hk = hi.v[0];
 #pragma unroll
-      for (int k = 0; k < kBlock; ++k)
-        if (crossed[k]) u.v[k] = ops::repair(a.repair, v[k], xv.v[k], lo.v[k], hi.v[k], a.rs, j0 + k);
+      for (int q = 1; q < kBlock; ++q)
+        if (q == k) vk = v[q], xk = xv.v[q], lk = lo.v[q], hk = hi.v[q];
+      const T r = ops::repair(a.repair, vk, xk, lk, hk, a.rs, j0 + k);
+#pragma unroll
+      for (int q = 0; q < kBlock; ++q)
+        if (q == k) u.v[q] = r;
     }
     if (a.ints.integer) {  // integrality: a uniform branch, not taken without it
 #pragma unroll
