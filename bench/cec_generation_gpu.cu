@@ -17,8 +17,8 @@
 //   7  6 with two outputs a thread in one loop where the components' outputs outnumber the CTA's threads.
 // Every variant's values are compared bit for bit with variant 0's (the same sums in the same order).
 // usage: degpu_cec_generation_gpu [D] [ITERS] [FUNCTION] [batch]   -> one JSON line per (function, n, variant);
-// FUNCTION: one janssen function's number alone (1-10, 0 for all); batch: the batch's shape alone (variants 0
-// and 8 at 63 trials a CTA of 512 threads: generation_batch)
+// FUNCTION: one janssen function's number alone (1-10, 0 for all); batch: the batch's shape alone (variants 0 and
+// 8-14 at 63 trials a CTA of 512 threads: generation_batch)
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -43,12 +43,26 @@ __host__ __device__ std::size_t rows_at(std::size_t region) {
   return (region + 15) / 16 * 16;
 }
 
-// cta_rotate's staging of component k (A_k transposed, n4 = n rounded up to 4 a row), by every thread.
+// cta_rotate's staging of component k (A_k transposed, n4 = n rounded up to 4 a row), by every thread, with
+// cta_rotate's choice of loop (a thread per (j, r) where the CTA's threads are a multiple of n4; before session
+// 55, the warp per j alone).
 template <class T>
 __device__ void stage(const CecGroup<T>& c, int k, const T* shift_k, const T* rows, int stride, int n, T* As) {
-  const int D = c.view.D, n4 = (n + 3) / 4 * 4;
+  const int D = c.view.D, n4 = (n + 3) / 4 * 4, tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
   const T rate = c.rates.rate[k];
-  const int warps = static_cast<int>(blockDim.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  if (n4 <= threads && threads % n4 == 0) {  // a thread per (j, r), as cta_rotate at these n
+    const int r = tid % n4, step = threads / n4;
+    for (int j = tid / n4; j < D; j += step) {
+      T a = T(0);
+      if (r < n) {
+        a = rows[static_cast<std::size_t>(r) * stride + j] - shift_k[j];
+        a = a * rate;
+      }
+      As[static_cast<std::size_t>(j) * n4 + r] = a;
+    }
+    return;
+  }
+  const int warps = threads / 32, lane = tid % 32;
   for (int j = static_cast<int>(threadIdx.x) / 32; j < D; j += warps) {
     const T oj = shift_k[j];
     for (int r = lane; r < n4; r += 32) {
@@ -337,24 +351,70 @@ __global__ void __launch_bounds__(kThreads) generation(const __grid_constant__ C
 }
 
 // The batch's shape (issue 34, step 6): a CTA of kBatchThreads threads holding n = 63 trials (the resident
-// path's 30 trials of NP 250 on clusters of 4), no matrix kept (each product reads M_c through L1), the
-// folds' groups of kBatchG lanes. Variant 0: the library's resident_generation (its components one after
-// another, each group folding its trial's terms in every lane); variant 8: every component's rotations
-// first (component 0's into the region's Z, the others after the rows), then a lane per (trial, piece)
-// pair evaluating its piece alone with cec.hpp's SequentialFold (the CPU's order: the same bits, no slots,
-// no syncs), then a lane per trial combining its pieces. Stamps: the products, the pieces, the combination.
+// path's 30 trials of NP 250 on clusters of 4), the folds' groups of kBatchG lanes. Variants:
+//   0  the library's resident_generation with no matrix kept (each product reads M_c through L1);
+//   8  every component's rotations first (no matrix kept; component 0's into the region's Z, the others after
+//      the rows), then a lane per (trial, piece) pair evaluating its piece alone with cec.hpp's
+//      SequentialFold (the CPU's order: the same bits, no slots, no syncs), then a lane per trial combining
+//      its pieces; stamps: the products, the pieces, the combination;
+//   9  the library's resident_generation as the batch's plan runs it: one matrix kept (M_c copied into the
+//      region while the groups evaluate component c - 1; every matrix where there is one);
+//   10 9's steps written out with stamps (staging, product, folds, combination): cta_rotate's product, a
+//      thread a tile of 4 trials x 4 outputs (400 of the 512 threads);
+//   11 10 with tiles of 8 trials x 4 outputs (200 threads, 32 FMAs a step to 3 loads);
+//   12 10 with the product's loop unrolled 10 times (4 in the library);
+//   13 10 with the library's cta_rotate (staging and product: stamped together as the product);
+//   14 10 with the library's cta_product (the staging the probe's, as cta_rotate's: a thread per (j, r)).
 constexpr int kBatchThreads = 512, kBatchG = 8;
+__host__ __device__ constexpr int batch_kept(int variant) { return variant >= 9 ? 1 : 0; }
 template <class T>
 __host__ __device__ std::size_t batch_extra(int K, int n, int Ds) {  // variant 8's rotations past component 0, then its pieces
   return rows_at<T>(static_cast<std::size_t>(K > 1 ? K - 1 : 0) * n * Ds * sizeof(T)) + static_cast<std::size_t>(n) * cec::kMaxPieces * sizeof(double);
 }
+
+// cta_product's sums (each output a sum over j in order with fma in T from 0: the same bits) with tiles of
+// kTr trials x kOut outputs (trial blocks the faster index) and the loop unrolled kUnroll times; M_c^T in
+// shared memory. (n rounded up to 4 must be a multiple of kTr, Ds of kOut.)
+template <int kTr, int kOut, int kUnroll, class T>
+__device__ void product_tiles(const T* Ms, int D, int Ds, int n, const T* As, T* Z) {
+  const int n4 = (n + 3) / 4 * 4, rbs = n4 / kTr, tiles = rbs * (Ds / kOut);
+  for (int tile = threadIdx.x; tile < tiles; tile += blockDim.x) {
+    const int ib = tile / rbs, rb = tile - ib * rbs;
+    T acc[kTr][kOut];
+#pragma unroll
+    for (int p = 0; p < kTr; ++p)
+#pragma unroll
+      for (int q = 0; q < kOut; ++q) acc[p][q] = T(0);
+#pragma unroll kUnroll
+    for (int j = 0; j < D; ++j) {
+      Vec4<T> a[kTr / 4], m[kOut / 4];
+#pragma unroll
+      for (int u = 0; u < kTr / 4; ++u) a[u] = load4_from<From::shared>(As + static_cast<std::size_t>(j) * n4 + kTr * rb + 4 * u);
+#pragma unroll
+      for (int u = 0; u < kOut / 4; ++u) m[u] = load4_from<From::shared>(Ms + static_cast<std::size_t>(j) * Ds + kOut * ib + 4 * u);
+#pragma unroll
+      for (int p = 0; p < kTr; ++p)
+#pragma unroll
+        for (int q = 0; q < kOut; ++q) acc[p][q] = fma(a[p / 4].v[p % 4], m[q / 4].v[q % 4], acc[p][q]);
+    }
+#pragma unroll
+    for (int p = 0; p < kTr; ++p)
+      if (kTr * rb + p < n)
+#pragma unroll
+        for (int u = 0; u < kOut / 4; ++u)
+          store4(Z + static_cast<std::size_t>(kTr * rb + p) * Ds + kOut * ib + 4 * u,
+                 Vec4<T>{{acc[p][4 * u], acc[p][4 * u + 1], acc[p][4 * u + 2], acc[p][4 * u + 3]}});
+  }
+}
+
 template <class T, int kVariant>
 __global__ void __launch_bounds__(kBatchThreads) generation_batch(const __grid_constant__ CecFunction<T> fn, const T* x, int n, int iters,
                                                                   double* out, long long* stamps) {
   extern __shared__ __align__(16) unsigned char smem[];
+  constexpr int kept = batch_kept(kVariant);
   const CecGroup<T>& group = fn.group;
   const int D = group.view.D, Ds = group.Ds, K = group.K;
-  const CecResidentLayout l = fn.resident_layout(n, Ds, D, 0);
+  const CecResidentLayout l = fn.resident_layout(n, Ds, D, kept);
   unsigned char* region = smem;
   T* next = reinterpret_cast<T*>(smem + rows_at<T>(l.bytes));
   T* zrest = next + rows_at<T>(static_cast<std::size_t>(n) * Ds * sizeof(T)) / sizeof(T);
@@ -364,13 +424,15 @@ __global__ void __launch_bounds__(kBatchThreads) generation_batch(const __grid_c
     const int r = q / Ds, j = q - r * Ds;
     next[q] = j < D ? x[(static_cast<std::size_t>(blockIdx.x) * n + r) * D + j] : T(0);
   }
-  fn.resident_load(region, n, Ds, D, 0);
-  __pipeline_wait_prior(0);
+  fn.resident_load(region, n, Ds, D, kept);
   __syncthreads();
-  const int tid = static_cast<int>(threadIdx.x);
+  const int tid = static_cast<int>(threadIdx.x), gid = tid / kBatchG, ngroups = kBatchThreads / kBatchG, lane = tid % kBatchG;
   long long acc[kPhases] = {0, 0, 0, 0, 0};
   const bool timer = blockIdx.x == 0 && tid == 0;
   const auto row = [&](int k) { return next + static_cast<std::size_t>(k) * Ds; };
+  const auto put = [&](int k, double value) {
+    if (lane == 0) out[static_cast<std::size_t>(blockIdx.x) * n + k] = value;
+  };
   for (int it = 0; it < iters; ++it) {
     long long t0 = clock64(), t = t0;
     const auto stamp = [&](int phase) {
@@ -380,12 +442,57 @@ __global__ void __launch_bounds__(kBatchThreads) generation_batch(const __grid_c
         t = now;
       }
     };
-    if constexpr (kVariant == 0) {
-      const ResidentTeam<T> team{region, next, n, Ds, D, n, tid / kBatchG, kBatchThreads / kBatchG, tid % kBatchG, 0};
-      fn.template resident_generation<kBatchThreads, kBatchG, false>(team, [](int) {}, [&](int k, double value) {
-        if (tid % kBatchG == 0) out[static_cast<std::size_t>(blockIdx.x) * n + k] = value;
-      });
+    if constexpr (kVariant == 0 || kVariant == 9) {
+      const ResidentTeam<T> team{region, next, n, Ds, D, n, gid, ngroups, lane, kept};
+      fn.template resident_generation<kBatchThreads, kBatchG, false>(team, [](int) {}, put);
       __syncthreads();
+    } else if constexpr (kVariant >= 10) {
+      // resident_generation's steps (kept 1) with stamps; the product as the variant says
+      const ResidentTeam<T> team{region, next, n, Ds, D, n, gid, ngroups, lane, kept};
+      const auto r = fn.template region_views<kBatchThreads>(team);
+      const int lead = gid % (32 / kBatchG);
+      GroupFoldT<true, true> fold;
+      group_fold(lane, kBatchG, cec_fold_slots<kBatchThreads>() + fold_slot_offset(tid - lane), fold);
+      const int ncomp = cec::components(r.v.suite, r.v.fn);
+      const std::size_t mbytes = static_cast<std::size_t>(D) * Ds * sizeof(T);
+      for (int c = 0; c < ncomp; ++c) {
+        if (c < K) {
+          const T* Ms = r.m_all ? r.m + static_cast<std::size_t>(c) * D * Ds : r.m;
+          if constexpr (kVariant == 13) {
+            cta_rotate(group, c, r.shift + static_cast<std::size_t>(c) * D, Ms, next, Ds, n, r.stage, r.z);
+            stamp(1);
+          } else {
+            stage(group, c, r.shift + static_cast<std::size_t>(c) * D, next, Ds, n, r.stage);
+            __pipeline_wait_prior(0);
+            __syncthreads();
+            stamp(0);
+            if constexpr (kVariant == 11) product_tiles<8, 4, 4>(Ms, D, Ds, n, r.stage, r.z);
+            else if constexpr (kVariant == 12) product_tiles<4, 4, 10>(Ms, D, Ds, n, r.stage, r.z);
+            else if constexpr (kVariant == 14) cta_product<From::shared>(Ms, D, Ds, n, r.stage, r.z);
+            else product_tiles<4, 4, 4>(Ms, D, Ds, n, r.stage, r.z);
+            __syncthreads();
+            stamp(1);
+          }
+          if (r.m_one) cta_copy16_async(r.m, group.Mt + static_cast<std::size_t>((c + 1) % K) * D * Ds, mbytes);
+        }
+        for (int k = gid; k - lead < n; k += ngroups) {
+          const int kq = k < n ? k : n - 1;
+          const T* zk = r.z + static_cast<std::size_t>(kq) * Ds;
+          const double fc = cec::component_value<T>(r.v, c, row(kq), [&](int i) -> T { return zk[i]; }, fold);
+          if (lane == 0 && k < n) r.fit[k * cec::kMaxComponents + c] = fc;
+        }
+        __syncthreads();
+        stamp(2);
+      }
+      for (int k = gid; k - lead < n; k += ngroups) {
+        const int kq = k < n ? k : n - 1;
+        double fk[cec::kMaxComponents];
+        for (int c = 0; c < ncomp; ++c) fk[c] = r.fit[kq * cec::kMaxComponents + c];
+        const double value = cec::combine<T>(r.v, row(kq), fk, fold);
+        if (k < n) put(k, value);
+      }
+      __syncthreads();
+      stamp(3);
     } else {
       T* cshift = reinterpret_cast<T*>(region + l.shift);
       cec::View<T> v = group.view;
@@ -419,28 +526,31 @@ __global__ void __launch_bounds__(kBatchThreads) generation_batch(const __grid_c
     for (int p = 0; p < kPhases; ++p) stamps[p] = acc[p];
 }
 
-template <class T, int kVariant>
-void run_batch(const char* name, const CecFunction<T>& fn, const DeviceArray<T>& x, int n, int iters, int ctas, std::vector<double>& ref) {
-  const int D = fn.group.view.D, Ds = fn.group.Ds;
-  const std::size_t bytes = rows_at<T>(fn.resident_bytes(n, Ds, D, 0)) + rows_at<T>(static_cast<std::size_t>(n) * Ds * sizeof(T)) +
-                            (kVariant == 8 ? batch_extra<T>(fn.group.K, n, Ds) : 0);
-  if (cudaFuncSetAttribute(generation_batch<T, kVariant>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)) != cudaSuccess) {
-    std::printf("{\"problem\": \"%s\", \"n\": %d, \"variant\": %d, \"skipped\": \"%zu bytes of shared memory\"}\n", name, n, kVariant, bytes);
+// The kernels' common signature (generation and generation_batch), and one timed launch of either: a warm-up,
+// then `iters` generations timed by events; the values compared bit for bit with variant 0's (`ref`, set by
+// variant 0), CTA 0's phase stamps printed under `phases`' names (empty names are left out).
+template <class T>
+using Kernel = void (*)(CecFunction<T>, const T*, int, int, double*, long long*);
+template <class T>
+void time_variant(const char* name, Kernel<T> kernel, int variant, int threads, std::size_t bytes, const CecFunction<T>& fn,
+                  const DeviceArray<T>& x, int n, int iters, int ctas, std::vector<double>& ref, const char* const (&phases)[kPhases]) {
+  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)) != cudaSuccess) {
+    std::printf("{\"problem\": \"%s\", \"n\": %d, \"variant\": %d, \"skipped\": \"%zu bytes of shared memory\"}\n", name, n, variant, bytes);
     cudaGetLastError();
     return;
   }
   const std::size_t nout = static_cast<std::size_t>(ctas) * n;
   DeviceArray<double> out(nout);
   DeviceArray<long long> stamps(kPhases);
-  generation_batch<T, kVariant><<<ctas, kBatchThreads, bytes>>>(fn, x.ptr, n, 2, out.ptr, stamps.ptr);  // warm-up
+  kernel<<<ctas, threads, bytes>>>(fn, x.ptr, n, 2, out.ptr, stamps.ptr);  // warm-up
   cudaEvent_t a, b;
   cudaEventCreate(&a);
   cudaEventCreate(&b);
   cudaEventRecord(a);
-  generation_batch<T, kVariant><<<ctas, kBatchThreads, bytes>>>(fn, x.ptr, n, iters, out.ptr, stamps.ptr);
+  kernel<<<ctas, threads, bytes>>>(fn, x.ptr, n, iters, out.ptr, stamps.ptr);
   cudaEventRecord(b);
   if (cudaEventSynchronize(b) != cudaSuccess) {
-    std::printf("{\"problem\": \"%s\", \"n\": %d, \"variant\": %d, \"error\": \"%s\"}\n", name, n, kVariant, cudaGetErrorString(cudaGetLastError()));
+    std::printf("{\"problem\": \"%s\", \"n\": %d, \"variant\": %d, \"error\": \"%s\"}\n", name, n, variant, cudaGetErrorString(cudaGetLastError()));
     std::exit(1);
   }
   float ms = 0;
@@ -449,15 +559,21 @@ void run_batch(const char* name, const CecFunction<T>& fn, const DeviceArray<T>&
   std::vector<long long> st(kPhases);
   cudaMemcpy(got.data(), out.ptr, got.size() * sizeof(double), cudaMemcpyDeviceToHost);
   cudaMemcpy(st.data(), stamps.ptr, st.size() * sizeof(long long), cudaMemcpyDeviceToHost);
-  if (kVariant == 0) ref = got;
+  if (variant == 0) ref = got;
   const bool same = got.size() == ref.size() && std::memcmp(got.data(), ref.data(), got.size() * sizeof(double)) == 0;
   int khz = 0;
   cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0);
-  const double us = 1e3 * ms / iters, cyc = 1e3 / khz;
-  std::printf("{\"problem\": \"%s\", \"precision\": \"%s\", \"n\": %d, \"threads\": %d, \"variant\": %d, \"us_a_generation\": %.3f, \"same_bits\": %s, "
-              "\"cta0_us\": {\"products\": %.3f, \"pieces\": %.3f, \"combine\": %.3f, \"total\": %.3f}}\n",
-              name, sizeof(T) == 4 ? "f32" : "f64", n, kBatchThreads, kVariant, us, same ? "true" : "false", st[1] * cyc / iters,
-              st[2] * cyc / iters, st[3] * cyc / iters, st[4] * cyc / iters);
+  const double us = 1e3 * ms / iters, cyc = 1e3 / khz;  // us a cycle at the nominal clock
+  std::string cta0;
+  for (int q = 0; q < kPhases; ++q) {
+    if (!phases[q][0]) continue;
+    char item[64];
+    std::snprintf(item, sizeof item, "%s\"%s\": %.3f", cta0.empty() ? "" : ", ", phases[q], st[q] * cyc / iters);
+    cta0 += item;
+  }
+  std::printf("{\"problem\": \"%s\", \"precision\": \"%s\", \"n\": %d, \"threads\": %d, \"variant\": %d, \"us_a_generation\": %.3f, "
+              "\"same_bits\": %s, \"cta0_us\": {%s}}\n",
+              name, sizeof(T) == 4 ? "f32" : "f64", n, threads, variant, us, same ? "true" : "false", cta0.c_str());
   std::fflush(stdout);
   cudaEventDestroy(a);
   cudaEventDestroy(b);
@@ -469,87 +585,72 @@ void run(const char* name, const CecFunction<T>& fn, const DeviceArray<T>& x, in
   const std::size_t bytes = rows_at<T>(fn.resident_bytes(n, Ds, D, kVariant == 4 ? 0 : fn.resident.matrices)) +
                             rows_at<T>(static_cast<std::size_t>(n) * Ds * sizeof(T)) +
                             (kVariant == 4 ? ring_elems<T>(fn.group.K, Ds) * sizeof(T) : 0);
-  if (cudaFuncSetAttribute(generation<T, kVariant>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)) != cudaSuccess) {
-    std::printf("{\"problem\": \"%s\", \"n\": %d, \"variant\": %d, \"skipped\": \"%zu bytes of shared memory\"}\n", name, n, kVariant, bytes);
-    cudaGetLastError();
-    return;
-  }
-  const std::size_t nout = static_cast<std::size_t>(ctas) * n;
-  DeviceArray<double> out(nout);
-  DeviceArray<long long> stamps(kPhases);
-  generation<T, kVariant><<<ctas, kThreads, bytes>>>(fn, x.ptr, n, 2, out.ptr, stamps.ptr);  // warm-up
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  cudaEventRecord(a);
-  generation<T, kVariant><<<ctas, kThreads, bytes>>>(fn, x.ptr, n, iters, out.ptr, stamps.ptr);
-  cudaEventRecord(b);
-  if (cudaEventSynchronize(b) != cudaSuccess) {
-    std::printf("{\"problem\": \"%s\", \"n\": %d, \"variant\": %d, \"error\": \"%s\"}\n", name, n, kVariant, cudaGetErrorString(cudaGetLastError()));
-    std::exit(1);
-  }
-  float ms = 0;
-  cudaEventElapsedTime(&ms, a, b);
-  std::vector<double> got(nout);
-  std::vector<long long> st(kPhases);
-  cudaMemcpy(got.data(), out.ptr, got.size() * sizeof(double), cudaMemcpyDeviceToHost);
-  cudaMemcpy(st.data(), stamps.ptr, st.size() * sizeof(long long), cudaMemcpyDeviceToHost);
-  if (kVariant == 0) ref = got;
-  const bool same = got.size() == ref.size() && std::memcmp(got.data(), ref.data(), got.size() * sizeof(double)) == 0;
-  int khz = 0;
-  cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0);
-  const double us = 1e3 * ms / iters, cyc = 1e3 / khz;  // us a cycle at the nominal clock
-  std::printf("{\"problem\": \"%s\", \"precision\": \"%s\", \"n\": %d, \"variant\": %d, \"us_a_generation\": %.3f, \"same_bits\": %s, "
-              "\"cta0_us\": {\"stage\": %.3f, \"product\": %.3f, \"folds\": %.3f, \"combine\": %.3f, \"total\": %.3f}}\n",
-              name, sizeof(T) == 4 ? "f32" : "f64", n, kVariant, us, same ? "true" : "false", st[0] * cyc / iters,
-              st[1] * cyc / iters, st[2] * cyc / iters, st[3] * cyc / iters, st[4] * cyc / iters);
-  std::fflush(stdout);
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
+  time_variant<T>(name, generation<T, kVariant>, kVariant, kThreads, bytes, fn, x, n, iters, ctas, ref,
+                  {"stage", "product", "folds", "combine", "total"});
+}
+
+template <class T, int kVariant>
+void run_batch(const char* name, const CecFunction<T>& fn, const DeviceArray<T>& x, int n, int iters, int ctas, std::vector<double>& ref) {
+  const int D = fn.group.view.D, Ds = fn.group.Ds;
+  const std::size_t bytes = rows_at<T>(fn.resident_bytes(n, Ds, D, batch_kept(kVariant))) + rows_at<T>(static_cast<std::size_t>(n) * Ds * sizeof(T)) +
+                            (kVariant == 8 ? batch_extra<T>(fn.group.K, n, Ds) : 0);
+  static const char* const staged[kPhases] = {"stage", "product", "folds", "combine", "total"};
+  static const char* const pieces[kPhases] = {"", "products", "pieces", "combine", "total"};
+  time_variant<T>(name, generation_batch<T, kVariant>, kVariant, kBatchThreads, bytes, fn, x, n, iters, ctas, ref,
+                  kVariant == 8 ? pieces : staged);
+}
+
+// n trials a CTA on every SM: the function's data for them and random rows in [-100, 100] (the same rows for
+// every n's first trials), handed to `body(fn, x)`.
+template <class T, class Body>
+void with_rows(const CecInstance& inst, int n, int sms, Body&& body) {
+  const CecGroupOnDevice<T> data(inst, static_cast<std::size_t>(sms) * n);
+  const CecFunction<T> fn{data.group, resident_cec(inst)};
+  const std::size_t nx = static_cast<std::size_t>(sms) * n * inst.D;
+  DeviceArray<T> x(nx);
+  std::mt19937_64 gen(7);
+  std::uniform_real_distribution<double> u(-100, 100);
+  std::vector<T> h(nx);
+  for (T& v : h) v = static_cast<T>(u(gen));
+  cudaMemcpy(x.ptr, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
+  body(fn, x);
 }
 
 template <class T>
 void measure(const Problem& p, int iters, bool batch) {
   const CecInstance& inst = *p.cec_data();
-  const int D = p.dim();
   int sms = 0;
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-  if (batch) {  // the batch's shape: 63 trials a CTA of 512 threads (variants 0 and 8)
+  const std::string pname = p.name();
+  const char* name = pname.c_str();
+  if (batch) {  // the batch's shape: 63 trials a CTA of 512 threads
     const int n = 63;
-    const CecGroupOnDevice<T> data(inst, static_cast<std::size_t>(sms) * n);
-    const CecFunction<T> fn{data.group, resident_cec(inst)};
-    const std::size_t nx = static_cast<std::size_t>(sms) * n * D;
-    DeviceArray<T> x(nx);
-    std::mt19937_64 gen(7);
-    std::uniform_real_distribution<double> u(-100, 100);
-    std::vector<T> h(nx);
-    for (T& v : h) v = static_cast<T>(u(gen));
-    cudaMemcpy(x.ptr, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
-    std::vector<double> ref;
-    run_batch<T, 0>(p.name().c_str(), fn, x, n, iters, sms, ref);
-    run_batch<T, 8>(p.name().c_str(), fn, x, n, iters, sms, ref);
+    with_rows<T>(inst, n, sms, [&](const CecFunction<T>& fn, const DeviceArray<T>& x) {
+      std::vector<double> ref;
+      run_batch<T, 0>(name, fn, x, n, iters, sms, ref);
+      run_batch<T, 8>(name, fn, x, n, iters, sms, ref);
+      run_batch<T, 9>(name, fn, x, n, iters, sms, ref);
+      run_batch<T, 10>(name, fn, x, n, iters, sms, ref);
+      run_batch<T, 11>(name, fn, x, n, iters, sms, ref);
+      run_batch<T, 12>(name, fn, x, n, iters, sms, ref);
+      run_batch<T, 13>(name, fn, x, n, iters, sms, ref);
+      run_batch<T, 14>(name, fn, x, n, iters, sms, ref);
+    });
     return;
   }
   for (int n : {1, 2, 16, 32}) {  // (16, 32: the resident path's CTAs of one trial and of a batch: variants 0 and 1)
-    const CecGroupOnDevice<T> data(inst, static_cast<std::size_t>(sms) * n);
-    const CecFunction<T> fn{data.group, resident_cec(inst)};
-    const std::size_t nx = static_cast<std::size_t>(sms) * n * D;
-    DeviceArray<T> x(nx);
-    std::mt19937_64 gen(7);
-    std::uniform_real_distribution<double> u(-100, 100);
-    std::vector<T> h(nx);
-    for (T& v : h) v = static_cast<T>(u(gen));
-    cudaMemcpy(x.ptr, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
-    std::vector<double> ref;
-    run<T, 0>(p.name().c_str(), fn, x, n, iters, sms, ref);
-    run<T, 1>(p.name().c_str(), fn, x, n, iters, sms, ref);
-    if (n > kFewTrials) continue;
-    run<T, 2>(p.name().c_str(), fn, x, n, iters, sms, ref);
-    run<T, 3>(p.name().c_str(), fn, x, n, iters, sms, ref);
-    if (2 * kThreads >= inst.D * fn.group.K) run<T, 4>(p.name().c_str(), fn, x, n, iters, sms, ref);
-    run<T, 5>(p.name().c_str(), fn, x, n, iters, sms, ref);
-    run<T, 6>(p.name().c_str(), fn, x, n, iters, sms, ref);
-    run<T, 7>(p.name().c_str(), fn, x, n, iters, sms, ref);
+    with_rows<T>(inst, n, sms, [&](const CecFunction<T>& fn, const DeviceArray<T>& x) {
+      std::vector<double> ref;
+      run<T, 0>(name, fn, x, n, iters, sms, ref);
+      run<T, 1>(name, fn, x, n, iters, sms, ref);
+      if (n > kFewTrials) return;
+      run<T, 2>(name, fn, x, n, iters, sms, ref);
+      run<T, 3>(name, fn, x, n, iters, sms, ref);
+      if (2 * kThreads >= inst.D * fn.group.K) run<T, 4>(name, fn, x, n, iters, sms, ref);
+      run<T, 5>(name, fn, x, n, iters, sms, ref);
+      run<T, 6>(name, fn, x, n, iters, sms, ref);
+      run<T, 7>(name, fn, x, n, iters, sms, ref);
+    });
   }
 }
 
