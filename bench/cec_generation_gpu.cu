@@ -220,6 +220,42 @@ __device__ void product_pipelined(const T* Mt, int K, int D, int Ds, int n, cons
   }
 }
 
+// CTA 0's thread 0 times each generation's phases with clock64: start() at the generation's beginning,
+// stamp(p) at the end of phase p (the time since the last stamp), stop() at its end (the total, the last
+// phase); write() stores the sums over the generations.
+struct PhaseClock {
+  bool on;
+  long long acc[kPhases] = {0, 0, 0, 0, 0};
+  long long t0 = 0, t = 0;
+  __device__ PhaseClock() : on(blockIdx.x == 0 && threadIdx.x == 0) {}
+  __device__ void start() { t0 = t = clock64(); }
+  __device__ void stamp(int phase) {
+    if (on) {
+      const long long now = clock64();
+      acc[phase] += now - t;
+      t = now;
+    }
+  }
+  __device__ void stop() {
+    if (on) acc[kPhases - 1] += clock64() - t0;
+  }
+  __device__ void write(long long* stamps) const {
+    if (on)
+      for (int p = 0; p < kPhases; ++p) stamps[p] = acc[p];
+  }
+};
+
+// The CTA's n rows of x into `next` (Ds values a row, zeros past D), then the function's data into its
+// region (the matrices' copy started, not waited for).
+template <class T>
+__device__ void load_cta(const CecFunction<T>& fn, const T* x, int n, int Ds, int D, int kept, unsigned char* region, T* next) {
+  for (int q = threadIdx.x; q < n * Ds; q += blockDim.x) {
+    const int r = q / Ds, j = q - r * Ds;
+    next[q] = j < D ? x[(static_cast<std::size_t>(blockIdx.x) * n + r) * D + j] : T(0);
+  }
+  fn.resident_load(region, n, Ds, D, kept);
+}
+
 template <class T, int kVariant>
 __global__ void __launch_bounds__(kThreads) generation(const __grid_constant__ CecFunction<T> fn, const T* x, int n, int iters,
                                                        double* out, long long* stamps) {
@@ -230,25 +266,13 @@ __global__ void __launch_bounds__(kThreads) generation(const __grid_constant__ C
   unsigned char* region = smem;
   T* next = reinterpret_cast<T*>(smem + rows_at<T>(l.bytes));
   T* ring = next + rows_at<T>(static_cast<std::size_t>(n) * Ds * sizeof(T)) / sizeof(T);
-  for (int q = threadIdx.x; q < n * Ds; q += blockDim.x) {
-    const int r = q / Ds, j = q - r * Ds;
-    next[q] = j < D ? x[(static_cast<std::size_t>(blockIdx.x) * n + r) * D + j] : T(0);
-  }
-  fn.resident_load(region, n, Ds, D, kept);
+  load_cta(fn, x, n, Ds, D, kept, region, next);
   __pipeline_wait_prior(0);
   __syncthreads();
   const int gid = static_cast<int>(threadIdx.x) / kG, ngroups = kThreads / kG, lane = static_cast<int>(threadIdx.x) % kG;
-  long long acc[kPhases] = {0, 0, 0, 0, 0};
-  const bool timer = blockIdx.x == 0 && threadIdx.x == 0;
+  PhaseClock timer;
   for (int it = 0; it < iters; ++it) {
-    long long t0 = clock64(), t = t0;
-    const auto stamp = [&](int phase) {
-      if (timer) {
-        const long long now = clock64();
-        acc[phase] += now - t;
-        t = now;
-      }
-    };
+    timer.start();
     if constexpr (kVariant == 0 || kVariant == 2) {
       const ResidentTeam<T> team{region, next, n, Ds, D, n, gid, ngroups, lane, kept};
       fn.template resident_generation<kThreads, kG, kVariant == 2>(
@@ -275,10 +299,10 @@ __global__ void __launch_bounds__(kThreads) generation(const __grid_constant__ C
           if (c < K) {
             stage(group, c, cshift + static_cast<std::size_t>(c) * D, next, Ds, n, As);
             __syncthreads();
-            stamp(0);
+            timer.stamp(0);
             cta_product<From::shared>(cm + static_cast<std::size_t>(c) * D * Ds, D, Ds, n, As, Z);
             __syncthreads();
-            stamp(1);
+            timer.stamp(1);
           }
           for (int k = gid; k < n; k += ngroups) {
             const T* zk = Z + static_cast<std::size_t>(k) * Ds;
@@ -286,20 +310,20 @@ __global__ void __launch_bounds__(kThreads) generation(const __grid_constant__ C
             if (lane == 0) fit[k * cec::kMaxComponents + c] = fc;
           }
           __syncthreads();
-          stamp(2);
+          timer.stamp(2);
         }
       } else {
         T* As = CecFunction<T>::template stage_at<kThreads>(region, l);
         T* Z = reinterpret_cast<T*>(region + l.z);
         cta_stage_all(group, cshift, next, Ds, n, As);
         __syncthreads();
-        stamp(0);
+        timer.stamp(0);
         if constexpr (kVariant == 4) product_streamed(group.Mt, K, D, Ds, n, As, Z, ring);
         else if constexpr (kVariant == 6) product_pipelined<8, false>(cm, K, D, Ds, n, As, Z);
         else if constexpr (kVariant == 7) product_pipelined<8, true>(cm, K, D, Ds, n, As, Z);
         else cta_product_few<From::shared>(cm, 0, K, K, D, Ds, n, As, Z);
         __syncthreads();
-        stamp(1);
+        timer.stamp(1);
         const int Kz = K > 0 ? K : 1;
         // variant 5: a composition's distances as pieces of their own (one sum each, in order)
         const bool comp = kVariant >= 5 && v.suite == cec::Suite::cec2017 && v.fn >= 21;
@@ -316,7 +340,7 @@ __global__ void __launch_bounds__(kThreads) generation(const __grid_constant__ C
           if (lane == 0) fit[k * cec::kMaxComponents + c] = fc;
         }
         __syncthreads();
-        stamp(2);
+        timer.stamp(2);
         if (comp) {
           // cf_cal's weights, a lane each, then its sums in order in every lane (the library's)
           for (int k = gid; k < n; k += ngroups) {
@@ -329,8 +353,8 @@ __global__ void __launch_bounds__(kThreads) generation(const __grid_constant__ C
             if (lane == 0) out[static_cast<std::size_t>(blockIdx.x) * n + k] = f;
           }
           __syncthreads();
-          stamp(3);
-          if (timer) acc[4] += clock64() - t0;
+          timer.stamp(3);
+          timer.stop();
           continue;
         }
       }
@@ -341,13 +365,12 @@ __global__ void __launch_bounds__(kThreads) generation(const __grid_constant__ C
         if (lane == 0) out[static_cast<std::size_t>(blockIdx.x) * n + k] = value;
       }
       __syncthreads();
-      stamp(3);
+      timer.stamp(3);
     }
-    if (timer) acc[4] += clock64() - t0;
+    timer.stop();
   }
   fn.resident_done();
-  if (timer)
-    for (int p = 0; p < kPhases; ++p) stamps[p] = acc[p];
+  timer.write(stamps);
 }
 
 // The batch's shape (issue 34, step 6): a CTA of kBatchThreads threads holding n = 63 trials (the resident
@@ -420,28 +443,16 @@ __global__ void __launch_bounds__(kBatchThreads) generation_batch(const __grid_c
   T* zrest = next + rows_at<T>(static_cast<std::size_t>(n) * Ds * sizeof(T)) / sizeof(T);
   double* pcs = reinterpret_cast<double*>(reinterpret_cast<unsigned char*>(zrest) +
                                           rows_at<T>(static_cast<std::size_t>(K > 1 ? K - 1 : 0) * n * Ds * sizeof(T)));
-  for (int q = threadIdx.x; q < n * Ds; q += blockDim.x) {
-    const int r = q / Ds, j = q - r * Ds;
-    next[q] = j < D ? x[(static_cast<std::size_t>(blockIdx.x) * n + r) * D + j] : T(0);
-  }
-  fn.resident_load(region, n, Ds, D, kept);
+  load_cta(fn, x, n, Ds, D, kept, region, next);
   __syncthreads();
   const int tid = static_cast<int>(threadIdx.x), gid = tid / kBatchG, ngroups = kBatchThreads / kBatchG, lane = tid % kBatchG;
-  long long acc[kPhases] = {0, 0, 0, 0, 0};
-  const bool timer = blockIdx.x == 0 && tid == 0;
+  PhaseClock timer;
   const auto row = [&](int k) { return next + static_cast<std::size_t>(k) * Ds; };
   const auto put = [&](int k, double value) {
     if (lane == 0) out[static_cast<std::size_t>(blockIdx.x) * n + k] = value;
   };
   for (int it = 0; it < iters; ++it) {
-    long long t0 = clock64(), t = t0;
-    const auto stamp = [&](int phase) {
-      if (timer) {
-        const long long now = clock64();
-        acc[phase] += now - t;
-        t = now;
-      }
-    };
+    timer.start();
     if constexpr (kVariant == 0 || kVariant == 9) {
       const ResidentTeam<T> team{region, next, n, Ds, D, n, gid, ngroups, lane, kept};
       fn.template resident_generation<kBatchThreads, kBatchG, false>(team, [](int) {}, put);
@@ -460,18 +471,18 @@ __global__ void __launch_bounds__(kBatchThreads) generation_batch(const __grid_c
           const T* Ms = r.m_all ? r.m + static_cast<std::size_t>(c) * D * Ds : r.m;
           if constexpr (kVariant == 13) {
             cta_rotate(group, c, r.shift + static_cast<std::size_t>(c) * D, Ms, next, Ds, n, r.stage, r.z);
-            stamp(1);
+            timer.stamp(1);
           } else {
             stage(group, c, r.shift + static_cast<std::size_t>(c) * D, next, Ds, n, r.stage);
             __pipeline_wait_prior(0);
             __syncthreads();
-            stamp(0);
+            timer.stamp(0);
             if constexpr (kVariant == 11) product_tiles<8, 4, 4>(Ms, D, Ds, n, r.stage, r.z);
             else if constexpr (kVariant == 12) product_tiles<4, 4, 10>(Ms, D, Ds, n, r.stage, r.z);
             else if constexpr (kVariant == 14) cta_product<From::shared>(Ms, D, Ds, n, r.stage, r.z);
             else product_tiles<4, 4, 4>(Ms, D, Ds, n, r.stage, r.z);
             __syncthreads();
-            stamp(1);
+            timer.stamp(1);
           }
           if (r.m_one) cta_copy16_async(r.m, group.Mt + static_cast<std::size_t>((c + 1) % K) * D * Ds, mbytes);
         }
@@ -482,7 +493,7 @@ __global__ void __launch_bounds__(kBatchThreads) generation_batch(const __grid_c
           if (lane == 0 && k < n) r.fit[k * cec::kMaxComponents + c] = fc;
         }
         __syncthreads();
-        stamp(2);
+        timer.stamp(2);
       }
       for (int k = gid; k - lead < n; k += ngroups) {
         const int kq = k < n ? k : n - 1;
@@ -492,7 +503,7 @@ __global__ void __launch_bounds__(kBatchThreads) generation_batch(const __grid_c
         if (k < n) put(k, value);
       }
       __syncthreads();
-      stamp(3);
+      timer.stamp(3);
     } else {
       T* cshift = reinterpret_cast<T*>(region + l.shift);
       cec::View<T> v = group.view;
@@ -502,7 +513,7 @@ __global__ void __launch_bounds__(kBatchThreads) generation_batch(const __grid_c
       T* z0 = reinterpret_cast<T*>(region + l.z);
       const auto zc = [&](int c) { return c == 0 ? z0 : zrest + static_cast<std::size_t>(c - 1) * n * Ds; };
       for (int c = 0; c < K; ++c) cta_rotate(group, c, cshift + static_cast<std::size_t>(c) * D, static_cast<const T*>(nullptr), next, Ds, n, As, zc(c));
-      stamp(1);
+      timer.stamp(1);
       const int np = cec::pieces(v.suite, v.fn);
       for (int q = tid; q < n * np; q += blockDim.x) {
         const int pc = q / n, k = q - pc * n;
@@ -510,20 +521,19 @@ __global__ void __launch_bounds__(kBatchThreads) generation_batch(const __grid_c
             v, pc, row(k), [&](int c, int i) -> T { return zc(c < K ? c : 0)[static_cast<std::size_t>(k) * Ds + i]; }, cec::detail::SequentialFold{});
       }
       __syncthreads();
-      stamp(2);
+      timer.stamp(2);
       for (int k = tid; k < n; k += blockDim.x) {
         double pv[cec::kMaxPieces];
         for (int q = 0; q < np; ++q) pv[q] = pcs[k * cec::kMaxPieces + q];
         out[static_cast<std::size_t>(blockIdx.x) * n + k] = cec::combine_pieces<T>(v, row(k), pv, cec::detail::SequentialFold{});
       }
       __syncthreads();
-      stamp(3);
+      timer.stamp(3);
     }
-    if (timer) acc[4] += clock64() - t0;
+    timer.stop();
   }
   fn.resident_done();
-  if (timer)
-    for (int p = 0; p < kPhases; ++p) stamps[p] = acc[p];
+  timer.write(stamps);
 }
 
 // The kernels' common signature (generation and generation_batch), and one timed launch of either: a warm-up,
