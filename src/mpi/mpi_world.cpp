@@ -49,6 +49,23 @@ bool gone(long long pid) {
   return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z';
 }
 
+// OpenMPI's shared-memory transport reads a message past its eager size (4 KiB) straight from the sender's
+// memory (CMA, process_vm_readv); a sender killed meanwhile has the reader print "[host:pid] Read -1,
+// expected N, errno = 3" of its own, a second line beside the one that says which process was lost. The
+// islands' messages (a migration, a checkpoint's islands) are small and few, so they take the copy through
+// the shared segment instead, a sender lost meanwhile is then only a message that never comes. Set before
+// MPI_Init, through the environment as `mpirun --mca` does; a choice of the user's (mpirun --mca, the
+// environment) is kept.
+void quiet_shared_memory_reads() {
+#if defined(OPEN_MPI) && defined(OMPI_MAJOR_VERSION)
+#if OMPI_MAJOR_VERSION >= 5
+  ::setenv("OMPI_MCA_btl_sm_single_copy_mechanism", "none", 0);
+#else
+  ::setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
+#endif
+#endif
+}
+
 bool finalize_at_exit = true;  // (not after a process was lost or did not join: MPI_Finalize may wait for it)
 
 struct Peer {
@@ -62,6 +79,7 @@ class MpiWorld : public IslandComm {
     int started = 0;
     check(MPI_Initialized(&started), "MPI_Initialized");
     if (!started) {
+      quiet_shared_memory_reads();
       int level = 0;  // the islands' collectives run on the calling thread only
       check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &level), "MPI_Init_thread");
       std::atexit([] {
