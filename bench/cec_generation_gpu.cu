@@ -381,9 +381,14 @@ __global__ void __launch_bounds__(kThreads) generation(const __grid_constant__ C
 //      SequentialFold (the CPU's order: the same bits, no slots, no syncs), then a lane per trial combining
 //      its pieces; stamps: the products, the pieces, the combination;
 //   9  the library's resident_generation as the batch's plan runs it: one matrix kept (M_c copied into the
-//      region while the groups evaluate component c - 1; every matrix where there is one);
-//   10 9's steps written out with stamps (staging, product, folds, combination): cta_rotate's product, a
-//      thread a tile of 4 trials x 4 outputs (400 of the 512 threads);
+//      region while the groups evaluate component c - 1; every matrix where there is one); ptxas may give
+//      this kernel 64 registers (it did at d7b5c14, where the other variants and the engine's run_resident
+//      kernels have 122-128; 125 with session 56's product tried), and its spills in the staging's loop
+//      then make it 1.0-1.3 us a component slower than 13 (PERFORMANCE.md, session 56): check
+//      `cuobjdump -res-usage` before reading 9 as the engine;
+//   10 9's steps written out with stamps (staging, product, folds, combination): a thread a tile of 4
+//      trials x 4 outputs (400 of the 512 threads), a warp's tiles 16 trial blocks x 2 output blocks (as
+//      the library's cta_product);
 //   11 10 with tiles of 8 trials x 4 outputs (200 threads, 32 FMAs a step to 3 loads);
 //   12 10 with the product's loop unrolled 10 times (4 in the library);
 //   13 10 with the library's cta_rotate (staging and product: stamped together as the product);
