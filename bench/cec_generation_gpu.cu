@@ -18,7 +18,7 @@
 // Every variant's values are compared bit for bit with variant 0's (the same sums in the same order).
 // usage: degpu_cec_generation_gpu [D] [ITERS] [FUNCTION] [batch]   -> one JSON line per (function, n, variant);
 // FUNCTION: one janssen function's number alone (1-10, 0 for all); batch: the batch's shape alone (variants 0 and
-// 8-14 at 63 trials a CTA of 512 threads: generation_batch)
+// 8-15 at 63 trials a CTA of 512 threads: generation_batch)
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -392,7 +392,9 @@ __global__ void __launch_bounds__(kThreads) generation(const __grid_constant__ C
 //   11 10 with tiles of 8 trials x 4 outputs (200 threads, 32 FMAs a step to 3 loads);
 //   12 10 with the product's loop unrolled 10 times (4 in the library);
 //   13 10 with the library's cta_rotate (staging and product: stamped together as the product);
-//   14 10 with the library's cta_product (the staging the probe's, as cta_rotate's: a thread per (j, r)).
+//   14 10 with the library's cta_product (the staging the probe's, as cta_rotate's: a thread per (j, r));
+//   15 10 with the tiles past the last whole warp made as narrow ones (1 trial x 2 outputs a thread) by the
+//      warps left, one on each scheduler (product_balanced).
 constexpr int kBatchThreads = 512, kBatchG = 8;
 __host__ __device__ constexpr int batch_kept(int variant) { return variant >= 9 ? 1 : 0; }
 template <class T>
@@ -432,6 +434,59 @@ __device__ void product_tiles(const T* Ms, int D, int Ds, int n, const T* As, T*
         for (int u = 0; u < kOut / 4; ++u)
           store4(Z + static_cast<std::size_t>(kTr * rb + p) * Ds + kOut * ib + 4 * u,
                  Vec4<T>{{acc[p][4 * u], acc[p][4 * u + 1], acc[p][4 * u + 2], acc[p][4 * u + 3]}});
+  }
+}
+
+// Variant 15's product: cta_product's sums (each output its sum over j in order with fma in T from 0: the
+// same bits). The tiles of 4 trials x 4 outputs that fill whole warps, a thread each (rb the faster index, as
+// cta_product); the rest, fewer than a warp's, as pairs of outputs of one trial, a thread each, by the
+// threads past them (at the batch's shape, 400 tiles: 384 by warps 0-11, the last 16 as 128 pairs by warps
+// 12-15, one on each scheduler, where cta_product gives them to half of warp 12 and leaves 13-15 idle).
+// Falls back to product_tiles where the threads past the whole warps are fewer than a warp.
+template <class T>
+__device__ void product_balanced(const T* Ms, int D, int Ds, int n, const T* As, T* Z) {
+  const int n4 = (n + 3) / 4 * 4, rbs = n4 / 4, tiles = rbs * (Ds / 4), whole = tiles / 32 * 32;
+  const int threads = static_cast<int>(blockDim.x), tid = static_cast<int>(threadIdx.x);
+  if (whole == tiles || tiles > threads || threads - whole < 32) {
+    product_tiles<4, 4, 4>(Ms, D, Ds, n, As, Z);
+    return;
+  }
+  if (tid < whole) {
+    const int ib = tid / rbs, rb = tid - ib * rbs;
+    T acc[4][4];
+#pragma unroll
+    for (int p = 0; p < 4; ++p)
+#pragma unroll
+      for (int q = 0; q < 4; ++q) acc[p][q] = T(0);
+#pragma unroll 4
+    for (int j = 0; j < D; ++j) {
+      const Vec4<T> a = load4_from<From::shared>(As + static_cast<std::size_t>(j) * n4 + 4 * rb);
+      const Vec4<T> m = load4_from<From::shared>(Ms + static_cast<std::size_t>(j) * Ds + 4 * ib);
+#pragma unroll
+      for (int p = 0; p < 4; ++p)
+#pragma unroll
+        for (int q = 0; q < 4; ++q) acc[p][q] = fma(a.v[p], m.v[q], acc[p][q]);
+    }
+#pragma unroll
+    for (int p = 0; p < 4; ++p)
+      if (4 * rb + p < n) store4(Z + static_cast<std::size_t>(4 * rb + p) * Ds + 4 * ib, Vec4<T>{{acc[p][0], acc[p][1], acc[p][2], acc[p][3]}});
+    return;
+  }
+  for (int pr = tid - whole; pr < (tiles - whole) * 8; pr += threads - whole) {
+    const int t = whole + pr / 8, q = pr % 8, ib = t / rbs, rb = t - ib * rbs;
+    const int r = 4 * rb + q / 2, i = 4 * ib + (q % 2) * 2;
+    T acc0 = T(0), acc1 = T(0);
+#pragma unroll 4
+    for (int j = 0; j < D; ++j) {
+      const T a = As[static_cast<std::size_t>(j) * n4 + r];
+      const T* m = Ms + static_cast<std::size_t>(j) * Ds + i;
+      acc0 = fma(a, m[0], acc0);
+      acc1 = fma(a, m[1], acc1);
+    }
+    if (r < n) {
+      Z[static_cast<std::size_t>(r) * Ds + i] = acc0;
+      Z[static_cast<std::size_t>(r) * Ds + i + 1] = acc1;
+    }
   }
 }
 
@@ -484,6 +539,7 @@ __global__ void __launch_bounds__(kBatchThreads) generation_batch(const __grid_c
             timer.stamp(0);
             if constexpr (kVariant == 11) product_tiles<8, 4, 4>(Ms, D, Ds, n, r.stage, r.z);
             else if constexpr (kVariant == 12) product_tiles<4, 4, 10>(Ms, D, Ds, n, r.stage, r.z);
+            else if constexpr (kVariant == 15) product_balanced(Ms, D, Ds, n, r.stage, r.z);
             else if constexpr (kVariant == 14) cta_product<From::shared>(Ms, D, Ds, n, r.stage, r.z);
             else product_tiles<4, 4, 4>(Ms, D, Ds, n, r.stage, r.z);
             __syncthreads();
@@ -650,6 +706,7 @@ void measure(const Problem& p, int iters, bool batch) {
       run_batch<T, 12>(name, fn, x, n, iters, sms, ref);
       run_batch<T, 13>(name, fn, x, n, iters, sms, ref);
       run_batch<T, 14>(name, fn, x, n, iters, sms, ref);
+      run_batch<T, 15>(name, fn, x, n, iters, sms, ref);
     });
     return;
   }
