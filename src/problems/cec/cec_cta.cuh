@@ -36,11 +36,36 @@ __device__ __forceinline__ void cta_copy16_async(void* dst, const void* src, std
 // The tiles of cta_rotate's product, M_k^T (D x Ds) read from kFrom: tile t makes trials 4 rb .. 4 rb + 3
 // and outputs 4 ib .. 4 ib + 3, rb the faster index, so a warp's lanes read a few of M's 16-byte runs (one
 // broadcast from shared memory; from L2, each run once per CTA) and consecutive runs of As.
+// Where the tiles take one pass and leave a warp or more idle past the last whole warp of them (the batch's
+// 400 tiles on 512 threads: warps 0-11 and half of 12), the tiles past the whole warps are made as pairs of
+// outputs of one trial, a thread each, by the threads past them: one scheduler (warp w on w mod 4) no longer
+// issues a fourth warp's loop for half a warp of tiles (the probe's variant 15: the product 7.2% faster; the
+// engine's whole D 100 benchmark on the H200 15.85 -> 15.53 s, the same bits: PERFORMANCE.md, session 57).
 template <From kFrom, class T>
 __device__ __forceinline__ void cta_product(const T* Mt, int D, int Ds, int n, const T* As, T* Z) {
   const int n4 = (n + 3) / 4 * 4, rbs = n4 / 4;
-  const int tiles = rbs * (Ds / 4);
-  for (int tile = threadIdx.x; tile < tiles; tile += blockDim.x) {
+  const int tiles = rbs * (Ds / 4), threads = static_cast<int>(blockDim.x), whole = tiles / 32 * 32;
+  const bool pairs = whole < tiles && tiles <= threads && threads - whole >= 32;
+  if (pairs && static_cast<int>(threadIdx.x) >= whole) {
+    for (int pr = static_cast<int>(threadIdx.x) - whole; pr < (tiles - whole) * 8; pr += threads - whole) {
+      const int t = whole + pr / 8, q = pr % 8, ib = t / rbs, rb = t - ib * rbs;
+      const int r = 4 * rb + q / 2, i = 4 * ib + (q % 2) * 2;
+      T acc0 = T(0), acc1 = T(0);
+#pragma unroll 4
+      for (int j = 0; j < D; ++j) {
+        const T a = As[static_cast<std::size_t>(j) * n4 + r];
+        const T* m = Mt + static_cast<std::size_t>(j) * Ds + i;
+        acc0 = fma(a, load_vec<kFrom>(m), acc0);
+        acc1 = fma(a, load_vec<kFrom>(m + 1), acc1);
+      }
+      if (r < n) {
+        Z[static_cast<std::size_t>(r) * Ds + i] = acc0;
+        Z[static_cast<std::size_t>(r) * Ds + i + 1] = acc1;
+      }
+    }
+    return;
+  }
+  for (int tile = threadIdx.x; tile < (pairs ? whole : tiles); tile += blockDim.x) {
     const int ib = tile / rbs, rb = tile - ib * rbs;
     T acc[4][4];
 #pragma unroll
