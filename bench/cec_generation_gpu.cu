@@ -18,7 +18,7 @@
 // Every variant's values are compared bit for bit with variant 0's (the same sums in the same order).
 // usage: degpu_cec_generation_gpu [D] [ITERS] [FUNCTION] [batch]   -> one JSON line per (function, n, variant);
 // FUNCTION: one janssen function's number alone (1-10, 0 for all); batch: the batch's shape alone (variants 0 and
-// 8-15 at 63 trials a CTA of 512 threads: generation_batch)
+// 8-19 at 63 trials a CTA of 512 threads: generation_batch)
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -384,8 +384,8 @@ __global__ void __launch_bounds__(kThreads) generation(const __grid_constant__ C
 //      region while the groups evaluate component c - 1; every matrix where there is one); ptxas may give
 //      this kernel 64 registers (it did at d7b5c14, where the other variants and the engine's run_resident
 //      kernels have 122-128; 125 with session 56's product tried), and its spills in the staging's loop
-//      then make it 1.0-1.3 us a component slower than 13 (PERFORMANCE.md, session 56): check
-//      `cuobjdump -res-usage` before reading 9 as the engine;
+//      then make it 1.0-1.3 us a component slower than 13 (PERFORMANCE.md, session 56; 128 in both of
+//      session 57's builds): check `cuobjdump -res-usage` before reading 9 as the engine;
 //   10 9's steps written out with stamps (staging, product, folds, combination): a thread a tile of 4
 //      trials x 4 outputs (400 of the 512 threads), a warp's tiles 16 trial blocks x 2 output blocks (as
 //      the library's cta_product);
@@ -394,7 +394,13 @@ __global__ void __launch_bounds__(kThreads) generation(const __grid_constant__ C
 //   13 10 with the library's cta_rotate (staging and product: stamped together as the product);
 //   14 10 with the library's cta_product (the staging the probe's, as cta_rotate's: a thread per (j, r));
 //   15 10 with the tiles past the last whole warp made as narrow ones (1 trial x 2 outputs a thread) by the
-//      warps left, one on each scheduler (product_balanced).
+//      warps left, one on each scheduler (product_balanced);
+//   16 15 with the next round's terms made before this round's fold (FoldAhead: the same bits);
+//   17 16 with two coordinates a lane a round where the fold reads at most two values (FoldAhead<W, true>);
+//   18 15 with each lane folding only its own terms (FoldOwn): a floor, not the official order (same_bits
+//      false by design);
+//   19 15 with the CTA's groups folding together (FoldCta): each group's lanes make its individual's terms
+//      of a chunk of 32 coordinates into a buffer, then a thread a chain folds them (the same bits).
 constexpr int kBatchThreads = 512, kBatchG = 8;
 __host__ __device__ constexpr int batch_kept(int variant) { return variant >= 9 ? 1 : 0; }
 template <class T>
@@ -404,10 +410,11 @@ __host__ __device__ std::size_t batch_extra(int K, int n, int Ds) {  // variant 
 
 // cta_product's sums (each output a sum over j in order with fma in T from 0: the same bits) with tiles of
 // kTr trials x kOut outputs (trial blocks the faster index) and the loop unrolled kUnroll times; M_c^T in
-// shared memory. (n rounded up to 4 must be a multiple of kTr, Ds of kOut.)
+// shared memory. (n rounded up to 4 must be a multiple of kTr, Ds of kOut.) Tiles `upto` and past are left
+// to the caller (negative: none).
 template <int kTr, int kOut, int kUnroll, class T>
-__device__ void product_tiles(const T* Ms, int D, int Ds, int n, const T* As, T* Z) {
-  const int n4 = (n + 3) / 4 * 4, rbs = n4 / kTr, tiles = rbs * (Ds / kOut);
+__device__ void product_tiles(const T* Ms, int D, int Ds, int n, const T* As, T* Z, int upto = -1) {
+  const int n4 = (n + 3) / 4 * 4, rbs = n4 / kTr, all = rbs * (Ds / kOut), tiles = upto < 0 ? all : upto;
   for (int tile = threadIdx.x; tile < tiles; tile += blockDim.x) {
     const int ib = tile / rbs, rb = tile - ib * rbs;
     T acc[kTr][kOut];
@@ -452,24 +459,7 @@ __device__ void product_balanced(const T* Ms, int D, int Ds, int n, const T* As,
     return;
   }
   if (tid < whole) {
-    const int ib = tid / rbs, rb = tid - ib * rbs;
-    T acc[4][4];
-#pragma unroll
-    for (int p = 0; p < 4; ++p)
-#pragma unroll
-      for (int q = 0; q < 4; ++q) acc[p][q] = T(0);
-#pragma unroll 4
-    for (int j = 0; j < D; ++j) {
-      const Vec4<T> a = load4_from<From::shared>(As + static_cast<std::size_t>(j) * n4 + 4 * rb);
-      const Vec4<T> m = load4_from<From::shared>(Ms + static_cast<std::size_t>(j) * Ds + 4 * ib);
-#pragma unroll
-      for (int p = 0; p < 4; ++p)
-#pragma unroll
-        for (int q = 0; q < 4; ++q) acc[p][q] = fma(a.v[p], m.v[q], acc[p][q]);
-    }
-#pragma unroll
-    for (int p = 0; p < 4; ++p)
-      if (4 * rb + p < n) store4(Z + static_cast<std::size_t>(4 * rb + p) * Ds + 4 * ib, Vec4<T>{{acc[p][0], acc[p][1], acc[p][2], acc[p][3]}});
+    product_tiles<4, 4, 4>(Ms, D, Ds, n, As, Z, whole);
     return;
   }
   for (int pr = tid - whole; pr < (tiles - whole) * 8; pr += threads - whole) {
@@ -490,8 +480,170 @@ __device__ void product_balanced(const T* Ms, int D, int Ds, int n, const T* As,
   }
 }
 
+// Variants 16 and 17's folds: cec.hpp's fold policy on a group of W lanes as GroupFoldT<true, true> (every
+// lane of the warp folds its group's terms in the official order from the slots: the same bits), with the
+// next round's terms made before this round's slots are folded, so that a lane's body and the fold's chain
+// of adds are independent instructions of one block (the slots written only after every lane has read the
+// round: one buffer, as now); a full round's steps unrolled whole. kTwo: a lane makes two coordinates a
+// round (r0 + l and r0 + W + l: two independent bodies, half the rounds and syncs) where the fold reads at
+// most two values (a slot's 4 doubles hold both); three-value folds one a round. (A term past the loop's
+// end is made for the last coordinate and never read.)
+template <int W, bool kTwo>
+struct FoldAhead {
+  static constexpr bool kOneBodyAtATime = true;
+  int lane;
+  double* slots;  // the group's W slots (lane 0's first)
+
+  __device__ __forceinline__ static void step(cec::detail::Fold f, int nv, cec::detail::Acc& acc, const double* s) {
+    cec::detail::Terms t;
+    if (nv == 1) {
+      t.a = s[0];
+    } else {
+      const double2 ab = *reinterpret_cast<const double2*>(s);
+      t.a = ab.x, t.b = ab.y;
+      if (nv == 3) t.c = s[2];
+    }
+    cec::detail::fold_step(f, acc, t);
+  }
+  template <class Term>
+  __device__ cec::detail::Acc fold(cec::detail::Fold f, int m, Term term) const {
+    using cec::detail::Terms;
+    cec::detail::Acc acc = cec::detail::fold_start(f);
+    if (m <= 0) return acc;
+    const int nv = cec::detail::fold_values(f), per = kTwo && nv <= 2 ? 2 : 1, round = per * W;
+    double* mine = slots + kFoldSlotDoubles * lane;
+    const auto at = [&](int i) -> Terms { return term(i < m ? i : m - 1); };
+    const auto put = [&](const Terms& t0, const Terms& t1) {
+      if (per == 2) {
+        *reinterpret_cast<double2*>(mine) = make_double2(t0.a, t0.b);
+        *reinterpret_cast<double2*>(mine + 2) = make_double2(t1.a, t1.b);
+      } else if (nv == 1) {
+        mine[0] = t0.a;
+      } else {
+        *reinterpret_cast<double2*>(mine) = make_double2(t0.a, t0.b);
+        if (nv == 3) mine[2] = t0.c;
+      }
+    };
+    Terms t0 = at(lane), t1;
+    if (per == 2) t1 = at(W + lane);
+    int r0 = 0;
+    for (; r0 + round < m; r0 += round) {  // full rounds with a round after them
+      put(t0, t1);
+      __syncwarp();
+      const Terms n0 = at(r0 + round + lane);
+      Terms n1;
+      if (per == 2) n1 = at(r0 + round + W + lane);
+#pragma unroll
+      for (int l = 0; l < W; ++l) step(f, nv, acc, slots + kFoldSlotDoubles * l);
+      if (per == 2) {
+#pragma unroll
+        for (int l = 0; l < W; ++l) step(f, nv, acc, slots + kFoldSlotDoubles * l + 2);
+      }
+      __syncwarp();
+      t0 = n0, t1 = n1;
+    }
+    put(t0, t1);  // the last round: m - r0 <= round coordinates
+    __syncwarp();
+    const int n = m - r0;
+#pragma unroll 4
+    for (int l = 0; l < n; ++l) step(f, nv, acc, slots + (l < W ? kFoldSlotDoubles * l : kFoldSlotDoubles * (l - W) + 2));
+    __syncwarp();
+    return acc;
+  }
+};
+
+// Variant 18's fold, a floor and not the official order: each lane folds only the terms it makes
+// (coordinates l, l + W, ...), no slots and no syncs, and returns its own partial value (lane 0's kept):
+// the bodies' cost with no chain across the group.
+template <int W>
+struct FoldOwn {
+  static constexpr bool kOneBodyAtATime = true;
+  int lane;
+  template <class Term>
+  __device__ cec::detail::Acc fold(cec::detail::Fold f, int m, Term term) const {
+    cec::detail::Acc acc = cec::detail::fold_start(f);
+    for (int i = lane; i < m; i += W) cec::detail::fold_step(f, acc, term(i));
+    return acc;
+  }
+};
+
+// Variant 19's fold: the CTA's groups together (every thread calls each fold, the CTA's individuals in step:
+// the batch's shape, a group an individual, one pass). A chunk of kChunk coordinates at a time, each group's
+// lanes make its individual's terms (coordinates l, l + W, ... of the chunk) into a column of `buf`, and
+// after a barrier thread t < cols folds column t's terms in order (the official order, the same bits) into
+// its own sums, kept across the chunks: a lane a chain, 32 chains a warp instruction where GroupFoldT's
+// lanes fold their group's chain 8 times over (4 chains a warp instruction). The sums go back through
+// `sums` (4 doubles a column). buf: kFoldValues x kChunk rows of kFoldPitch doubles (the columns padded so
+// that a warp's stores, 4 columns x 8 coordinates, fall on distinct bank pairs but for the doubles' two
+// wavefronts).
+constexpr int kChunk = 32, kFoldCols = kBatchThreads / kBatchG, kFoldPitch = kFoldCols + 4, kFoldValues = 3;
+constexpr std::size_t kFoldCtaBytes = static_cast<std::size_t>(kFoldValues * kChunk * kFoldPitch + 4 * kFoldCols) * sizeof(double);
+template <int W>
+struct FoldCta {
+  static constexpr bool kOneBodyAtATime = true;
+  int lane, me;  // the lane in its group; the group's column
+  double* buf;   // then the sums
+  template <class Term>
+  __device__ cec::detail::Acc fold(cec::detail::Fold f, int m, Term term) const {
+    cec::detail::Acc acc = cec::detail::fold_start(f);
+    if (m <= 0) return acc;
+    const int nv = cec::detail::fold_values(f), tid = static_cast<int>(threadIdx.x);
+    double* const sums = buf + kFoldValues * kChunk * kFoldPitch;
+    for (int j0 = 0; j0 < m; j0 += kChunk) {
+      const int c = m - j0 < kChunk ? m - j0 : kChunk;
+      for (int j = lane; j < c; j += W) {
+        const cec::detail::Terms t = term(j0 + j);
+        double* const at = buf + j * kFoldPitch + me;
+        at[0] = t.a;
+        if (nv > 1) at[kChunk * kFoldPitch] = t.b;
+        if (nv > 2) at[2 * kChunk * kFoldPitch] = t.c;
+      }
+      __syncthreads();
+      if (tid < kFoldCols) {
+#pragma unroll 4
+        for (int j = 0; j < c; ++j) {
+          const double* const at = buf + j * kFoldPitch + tid;
+          cec::detail::Terms t;
+          t.a = at[0];
+          if (nv > 1) t.b = at[kChunk * kFoldPitch];
+          if (nv > 2) t.c = at[2 * kChunk * kFoldPitch];
+          cec::detail::fold_step(f, acc, t);
+        }
+      }
+      __syncthreads();  // the chunk's terms read before the next chunk's are written
+    }
+    if (tid < kFoldCols) {
+      sums[4 * tid] = acc.a;
+      sums[4 * tid + 1] = acc.b;
+      sums[4 * tid + 2] = acc.c;
+    }
+    __syncthreads();
+    // (sums are written again only past the next fold's first barrier, after every thread has read these)
+    return cec::detail::Acc{sums[4 * me], sums[4 * me + 1], sums[4 * me + 2]};
+  }
+};
+
+// The batch's fold for a variant: GroupFoldT<true, true> (the library's resident_generation's), or 16-18's.
+template <int kVariant>
+__device__ __forceinline__ auto batch_fold(int lane, int tid, double* buf) {
+  double* const s = cec_fold_slots<kBatchThreads>() + fold_slot_offset(tid - lane);
+  if constexpr (kVariant == 19) {
+    return FoldCta<kBatchG>{lane, tid / kBatchG, buf};
+  } else if constexpr (kVariant == 16 || kVariant == 17) {
+    return FoldAhead<kBatchG, kVariant == 17>{lane, s};
+  } else if constexpr (kVariant == 18) {
+    return FoldOwn<kBatchG>{lane};
+  } else {
+    GroupFoldT<true, true> f;
+    group_fold(lane, kBatchG, s, f);
+    return f;
+  }
+}
+
+// (One CTA an SM at least, as the engine runs it: without the bound ptxas gave variant 19's kernel 64
+// registers, and variant 9's at times, where the rest have 123-128; PERFORMANCE.md, session 57.)
 template <class T, int kVariant>
-__global__ void __launch_bounds__(kBatchThreads) generation_batch(const __grid_constant__ CecFunction<T> fn, const T* x, int n, int iters,
+__global__ void __launch_bounds__(kBatchThreads, 1) generation_batch(const __grid_constant__ CecFunction<T> fn, const T* x, int n, int iters,
                                                                   double* out, long long* stamps) {
   extern __shared__ __align__(16) unsigned char smem[];
   constexpr int kept = batch_kept(kVariant);
@@ -522,8 +674,7 @@ __global__ void __launch_bounds__(kBatchThreads) generation_batch(const __grid_c
       const ResidentTeam<T> team{region, next, n, Ds, D, n, gid, ngroups, lane, kept};
       const auto r = fn.template region_views<kBatchThreads>(team);
       const int lead = gid % (32 / kBatchG);
-      GroupFoldT<true, true> fold;
-      group_fold(lane, kBatchG, cec_fold_slots<kBatchThreads>() + fold_slot_offset(tid - lane), fold);
+      const auto fold = batch_fold<kVariant>(lane, tid, reinterpret_cast<double*>(zrest));
       const int ncomp = cec::components(r.v.suite, r.v.fn);
       const std::size_t mbytes = static_cast<std::size_t>(D) * Ds * sizeof(T);
       for (int c = 0; c < ncomp; ++c) {
@@ -539,7 +690,7 @@ __global__ void __launch_bounds__(kBatchThreads) generation_batch(const __grid_c
             timer.stamp(0);
             if constexpr (kVariant == 11) product_tiles<8, 4, 4>(Ms, D, Ds, n, r.stage, r.z);
             else if constexpr (kVariant == 12) product_tiles<4, 4, 10>(Ms, D, Ds, n, r.stage, r.z);
-            else if constexpr (kVariant == 15) product_balanced(Ms, D, Ds, n, r.stage, r.z);
+            else if constexpr (kVariant >= 15) product_balanced(Ms, D, Ds, n, r.stage, r.z);
             else if constexpr (kVariant == 14) cta_product<From::shared>(Ms, D, Ds, n, r.stage, r.z);
             else product_tiles<4, 4, 4>(Ms, D, Ds, n, r.stage, r.z);
             __syncthreads();
@@ -664,7 +815,7 @@ template <class T, int kVariant>
 void run_batch(const char* name, const CecFunction<T>& fn, const DeviceArray<T>& x, int n, int iters, int ctas, std::vector<double>& ref) {
   const int D = fn.group.view.D, Ds = fn.group.Ds;
   const std::size_t bytes = rows_at<T>(fn.resident_bytes(n, Ds, D, batch_kept(kVariant))) + rows_at<T>(static_cast<std::size_t>(n) * Ds * sizeof(T)) +
-                            (kVariant == 8 ? batch_extra<T>(fn.group.K, n, Ds) : 0);
+                            (kVariant == 8 ? batch_extra<T>(fn.group.K, n, Ds) : kVariant == 19 ? kFoldCtaBytes : 0);
   static const char* const staged[kPhases] = {"stage", "product", "folds", "combine", "total"};
   static const char* const pieces[kPhases] = {"", "products", "pieces", "combine", "total"};
   time_variant<T>(name, generation_batch<T, kVariant>, kVariant, kBatchThreads, bytes, fn, x, n, iters, ctas, ref,
@@ -707,6 +858,10 @@ void measure(const Problem& p, int iters, bool batch) {
       run_batch<T, 13>(name, fn, x, n, iters, sms, ref);
       run_batch<T, 14>(name, fn, x, n, iters, sms, ref);
       run_batch<T, 15>(name, fn, x, n, iters, sms, ref);
+      run_batch<T, 16>(name, fn, x, n, iters, sms, ref);
+      run_batch<T, 17>(name, fn, x, n, iters, sms, ref);
+      run_batch<T, 18>(name, fn, x, n, iters, sms, ref);
+      run_batch<T, 19>(name, fn, x, n, iters, sms, ref);
     });
     return;
   }
