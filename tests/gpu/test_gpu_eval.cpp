@@ -371,7 +371,7 @@ TEST(GpuEval, CecMatricesInSharedMemoryEveryWay) {
 // shared-memory layouts; DEGPU_GPU_WINDOW, which rejects a window that is not a power of two). The
 // groups fold the same terms in the same order, so every shape makes the same run bit for bit, in float
 // too; in double, gpu-kernels' run. The functions: a composition of five bodies (one- and two-value
-// folds, cf_cal's three-value fold), one of hybrids, CEC 2017 F7 (its own rotations) and CEC 2014 F22
+// folds; its distances a lane each on the resident path, cf_cal's three-value fold on gpu-kernels), one of hybrids, CEC 2017 F7 (its own rotations) and CEC 2014 F22
 // (Katsuura's double terms, a product).
 TEST(GpuEval, CecResidentInEveryShape) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";

@@ -71,6 +71,48 @@ __device__ __forceinline__ double cec_composition_by_lanes(const cec::View<T>& v
   return cec::combine_weighted<T>(v, w, fit);
 }
 
+// A composition's value on a group of G lanes (G >= its components, at most 32; the warp's groups in step,
+// as GroupFoldT<true, true>'s) from its components' values fk: its components' distances d2 (cf_cal's sums,
+// each over j in order) a lane a distance: each round lane l makes coordinate r0 + l's terms (T products, as
+// cf_cal's) of up to kPer components into its slot (`slots`: the group's, kFoldSlotDoubles a lane), and
+// lane q folds component c0 + q's sum from the round's slots in order, widened as cf_cal widens them; then
+// each component's weight on the lane that made its distance (composition_weighted's expression) and
+// cf_cal's sums in order in every lane (combine_weighted): the same bits as cf_cal. cf_cal's folds make at
+// most 3 distances a pass, every lane folding all of them; here a pass makes 8 (f32) or 4 (f64), a lane each.
+template <class T, int G>
+__device__ __forceinline__ double cec_composition_by_group(const cec::View<T>& v, const T* x, const double* fk, int lane, double* slots) {
+  constexpr int kPer = static_cast<int>(kFoldSlotDoubles * sizeof(double) / sizeof(T));
+  const int nc = cec::components(v.suite, v.fn), D = v.D;
+  const cec::detail::CompSpec spec = cec::detail::comp_spec(v.fn);
+  T* const mine = reinterpret_cast<T*>(slots + kFoldSlotDoubles * lane);
+  const T* const round = reinterpret_cast<const T*>(slots);
+  double w[cec::kMaxComponents], fit[cec::kMaxComponents];
+  for (int c0 = 0; c0 < nc; c0 += kPer) {
+    const int cnt = nc - c0 < kPer ? nc - c0 : kPer;
+    double d2 = 0.0;
+    for (int r0 = 0; r0 < D; r0 += G) {
+      if (r0 + lane < D) {
+        const T xj = x[r0 + lane];
+        for (int q = 0; q < cnt; ++q) {
+          const T d = xj - v.shift[static_cast<std::size_t>(c0 + q) * D + r0 + lane];
+          mine[q] = d * d;
+        }
+      }
+      __syncwarp();
+      const int n = D - r0 < G ? D - r0 : G;
+      if (lane < cnt) {
+#pragma unroll 4
+        for (int l = 0; l < n; ++l) d2 += static_cast<double>(round[l * kPer + lane]);
+      }
+      __syncwarp();  // every lane has read the round before the slots are written again
+    }
+    const double own = lane < cnt ? cec::detail::cf_weight(d2, D, cec::detail::pick6(spec.delta, c0 + lane)) : 0.0;
+    for (int q = 0; q < cnt; ++q) w[c0 + q] = __shfl_sync(0xffffffffu, own, q, G);
+  }
+  for (int i = 0; i < nc; ++i) fit[i] = fk[i] + 100.0 * i;
+  return cec::combine_weighted<T>(v, w, fit);
+}
+
 template <class T>
 struct CecFunction {
   static constexpr fn::Pattern pattern = fn::Pattern::whole;
@@ -233,7 +275,14 @@ struct CecFunction {
       const int kq = k < mine ? k : mine - 1;
       double fk[cec::kMaxComponents];
       for (int c = 0; c < ncomp; ++c) fk[c] = fit[kq * cec::kMaxComponents + c];
-      const double value = cec::combine<T>(v, row(kq), fk, fold);
+      // (a composition's distances and weights a lane each where its group has a lane a component: measured
+      // on the H200, PERFORMANCE.md session 57)
+      double value;
+      if constexpr (G >= cec::kMaxComponents && G <= 32)
+        value = cec::is_composition(v.suite, v.fn) ? cec_composition_by_group<T, G>(v, row(kq), fk, lane, fold.slots)
+                                                   : cec::combine<T>(v, row(kq), fk, fold);
+      else
+        value = cec::combine<T>(v, row(kq), fk, fold);
       __syncwarp();  // every lane of the warp (a copy's too) has read the trial before a loss overwrites it
       if (k < mine) select(k, value);
     }
