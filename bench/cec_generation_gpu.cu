@@ -394,7 +394,8 @@ __global__ void __launch_bounds__(kThreads) generation(const __grid_constant__ C
 //   13 10 with the library's cta_rotate (staging and product: stamped together as the product);
 //   14 10 with the library's cta_product (the staging the probe's, as cta_rotate's: a thread per (j, r));
 //   15 10 with the tiles past the last whole warp made as narrow ones (1 trial x 2 outputs a thread) by the
-//      warps left, one on each scheduler (product_balanced);
+//      warps left, one on each scheduler (the probe's product_balanced until session 57 put the same split
+//      in the library's cta_product: since then 15's product is 14's, and 16-19 run it);
 //   16 15 with the next round's terms made before this round's fold (FoldAhead: the same bits);
 //   17 16 with two coordinates a lane a round where the fold reads at most two values (FoldAhead<W, true>);
 //   18 15 with each lane folding only its own terms (FoldOwn): a floor, not the official order (same_bits
@@ -410,11 +411,10 @@ __host__ __device__ std::size_t batch_extra(int K, int n, int Ds) {  // variant 
 
 // cta_product's sums (each output a sum over j in order with fma in T from 0: the same bits) with tiles of
 // kTr trials x kOut outputs (trial blocks the faster index) and the loop unrolled kUnroll times; M_c^T in
-// shared memory. (n rounded up to 4 must be a multiple of kTr, Ds of kOut.) Tiles `upto` and past are left
-// to the caller (negative: none).
+// shared memory. (n rounded up to 4 must be a multiple of kTr, Ds of kOut.)
 template <int kTr, int kOut, int kUnroll, class T>
-__device__ void product_tiles(const T* Ms, int D, int Ds, int n, const T* As, T* Z, int upto = -1) {
-  const int n4 = (n + 3) / 4 * 4, rbs = n4 / kTr, all = rbs * (Ds / kOut), tiles = upto < 0 ? all : upto;
+__device__ void product_tiles(const T* Ms, int D, int Ds, int n, const T* As, T* Z) {
+  const int n4 = (n + 3) / 4 * 4, rbs = n4 / kTr, tiles = rbs * (Ds / kOut);
   for (int tile = threadIdx.x; tile < tiles; tile += blockDim.x) {
     const int ib = tile / rbs, rb = tile - ib * rbs;
     T acc[kTr][kOut];
@@ -441,42 +441,6 @@ __device__ void product_tiles(const T* Ms, int D, int Ds, int n, const T* As, T*
         for (int u = 0; u < kOut / 4; ++u)
           store4(Z + static_cast<std::size_t>(kTr * rb + p) * Ds + kOut * ib + 4 * u,
                  Vec4<T>{{acc[p][4 * u], acc[p][4 * u + 1], acc[p][4 * u + 2], acc[p][4 * u + 3]}});
-  }
-}
-
-// Variant 15's product: cta_product's sums (each output its sum over j in order with fma in T from 0: the
-// same bits). The tiles of 4 trials x 4 outputs that fill whole warps, a thread each (rb the faster index, as
-// cta_product); the rest, fewer than a warp's, as pairs of outputs of one trial, a thread each, by the
-// threads past them (at the batch's shape, 400 tiles: 384 by warps 0-11, the last 16 as 128 pairs by warps
-// 12-15, one on each scheduler, where cta_product gives them to half of warp 12 and leaves 13-15 idle).
-// Falls back to product_tiles where the threads past the whole warps are fewer than a warp.
-template <class T>
-__device__ void product_balanced(const T* Ms, int D, int Ds, int n, const T* As, T* Z) {
-  const int n4 = (n + 3) / 4 * 4, rbs = n4 / 4, tiles = rbs * (Ds / 4), whole = tiles / 32 * 32;
-  const int threads = static_cast<int>(blockDim.x), tid = static_cast<int>(threadIdx.x);
-  if (whole == tiles || tiles > threads || threads - whole < 32) {
-    product_tiles<4, 4, 4>(Ms, D, Ds, n, As, Z);
-    return;
-  }
-  if (tid < whole) {
-    product_tiles<4, 4, 4>(Ms, D, Ds, n, As, Z, whole);
-    return;
-  }
-  for (int pr = tid - whole; pr < (tiles - whole) * 8; pr += threads - whole) {
-    const int t = whole + pr / 8, q = pr % 8, ib = t / rbs, rb = t - ib * rbs;
-    const int r = 4 * rb + q / 2, i = 4 * ib + (q % 2) * 2;
-    T acc0 = T(0), acc1 = T(0);
-#pragma unroll 4
-    for (int j = 0; j < D; ++j) {
-      const T a = As[static_cast<std::size_t>(j) * n4 + r];
-      const T* m = Ms + static_cast<std::size_t>(j) * Ds + i;
-      acc0 = fma(a, m[0], acc0);
-      acc1 = fma(a, m[1], acc1);
-    }
-    if (r < n) {
-      Z[static_cast<std::size_t>(r) * Ds + i] = acc0;
-      Z[static_cast<std::size_t>(r) * Ds + i + 1] = acc1;
-    }
   }
 }
 
@@ -690,8 +654,7 @@ __global__ void __launch_bounds__(kBatchThreads, 1) generation_batch(const __gri
             timer.stamp(0);
             if constexpr (kVariant == 11) product_tiles<8, 4, 4>(Ms, D, Ds, n, r.stage, r.z);
             else if constexpr (kVariant == 12) product_tiles<4, 4, 10>(Ms, D, Ds, n, r.stage, r.z);
-            else if constexpr (kVariant >= 15) product_balanced(Ms, D, Ds, n, r.stage, r.z);
-            else if constexpr (kVariant == 14) cta_product<From::shared>(Ms, D, Ds, n, r.stage, r.z);
+            else if constexpr (kVariant >= 14) cta_product<From::shared>(Ms, D, Ds, n, r.stage, r.z);
             else product_tiles<4, 4, 4>(Ms, D, Ds, n, r.stage, r.z);
             __syncthreads();
             timer.stamp(1);
