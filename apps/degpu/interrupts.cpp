@@ -1,6 +1,7 @@
 #include "interrupts.hpp"
 
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -16,12 +17,31 @@ namespace {
 
 bool say_signals = true;  // (not under mpirun: it signals every process, and process 0 says the run's end)
 
+// When the first signal came (CLOCK_MONOTONIC), and whether one did: a later signal within kSameSignal of it
+// is the same one sent twice, as `timeout` sends it (to the process, then to its process group) and a
+// scheduler signalling a job's processes may: it is let go, so that the run still writes its outputs. Only a
+// signal after that ends the process at once. (Written only by the handler; a handler's own signal is blocked
+// while it runs.)
+volatile sig_atomic_t first_seen = 0;
+struct timespec first_at {};
+constexpr long kSameSignalNs = 500'000'000;
+
 void on_signal(int sig) {
+  struct timespec now {};
+  (void)::clock_gettime(CLOCK_MONOTONIC, &now);  // (async-signal-safe)
+  if (first_seen) {
+    const long long since = (now.tv_sec - first_at.tv_sec) * 1'000'000'000LL + (now.tv_nsec - first_at.tv_nsec);
+    if (since < kSameSignalNs) return;
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    (void)::sigaction(sig, &dfl, nullptr);
+    (void)::raise(sig);  // the default action, at once (delivered as the handler returns)
+    return;
+  }
+  first_at = now;
+  first_seen = 1;
   request_interrupt(sig);
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  (void)::sigaction(sig, &dfl, nullptr);  // a second signal: the default action, at once
   const char* m = sig == SIGINT ? "\ndegpu: SIGINT: stopping at the end of this generation (again to stop at once)\n"
                                 : "\ndegpu: SIGTERM: stopping at the end of this generation (again to stop at once)\n";
   if (say_signals) (void)!::write(STDERR_FILENO, m, std::strlen(m));  // (write and strlen: async-signal-safe)

@@ -1,6 +1,6 @@
 // SIGINT and SIGTERM during run, schedule and bench (docs/CHECKPOINT_PLAN.md, step 3): the first asks the
 // run to stop at the end of its generation (degpu/interrupt.hpp), and the command then writes what it was
-// asked for as usual, with the best so far; a second ends the process at once.
+// asked for as usual, with the best so far; a second, half a second or more later, ends the process at once.
 #pragma once
 #include <string>
 
@@ -8,9 +8,11 @@ namespace degpu::cli {
 
 // Installs the handlers of SIGINT and SIGTERM, except for a signal the process ignores (a background job
 // started by a shell without job control ignores SIGINT, and keeps ignoring it). The handler requests the
-// interrupt, says on stderr that the run will stop at the end of its generation, and restores the signal's
-// default action, so that a second signal ends the process. Under mpirun the handler says nothing (mpirun
-// signals every process; process 0 says how the run ended).
+// interrupt and says on stderr that the run will stop at the end of its generation; a second signal ends the
+// process at once (its default action), unless it comes within half a second of the first: that is the same
+// signal sent twice (`timeout` signals the process and then its process group), which must not cost the run
+// its outputs. Under mpirun the handler says nothing (mpirun signals every process; process 0 says how the
+// run ended).
 void catch_interrupts();
 
 // "SIGINT", "SIGTERM", or "a signal".
