@@ -4,8 +4,8 @@
 // (gpu_engine.cuh, gpu_fused.cuh, gpu_kernels.cu, the gpu-eval engine) take the function's value with its
 // data, as they take a user's functor (device_problem.hpp, row_problem.cuh); none of them asks what kind of
 // problem it runs. The translation units beside this header instantiate the engines for the built-ins:
-// builtin_gpu_f32.cu and _f64.cu (gpu), builtin_fused.cu (gpu-fused), builtin_rows.cu (gpu-kernels and
-// gpu-eval).
+// builtin_gpu_<family>_<precision>.cu (gpu: a unit a family, builtin_gpu_unit.cuh), builtin_fused.cu
+// (gpu-fused), builtin_rows.cu (gpu-kernels and gpu-eval).
 #pragma once
 #include <chrono>
 #include <cstddef>
@@ -16,6 +16,7 @@
 #include "cuda/blocks/kernel_function.cuh"
 #include "cuda/engines/fused/gpu_fused.cuh"
 #include "cuda/engines/gpu/gpu_engine.cuh"
+#include "cuda/families/builtin_family.hpp"
 #include "cuda/util/check.hpp"
 #include "degpu/errors.hpp"
 #include "degpu/problem.hpp"
@@ -27,21 +28,9 @@
 namespace degpu::cuda::families {
 namespace {
 
-// The families this build compiles the gpu and gpu-fused engines for (CMake's DEGPU_BUILTIN_FAMILIES, a
-// developer's option: all four unless set; "cec" alone builds the gpu engine's units in a fraction of the
-// time, for work on the CEC kernels). A family left out: NotCompiled, naming the option.
-#ifndef DEGPU_FAMILY_CLASSIC
-#define DEGPU_FAMILY_CLASSIC 1
-#endif
-#ifndef DEGPU_FAMILY_CEC
-#define DEGPU_FAMILY_CEC 1
-#endif
-#ifndef DEGPU_FAMILY_CEC2010
-#define DEGPU_FAMILY_CEC2010 1
-#endif
-#ifndef DEGPU_FAMILY_SCHEDULE
-#define DEGPU_FAMILY_SCHEDULE 1
-#endif
+// The families a unit compiles the engines for: builtin_family.hpp's DEGPU_FAMILY_* (the gpu engine's units:
+// their own family alone; builtin_fused.cu: those of CMake's DEGPU_BUILTIN_FAMILIES). A family left out:
+// NotCompiled, naming the option. The families are tried in builtin_family.hpp's order.
 
 // Whether with_function uploads the function's data (to run it) or not (to plan a launch, for which the
 // function's type and its resident request are enough).

@@ -8,13 +8,26 @@
 
 namespace degpu::cuda {
 // The gpu engine: n trials o.trial .. o.trial + n - 1 in one launch, and its plan (builtin_run.cpp: the
-// precision's translation unit, builtin_gpu_f32.cu or _f64.cu); plan_gpu throws CudaError without a device.
+// problem's family's unit in the run's precision); plan_gpu throws CudaError without a device.
 std::vector<Result> minimize_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
 GpuPlan plan_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
-std::vector<Result> minimize_gpu_f32(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
-std::vector<Result> minimize_gpu_f64(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
-GpuPlan plan_gpu_f32(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
-GpuPlan plan_gpu_f64(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
+// The gpu engine's units (made by builtin_gpu_unit.cuh's DEGPU_GPU_UNIT): with CMake's DEGPU_GPU_UNITS=precision
+// (the default) one a precision for every family, builtin_gpu_f32.cu and _f64.cu; with =family one a family
+// and precision, builtin_gpu_<family>_<precision>.cu, those of the families DEGPU_BUILTIN_FAMILIES omits left out.
+#define DEGPU_GPU_UNIT_DECLARE(NAME)                                                                               \
+  std::vector<Result> minimize_gpu_##NAME(const Problem& problem, const Resolved& r, const RunOptions& o, int n); \
+  GpuPlan plan_gpu_##NAME(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
+DEGPU_GPU_UNIT_DECLARE(f32)
+DEGPU_GPU_UNIT_DECLARE(f64)
+DEGPU_GPU_UNIT_DECLARE(classic_f32)
+DEGPU_GPU_UNIT_DECLARE(classic_f64)
+DEGPU_GPU_UNIT_DECLARE(cec_f32)
+DEGPU_GPU_UNIT_DECLARE(cec_f64)
+DEGPU_GPU_UNIT_DECLARE(cec2010_f32)
+DEGPU_GPU_UNIT_DECLARE(cec2010_f64)
+DEGPU_GPU_UNIT_DECLARE(schedule_f32)
+DEGPU_GPU_UNIT_DECLARE(schedule_f64)
+#undef DEGPU_GPU_UNIT_DECLARE
 // gpu-fused (builtin_fused.cu): one trial, and its launch in words (degpu devices --explain).
 Result minimize_gpu_fused(const Problem& problem, const Resolved& r, const RunOptions& o);
 std::string explain_gpu_fused(const Problem& problem, const Resolved& r, const RunOptions& o);
