@@ -17,7 +17,7 @@ namespace {
 
 bool say_signals = true;  // (not under mpirun: it signals every process, and process 0 says the run's end)
 
-// When the first signal came (CLOCK_MONOTONIC), and whether one did: a later signal within kSameSignal of it
+// When the first signal came (CLOCK_MONOTONIC), and whether one did: a later signal within kSameSignalNs of it
 // is the same one sent twice, as `timeout` sends it (to the process, then to its process group) and a
 // scheduler signalling a job's processes may: it is let go, so that the run still writes its outputs. Only a
 // signal after that ends the process at once. (Written only by the handler; a handler's own signal is blocked

@@ -4,8 +4,8 @@
 // (gpu_engine.cuh, gpu_fused.cuh, gpu_kernels.cu, the gpu-eval engine) take the function's value with its
 // data, as they take a user's functor (device_problem.hpp, row_problem.cuh); none of them asks what kind of
 // problem it runs. The translation units beside this header instantiate the engines for the built-ins:
-// builtin_gpu_<family>_<precision>.cu (gpu: a unit a family, builtin_gpu_unit.cuh), builtin_fused.cu
-// (gpu-fused), builtin_rows.cu (gpu-kernels and gpu-eval).
+// builtin_gpu_f32.cu and _f64.cu, or builtin_gpu_<family>_<precision>.cu with CMake's DEGPU_GPU_UNITS=family
+// (gpu; builtin_gpu_unit.cuh), builtin_fused.cu (gpu-fused), builtin_rows.cu (gpu-kernels and gpu-eval).
 #pragma once
 #include <chrono>
 #include <cstddef>
@@ -46,10 +46,7 @@ void with_function(const Problem& problem, std::size_t slots, Upload upload, F&&
   // a family left out of this build: its problem found (with_*_function on a callback that does nothing,
   // uploading nothing), then refused
   auto none = [](const auto&) {};
-  const auto left_out = [&](const char* family) {
-    throw NotCompiled("problem " + problem.name() + ": this build of degpu leaves out the gpu and gpu-fused engines' " + family +
-                      " functions (DEGPU_BUILTIN_FAMILIES, a developer's option): build with it unset, or use another engine");
-  };
+  const auto left_out = [&](const char* family) { throw_family_left_out(problem, family); };
   if constexpr (DEGPU_FAMILY_CLASSIC) {
     if (with_classic_function(problem, f)) return;
   } else if (with_classic_function(problem, none)) {
@@ -70,7 +67,7 @@ void with_function(const Problem& problem, std::size_t slots, Upload upload, F&&
   } else if (with_schedule_function<T>(problem, false, none)) {
     left_out("schedule");
   }
-  throw ConfigError("problem " + problem.name() + ": not a built-in problem; the CUDA engines run it through its model");
+  throw_not_builtin(problem);
 }
 
 // n trials of the gpu engine on a built-in problem (a CEC function: a scratch slot per individual of each

@@ -8,7 +8,7 @@
 
 namespace degpu::cuda {
 // The gpu engine: n trials o.trial .. o.trial + n - 1 in one launch, and its plan (builtin_run.cpp: the
-// problem's family's unit in the run's precision); plan_gpu throws CudaError without a device.
+// run's precision's unit, or the problem's family's in it); plan_gpu throws CudaError without a device.
 std::vector<Result> minimize_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
 GpuPlan plan_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
 // The gpu engine's units (made by builtin_gpu_unit.cuh's DEGPU_GPU_UNIT): with CMake's DEGPU_GPU_UNITS=precision

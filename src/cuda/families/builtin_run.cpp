@@ -1,7 +1,8 @@
 // The built-in families' GPU entry (problems/builtin_model.hpp): BuiltinModel::run_gpu picks the CUDA engine
-// and its translation unit (the gpu engine's: the problem's family's in the run's precision,
-// builtin_gpu_<family>_<precision>.cu; builtin_fused.cu, builtin_rows.cu), which instantiate the engines for
-// the family's kernel function with its data (builtin.cuh).
+// and its translation unit (the gpu engine's: the run's precision's, builtin_gpu_f32.cu or _f64.cu, or with
+// DEGPU_GPU_UNITS=family the problem's family's in that precision, builtin_gpu_<family>_<precision>.cu;
+// builtin_fused.cu, builtin_rows.cu), which instantiate the engines for the family's kernel function with its
+// data (builtin.cuh).
 #include <string>
 #include <vector>
 
@@ -26,13 +27,6 @@ namespace cuda {
 #endif
 namespace {
 
-#if DEGPU_GPU_UNITS_BY_FAMILY
-[[noreturn]] void left_out(const Problem& problem, const char* family) {
-  throw NotCompiled("problem " + problem.name() + ": this build of degpu leaves out the gpu and gpu-fused engines' " + family +
-                    " functions (DEGPU_BUILTIN_FAMILIES, a developer's option): build with it unset, or use another engine");
-}
-#endif
-
 // f32(u) or f64(u) for the problem's family's unit u, as the precision says (gpu: the unit's minimize_gpu_*,
 // plan: its plan_gpu_*).
 template <class Unit>
@@ -48,30 +42,30 @@ auto on_unit(const Problem& problem, const RunOptions& o, Unit&& unit) {
 #if DEGPU_FAMILY_CLASSIC
       return f32 ? unit(minimize_gpu_classic_f32, plan_gpu_classic_f32) : unit(minimize_gpu_classic_f64, plan_gpu_classic_f64);
 #else
-      left_out(problem, "classic");
+      throw_family_left_out(problem, "classic");
 #endif
     case BuiltinFamily::cec:
 #if DEGPU_FAMILY_CEC
       return f32 ? unit(minimize_gpu_cec_f32, plan_gpu_cec_f32) : unit(minimize_gpu_cec_f64, plan_gpu_cec_f64);
 #else
-      left_out(problem, "CEC 2017/2014");
+      throw_family_left_out(problem, "CEC 2017/2014");
 #endif
     case BuiltinFamily::cec2010:
 #if DEGPU_FAMILY_CEC2010
       return f32 ? unit(minimize_gpu_cec2010_f32, plan_gpu_cec2010_f32) : unit(minimize_gpu_cec2010_f64, plan_gpu_cec2010_f64);
 #else
-      left_out(problem, "CEC 2010");
+      throw_family_left_out(problem, "CEC 2010");
 #endif
     case BuiltinFamily::schedule:
 #if DEGPU_FAMILY_SCHEDULE
       return f32 ? unit(minimize_gpu_schedule_f32, plan_gpu_schedule_f32) : unit(minimize_gpu_schedule_f64, plan_gpu_schedule_f64);
 #else
-      left_out(problem, "schedule");
+      throw_family_left_out(problem, "schedule");
 #endif
     case BuiltinFamily::none:
       break;
   }
-  throw ConfigError("problem " + problem.name() + ": not a built-in problem; the CUDA engines run it through its model");
+  throw_not_builtin(problem);
 #endif
 }
 
