@@ -4,7 +4,7 @@
 // (gpu_engine.cuh, gpu_fused.cuh, gpu_kernels.cu, the gpu-eval engine) take the function's value with its
 // data, as they take a user's functor (device_problem.hpp, row_problem.cuh); none of them asks what kind of
 // problem it runs. The translation units beside this header instantiate the engines for the built-ins:
-// builtin_gpu_f32.cu and _f64.cu, or builtin_gpu_<family>_<precision>.cu with CMake's DEGPU_GPU_UNITS=family
+// builtin_gpu_<family>_<precision>.cu, or builtin_gpu_f32.cu and _f64.cu with CMake's DEGPU_GPU_UNITS=precision
 // (gpu; builtin_gpu_unit.cuh), builtin_fused.cu (gpu-fused), builtin_rows.cu (gpu-kernels and gpu-eval).
 #pragma once
 #include <chrono>

@@ -1,6 +1,6 @@
 // The built-in families' GPU entry (problems/builtin_model.hpp): BuiltinModel::run_gpu picks the CUDA engine
-// and its translation unit (the gpu engine's: the run's precision's, builtin_gpu_f32.cu or _f64.cu, or with
-// DEGPU_GPU_UNITS=family the problem's family's in that precision, builtin_gpu_<family>_<precision>.cu;
+// and its translation unit (the gpu engine's: the problem's family's in the run's precision,
+// builtin_gpu_<family>_<precision>.cu, or with DEGPU_GPU_UNITS=precision builtin_gpu_f32.cu or _f64.cu;
 // builtin_fused.cu, builtin_rows.cu), which instantiate the engines for the family's kernel function with its
 // data (builtin.cuh).
 #include <string>
@@ -21,7 +21,7 @@ namespace cuda {
 // The families this build compiles the gpu engine's units for: builtin_family.hpp's DEGPU_FAMILY_* (CMake's
 // DEGPU_BUILTIN_FAMILIES, a developer's option: all four unless set; "cec" alone builds in a fraction of the
 // time, for work on the CEC kernels), in the layout of CMake's DEGPU_GPU_UNITS (builtin_gpu_unit.cuh):
-// DEGPU_GPU_UNITS_BY_FAMILY 1 for a unit a family, 0 (the default) for a unit a precision.
+// DEGPU_GPU_UNITS_BY_FAMILY 1 for a unit a family (CMake sets it: its default layout), 0 (unset) for a unit a precision.
 #ifndef DEGPU_GPU_UNITS_BY_FAMILY
 #define DEGPU_GPU_UNITS_BY_FAMILY 0
 #endif
