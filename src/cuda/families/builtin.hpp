@@ -8,12 +8,13 @@
 
 namespace degpu::cuda {
 // The gpu engine: n trials o.trial .. o.trial + n - 1 in one launch, and its plan (builtin_run.cpp: the
-// run's precision's unit, or the problem's family's in it); plan_gpu throws CudaError without a device.
+// problem's family's unit in the run's precision, or the precision's unit); plan_gpu throws CudaError without a device.
 std::vector<Result> minimize_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
 GpuPlan plan_gpu(const Problem& problem, const Resolved& r, const RunOptions& o, int n);
-// The gpu engine's units (made by builtin_gpu_unit.cuh's DEGPU_GPU_UNIT): with CMake's DEGPU_GPU_UNITS=precision
-// (the default) one a precision for every family, builtin_gpu_f32.cu and _f64.cu; with =family one a family
-// and precision, builtin_gpu_<family>_<precision>.cu, those of the families DEGPU_BUILTIN_FAMILIES omits left out.
+// The gpu engine's units (made by builtin_gpu_unit.cuh's DEGPU_GPU_UNIT): with CMake's DEGPU_GPU_UNITS=family
+// (the default) one a family and precision, builtin_gpu_<family>_<precision>.cu, those of the families
+// DEGPU_BUILTIN_FAMILIES omits left out; with =precision one a precision for every family, builtin_gpu_f32.cu
+// and _f64.cu.
 #define DEGPU_GPU_UNIT_DECLARE(NAME)                                                                               \
   std::vector<Result> minimize_gpu_##NAME(const Problem& problem, const Resolved& r, const RunOptions& o, int n); \
   GpuPlan plan_gpu_##NAME(const Problem& problem, const Resolved& r, const RunOptions& o, int n);

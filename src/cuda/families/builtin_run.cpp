@@ -21,7 +21,8 @@ namespace cuda {
 // The families this build compiles the gpu engine's units for: builtin_family.hpp's DEGPU_FAMILY_* (CMake's
 // DEGPU_BUILTIN_FAMILIES, a developer's option: all four unless set; "cec" alone builds in a fraction of the
 // time, for work on the CEC kernels), in the layout of CMake's DEGPU_GPU_UNITS (builtin_gpu_unit.cuh):
-// DEGPU_GPU_UNITS_BY_FAMILY 1 for a unit a family (CMake sets it: its default layout), 0 (unset) for a unit a precision.
+// DEGPU_GPU_UNITS_BY_FAMILY 1 for a unit a family (CMake sets it: its default layout), 0 (unset) for a unit a
+// precision.
 #ifndef DEGPU_GPU_UNITS_BY_FAMILY
 #define DEGPU_GPU_UNITS_BY_FAMILY 0
 #endif
